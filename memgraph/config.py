@@ -1,0 +1,245 @@
+"""Configuration: the ``memory`` block of ``agency.json``, validated.
+
+One precedence chain, highest first: an explicit argument, the innermost
+``with memory(...)`` block, ``MEMGRAPH_*`` environment variables,
+``agency.json``, then the defaults below. The environment is read when a
+config is resolved, never at import.
+
+Every field (JSON name → attribute)::
+
+    dir                      directory holding one sub-directory per scope
+    model                    chat model for memory's own work (extract, rerank, forget, compact)
+    store                    "files" (default) or a PostgreSQL DSN
+    lockTimeout              seconds a writer waits for a scope's lock (10)
+    autoExtract.interval     LLM turns between automatic extraction passes (5)
+    compaction.trigger       "messages" or "token"
+    compaction.threshold     compact once the thread grows past this (50)
+    embeddings.model         embedding model (derived from the provider when omitted)
+    embeddings.provider      provider of the embedding model (the chat provider when omitted)
+    embeddings.dimension     vector size to request, when the model supports it
+    provider.name            "openai", "mock", or any registered provider
+    provider.model           chat model served by the provider
+    provider.baseUrl         OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server)
+    provider.apiKeyEnv       environment variable holding the API key (OPENAI_API_KEY)
+    provider.timeout         seconds per request (60)
+    provider.maxRetries      retries on 429 / 5xx / timeouts (3)
+    recall.tokenBudget       tokens of recalled text handed to a prompt (2000)
+    recall.maxEntities       entities in a recall (10)
+    recall.floor             relevance floor of the fused score (0.25)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from memgraph.errors import ConfigError
+
+__all__ = [
+    "AutoExtractConfig",
+    "CompactionConfig",
+    "EmbeddingsConfig",
+    "MemoryConfig",
+    "ProviderConfig",
+    "RecallConfig",
+    "find_agency_json",
+    "load_config",
+]
+
+
+@dataclass(frozen=True)
+class AutoExtractConfig:
+    interval: int = 5
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    trigger: str = "messages"
+    threshold: int = 50
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    model: str | None = None
+    provider: str | None = None
+    dimension: int | None = None
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+    max_retries: int = 3
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    token_budget: int = 2000
+    max_entities: int = 10
+    floor: float = 0.25
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """A resolved ``memory`` configuration (see the module docstring for each field)."""
+
+    dir: Path | None = None
+    model: str | None = None
+    store: str = "files"
+    lock_timeout: float = 10.0
+    auto_extract: AutoExtractConfig = field(default_factory=AutoExtractConfig)
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    provider: ProviderConfig = field(default_factory=ProviderConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, base_dir: Path | None = None) -> MemoryConfig:
+        """Validate a ``memory`` block; a relative ``dir`` resolves against ``base_dir``.
+
+        Raises:
+            ConfigError: a key is unknown or a value has the wrong type; the
+                message names the key.
+        """
+        config: MemoryConfig = _build(cls, data, "memory")
+        if config.dir is not None and not config.dir.is_absolute():
+            config = replace(config, dir=(base_dir or Path.cwd()) / config.dir)
+        return config
+
+    def merged(self, data: Mapping[str, Any], *, base_dir: Path | None = None) -> MemoryConfig:
+        """This config with the fields present in ``data`` overriding it."""
+        merged: MemoryConfig = _merge(self, data, "memory", base_dir)
+        return merged
+
+
+_JSON_NAMES = {
+    "lock_timeout": "lockTimeout",
+    "auto_extract": "autoExtract",
+    "base_url": "baseUrl",
+    "api_key_env": "apiKeyEnv",
+    "max_retries": "maxRetries",
+    "token_budget": "tokenBudget",
+    "max_entities": "maxEntities",
+}
+_NESTED: dict[str, type] = {
+    "auto_extract": AutoExtractConfig,
+    "compaction": CompactionConfig,
+    "embeddings": EmbeddingsConfig,
+    "provider": ProviderConfig,
+    "recall": RecallConfig,
+}
+_CHOICES = {"trigger": ("messages", "token")}
+
+
+def _json_name(attribute: str) -> str:
+    return _JSON_NAMES.get(attribute, attribute)
+
+
+def _attribute(cls: type, key: str) -> str | None:
+    names = {f.name for f in fields(cls)}
+    for attribute in names:
+        if key in (attribute, _json_name(attribute)):
+            return attribute
+    return None
+
+
+def _check(value: Any, default: Any, attribute: str, path: str) -> Any:
+    if attribute == "dir":
+        if value is None:
+            return None
+        if not isinstance(value, (str, os.PathLike)) or not str(value):
+            raise ConfigError(f"{path} must be a non-empty path string, got {value!r}")
+        return Path(value).expanduser()
+    if attribute in _CHOICES:
+        if value not in _CHOICES[attribute]:
+            choices = " or ".join(repr(c) for c in _CHOICES[attribute])
+            raise ConfigError(f"{path} must be {choices}, got {value!r}")
+        return value
+    if value is None and (default is None or attribute in ("name", "model")):
+        return None
+    if isinstance(default, bool) or (default is None and attribute == "dimension"):
+        expected: tuple[type, ...] = (int,) if attribute == "dimension" else (bool,)
+    elif isinstance(default, float):
+        expected = (int, float)
+    elif isinstance(default, int):
+        expected = (int,)
+    else:
+        expected = (str,)
+    if (isinstance(value, bool) and bool not in expected) or not isinstance(value, expected):
+        kind = " or ".join(t.__name__ for t in expected)
+        raise ConfigError(f"{path} must be {kind}, got {type(value).__name__} {value!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(f"{path} must not be negative, got {value!r}")
+    return float(value) if isinstance(default, float) and isinstance(value, (int, float)) else value
+
+
+def _build(cls: type, data: Mapping[str, Any], path: str) -> Any:
+    return _merge(cls(), data, path, None)
+
+
+def _merge(base: Any, data: Mapping[str, Any], path: str, base_dir: Path | None) -> Any:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{path} must be an object, got {type(data).__name__}")
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        attribute = _attribute(type(base), key)
+        if attribute is None:
+            known = ", ".join(sorted(_json_name(f.name) for f in fields(base)))
+            raise ConfigError(f"unknown key {path}.{key}; known keys: {known}")
+        where = f"{path}.{_json_name(attribute)}"
+        current = getattr(base, attribute)
+        if attribute in _NESTED and isinstance(current, _NESTED[attribute]):
+            changes[attribute] = _merge(current, value, where, base_dir)
+        else:
+            default = getattr(type(base)(), attribute)
+            changes[attribute] = _check(value, default, attribute, where)
+    merged = replace(base, **changes)
+    if (
+        base_dir is not None
+        and getattr(merged, "dir", None) is not None
+        and not merged.dir.is_absolute()
+    ):
+        merged = replace(merged, dir=base_dir / merged.dir)
+    return merged
+
+
+def find_agency_json(start: Path | None = None) -> Path | None:
+    """The ``agency.json`` in ``start`` (default: the working directory), if any."""
+    candidate = (start or Path.cwd()) / "agency.json"
+    return candidate if candidate.is_file() else None
+
+
+def load_config(path: Path | str | None = None) -> MemoryConfig | None:
+    """The ``memory`` block of ``agency.json`` (or ``path``), or ``None`` when absent.
+
+    A top-level ``model`` in agency.json is the default for ``memory.model``.
+
+    Raises:
+        ConfigError: the file is not valid JSON or the block is invalid.
+    """
+    file = Path(path) if path is not None else find_agency_json()
+    if file is None:
+        return None
+    try:
+        document = orjson.loads(file.read_bytes())
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {str(file)!r} does not exist") from exc
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(f"{str(file)!r} is not valid JSON: {exc}") from exc
+    if not isinstance(document, dict):
+        raise ConfigError(f"{str(file)!r} must hold a JSON object")
+    block = document.get("memory")
+    if block is None:
+        return None
+    config = MemoryConfig.from_dict(block, base_dir=file.resolve().parent)
+    if config.model is None and isinstance(document.get("model"), str):
+        config = replace(config, model=document["model"])
+    return config

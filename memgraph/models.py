@@ -1,0 +1,210 @@
+"""The typed, read-only values memgraph hands to callers.
+
+Inside the engine the graph is kept as plain dictionaries in the on-disk
+(Agency ``graph.json``) shape, which makes loading and checkpointing cheap.
+These frozen dataclasses are what the public API returns; build them with the
+``from_doc`` constructors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ChangeSet",
+    "Entity",
+    "EntityHistory",
+    "Episode",
+    "Hit",
+    "Observation",
+    "Relation",
+]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One fact about an entity, valid from ``valid_from`` until ``valid_to``.
+
+    ``valid_from``/``valid_to`` are world time (when the fact was true);
+    ``recorded_at``/``retired_at`` are when memgraph stored and retired it.
+    ``valid_to is None`` means the fact is current.
+    """
+
+    id: str
+    entity_id: str
+    content: str
+    valid_from: str
+    valid_to: str | None = None
+    recorded_at: str | None = None
+    retired_at: str | None = None
+    episode_id: str | None = None
+    source: str | None = None
+    superseded_by: str | None = None
+    category: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def current(self) -> bool:
+        """True while the fact has not been expired."""
+        return self.valid_to is None
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any], entity_id: str) -> Observation:
+        return cls(
+            id=doc["id"],
+            entity_id=entity_id,
+            content=doc["content"],
+            valid_from=doc.get("validFrom") or "",
+            valid_to=doc.get("validTo"),
+            recorded_at=doc.get("recordedAt"),
+            retired_at=doc.get("retiredAt"),
+            episode_id=doc.get("episode"),
+            source=doc.get("source"),
+            superseded_by=doc.get("supersededBy"),
+            category=doc.get("category"),
+            tags=tuple(doc.get("tags") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A person, place, organisation, project or thing the memory knows about."""
+
+    id: str
+    name: str
+    type: str
+    source: str | None
+    created_at: str
+    observations: tuple[Observation, ...] = ()
+
+    @property
+    def current_observations(self) -> tuple[Observation, ...]:
+        return tuple(o for o in self.observations if o.current)
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> Entity:
+        return cls(
+            id=doc["id"],
+            name=doc["name"],
+            type=doc.get("type") or "thing",
+            source=doc.get("source"),
+            created_at=doc.get("createdAt") or "",
+            observations=tuple(Observation.from_doc(o, doc["id"]) for o in doc["observations"]),
+        )
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A typed link ``source_entity --type--> target_entity``."""
+
+    id: str
+    from_id: str
+    to_id: str
+    from_name: str
+    to_name: str
+    type: str
+    source: str | None
+    valid_from: str
+    valid_to: str | None = None
+    recorded_at: str | None = None
+    retired_at: str | None = None
+    episode_id: str | None = None
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any], from_name: str, to_name: str) -> Relation:
+        return cls(
+            id=doc["id"],
+            from_id=doc["from"],
+            to_id=doc["to"],
+            from_name=from_name,
+            to_name=to_name,
+            type=doc["type"],
+            source=doc.get("source"),
+            valid_from=doc.get("validFrom") or "",
+            valid_to=doc.get("validTo"),
+            recorded_at=doc.get("recordedAt"),
+            retired_at=doc.get("retiredAt"),
+            episode_id=doc.get("episode"),
+        )
+
+
+@dataclass(frozen=True)
+class Episode:
+    """The raw text of one ``remember`` call: where facts came from."""
+
+    id: str
+    text: str
+    at: str
+    recorded_at: str
+    source: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> Episode:
+        return cls(
+            id=doc["id"],
+            text=doc["text"],
+            at=doc["at"],
+            recorded_at=doc.get("recordedAt") or doc["at"],
+            source=doc.get("source"),
+            metadata=dict(doc.get("metadata") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked search result: an observation (or a whole entity) and why it matched.
+
+    Attributes:
+        entity: the entity the hit belongs to.
+        observation: the matching fact, or ``None`` when the entity itself matched.
+        relations: the entity's current relations.
+        score: the fused relevance score in [0, 1].
+        tiers: which tiers matched (``"name"``, ``"type"``, ``"content"``,
+            ``"semantic"``, ``"rerank"``).
+        episode: the episode the observation came from, when requested.
+    """
+
+    entity: Entity
+    observation: Observation | None
+    relations: tuple[Relation, ...]
+    score: float
+    tiers: frozenset[str]
+    episode: Episode | None = None
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """What one write changed. Empty when nothing was learned."""
+
+    episode: Episode | None = None
+    added_entities: tuple[Entity, ...] = ()
+    added_observations: tuple[Observation, ...] = ()
+    added_relations: tuple[Relation, ...] = ()
+    expired_observations: tuple[Observation, ...] = ()
+    expired_relations: tuple[Relation, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.added_entities
+            or self.added_observations
+            or self.added_relations
+            or self.expired_observations
+            or self.expired_relations
+        )
+
+
+@dataclass(frozen=True)
+class EntityHistory:
+    """Every version of an entity's facts and links, current and expired, oldest first."""
+
+    entity: Entity
+    observations: tuple[Observation, ...]
+    relations: tuple[Relation, ...]

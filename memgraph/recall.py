@@ -1,0 +1,322 @@
+"""Recall: one function per tier, the fusion rule, and the text format.
+
+Tier 1 (structured, from indexes): entity names matched both ways on word
+boundaries, entity types, and observation keywords (IDF-weighted).
+Tier 2 (semantic): one matrix-vector product over the scope's vectors.
+Tier 3 (re-rank): the LLM keeps the relevant candidates, in its order.
+
+Fusion rule. Each current observation gets four signals in [0, 1]:
+``semantic`` (cosine rescaled so the 0.3 threshold maps to 0), ``keyword``
+(share of the query's IDF weight it contains), ``name`` (its entity's name
+matched) and ``type`` (its entity's type matched). They combine as a noisy-or,
+``1 - Π(1 - w·signal)`` with weights 0.9, 0.8, 0.7 and 0.3, so any one strong
+signal ranks a fact, agreeing signals rank it higher, and nothing exceeds 1.
+Hits under :data:`RELEVANCE_FLOOR` are dropped: an off-topic query returns
+nothing rather than the least-bad match. Ties break by recency.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memgraph.graph import Doc, Graph
+from memgraph.prompts import RERANK_SCHEMA, RERANK_SYSTEM, rerank_message
+from memgraph.provider import ChatModel
+from memgraph.text import STOP_WORDS, index_terms, terms, words
+from memgraph.vectors import VectorIndex
+
+__all__ = [
+    "RELEVANCE_FLOOR",
+    "SEMANTIC_THRESHOLD",
+    "Candidate",
+    "format_entities",
+    "fuse",
+    "keyword_matches",
+    "name_matches",
+    "rerank",
+    "semantic_matches",
+    "type_matches",
+]
+
+SEMANTIC_THRESHOLD = 0.3
+RELEVANCE_FLOOR = 0.25
+WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.3}
+MAX_POSTINGS = 20_000  # terms this common only re-score, they do not generate candidates
+
+
+@dataclass
+class Candidate:
+    """A recall candidate: an observation, or a whole entity when ``obs`` is None."""
+
+    entity: Doc
+    obs: Doc | None
+    signals: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return str(self.obs["id"] if self.obs is not None else self.entity["id"])
+
+    def text(self) -> str:
+        head = f"{self.entity['name']} ({self.entity.get('type') or 'thing'})"
+        return f"{head}: {self.obs['content']}" if self.obs is not None else head
+
+
+# --------------------------------------------------------------------- tier 1
+def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+    size = len(needle)
+    return size > 0 and any(
+        list(haystack[i : i + size]) == list(needle) for i in range(len(haystack) - size + 1)
+    )
+
+
+def name_matches(graph: Graph, query: str) -> set[str]:
+    """Entities whose name the query mentions, or whose name contains the query.
+
+    Both on word boundaries; names shorter than 3 characters and names made
+    only of stop words are skipped.
+    """
+    query_words = words(query)
+    query_terms = [w for w in query_words if w not in STOP_WORDS]
+    index = graph.name_term_index()
+    found: set[str] = set()
+    for entity_id in {e for t in set(query_terms) for e in index.get(t, ())}:
+        entity = graph.entities.get(entity_id)
+        if entity is None:
+            continue
+        name_words = words(entity["name"])
+        if len(entity["name"].strip()) < 3 or all(w in STOP_WORDS for w in name_words):
+            continue
+        if _contains(query_words, name_words) or _contains(name_words, query_terms):
+            found.add(entity_id)
+    return found
+
+
+def type_matches(graph: Graph, query: str) -> set[str]:
+    """Entities whose type is a word of the query (``"people"`` also finds ``person``)."""
+    found: set[str] = set()
+    for word in set(terms(query)):
+        for variant in {word, word.rstrip("s"), "person" if word == "people" else word}:
+            found |= graph.entities_of_type(variant)
+    return found
+
+
+def keyword_matches(graph: Graph, query: str) -> dict[str, float]:
+    """Current observations containing query terms, scored by their share of IDF weight."""
+    query_terms = list(dict.fromkeys(index_terms(query)))
+    if not query_terms:
+        return {}
+    index = graph.term_index()
+    total = max(graph.observation_count, 1)
+    idf = {t: math.log(1.0 + total / (1 + len(index.get(t, ())))) for t in query_terms}
+    weight = sum(idf.values())
+    scores: dict[str, float] = defaultdict(float)
+    for term in sorted(query_terms, key=lambda t: len(index.get(t, ()))):
+        postings = index.get(term)
+        if not postings:
+            continue
+        if len(postings) <= MAX_POSTINGS:
+            for obs_id in postings:
+                scores[obs_id] += idf[term]
+        else:
+            for obs_id in scores:
+                if obs_id in postings:
+                    scores[obs_id] += idf[term]
+    return {obs_id: score / weight for obs_id, score in scores.items()}
+
+
+# --------------------------------------------------------------------- tier 2
+def semantic_matches(
+    index: VectorIndex | None,
+    embed: Callable[[Sequence[str]], np.ndarray] | None,
+    query: str,
+    *,
+    k: int = 50,
+    threshold: float = SEMANTIC_THRESHOLD,
+    query_vector: np.ndarray | None = None,
+) -> dict[str, float]:
+    """Observations whose vectors are closest to the query's (cosine >= threshold)."""
+    if index is None or len(index) == 0:
+        return {}
+    if query_vector is None:
+        if embed is None:
+            return {}
+        query_vector = embed([query])[0]
+    return dict(index.search(query_vector, k, threshold))
+
+
+# ---------------------------------------------------------------------- fusion
+def _noisy_or(signals: dict[str, float]) -> float:
+    miss = 1.0
+    for name, value in signals.items():
+        miss *= 1.0 - WEIGHTS.get(name, 0.5) * max(0.0, min(1.0, value))
+    return 1.0 - miss
+
+
+def fuse(
+    graph: Graph,
+    *,
+    names: Iterable[str] = (),
+    types: Iterable[str] = (),
+    keywords: dict[str, float] | None = None,
+    semantic: dict[str, float] | None = None,
+    floor: float = RELEVANCE_FLOOR,
+    limit: int = 200,
+    current: Callable[[Doc], bool] | None = None,
+) -> list[Candidate]:
+    """Merge tier signals into one ranked list of observation (or entity) candidates."""
+    is_current = current or (lambda doc: doc.get("validTo") is None)
+    named, typed = set(names), set(types)
+    candidates: dict[str, Candidate] = {}
+
+    def candidate(entity: Doc, obs: Doc | None) -> Candidate:
+        key = obs["id"] if obs is not None else entity["id"]
+        found = candidates.get(key)
+        if found is None:
+            found = candidates[key] = Candidate(entity, obs)
+        return found
+
+    for signal, values in (("keyword", keywords or {}), ("semantic", semantic or {})):
+        for obs_id, value in values.items():
+            pair = graph.observation(obs_id)
+            if pair is None or not is_current(pair[1]):
+                continue
+            if signal == "semantic":
+                value = (value - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD)
+            candidate(*pair).signals[signal] = value
+    for signal, entity_ids in (("name", named), ("type", typed)):
+        for entity_id in entity_ids:
+            entity = graph.entities.get(entity_id)
+            if entity is None:
+                continue
+            current_obs = [o for o in entity["observations"] if is_current(o)]
+            for obs in current_obs or [None]:
+                candidate(entity, obs).signals[signal] = 1.0
+    for item in candidates.values():
+        entity_signals = {"name", "type"} & set(item.signals)
+        if item.obs is not None and not entity_signals:
+            for signal in ("name", "type"):
+                if item.entity["id"] in (named if signal == "name" else typed):
+                    item.signals[signal] = 1.0
+        item.score = _noisy_or(item.signals)
+    ranked = [c for c in candidates.values() if c.score >= floor]
+    ranked.sort(
+        key=lambda c: (c.score, (c.obs or c.entity).get("validFrom") or "", c.id), reverse=True
+    )
+    return ranked[:limit]
+
+
+def every_entity(graph: Graph, current: Callable[[Doc], bool] | None = None) -> list[Candidate]:
+    """All entities as low-score candidates (for small scopes when nothing matched)."""
+    is_current = current or (lambda doc: doc.get("validTo") is None)
+    result = []
+    for entity in graph.entities.values():
+        current_obs = [o for o in entity["observations"] if is_current(o)]
+        for obs in current_obs or [None]:
+            result.append(Candidate(entity, obs, {}, 0.0))
+    return result
+
+
+# --------------------------------------------------------------------- tier 3
+def rerank(
+    chat: ChatModel, query: str, candidates: list[Candidate], *, limit: int = 40
+) -> list[Candidate] | None:
+    """Keep the candidates the model calls relevant, in its order; ``None`` if it failed."""
+    from memgraph.ask import ask_json  # local: ask imports the provider seam
+
+    shown = candidates[:limit]
+    by_id = {c.id: c for c in shown}
+
+    def validate(document: dict[str, object]) -> list[str]:
+        ids = document.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise TypeError("'ids' must be a list of strings")
+        return [str(i) for i in ids]
+
+    answer = ask_json(
+        chat,
+        RERANK_SYSTEM,
+        rerank_message(query, [(c.id, c.text()) for c in shown]),
+        RERANK_SCHEMA,
+        validate,
+    )
+    if answer.value is None:
+        return None
+    kept: list[Candidate] = []
+    for rank, candidate_id in enumerate(dict.fromkeys(answer.value)):
+        found = by_id.get(candidate_id)
+        if found is not None:
+            found.signals["rerank"] = 1.0 - rank / max(len(answer.value), 1)
+            kept.append(found)
+    return kept
+
+
+# ---------------------------------------------------------------------- format
+def _relation_lines(graph: Graph, entity: Doc, current: Callable[[Doc], bool]) -> list[str]:
+    lines = []
+    for rel in graph.relations_of(entity["id"]):
+        if not current(rel):
+            continue
+        other_id = rel["to"] if rel["from"] == entity["id"] else rel["from"]
+        other = graph.entities.get(other_id)
+        if other is None:
+            continue
+        if rel["from"] == entity["id"]:
+            lines.append(f"  - {rel['type']} → {other['name']}")
+        else:
+            lines.append(f"  - {other['name']} {rel['type']} → {entity['name']}")
+    return lines
+
+
+def format_entities(
+    graph: Graph,
+    ranked: Sequence[Candidate],
+    *,
+    count_tokens: Callable[[str], int],
+    budget: int = 2000,
+    max_entities: int = 10,
+    extra_facts: int = 5,
+    current: Callable[[Doc], bool] | None = None,
+) -> str:
+    """Agency's recall text: an ``Name (type):`` header per entity, then ``  - `` lines.
+
+    Entities come in the order of their best candidate; each lists its
+    matching facts first, then its relations, then a few other current facts,
+    and the whole text stops at ``budget`` tokens.
+    """
+    is_current = current or (lambda doc: doc.get("validTo") is None)
+    order: dict[str, list[Doc]] = {}
+    for item in ranked:
+        facts = order.setdefault(item.entity["id"], [])
+        if item.obs is not None:
+            facts.append(item.obs)
+        if len(order) > max_entities:
+            del order[item.entity["id"]]
+            break
+    out: list[str] = []
+    used = 0
+    for entity_id, facts in order.items():
+        entity = graph.entities[entity_id]
+        shown = {o["id"] for o in facts}
+        others = [o for o in reversed(entity["observations"]) if is_current(o)]
+        others = [o for o in others if o["id"] not in shown][: max(0, extra_facts - len(facts))]
+        lines = [f"{entity['name']} ({entity.get('type') or 'thing'}):"]
+        lines += [f"  - {o['content']}" for o in facts]
+        lines += _relation_lines(graph, entity, is_current)
+        lines += [f"  - {o['content']}" for o in others]
+        for index, line in enumerate(lines):
+            cost = count_tokens(line) + 1
+            if used + cost > budget:
+                if index > 1:  # keep what fitted of this entity
+                    break
+                return "\n".join(out)
+            out.append(line)
+            used += cost
+        if used >= budget:
+            break
+    return "\n".join(out)

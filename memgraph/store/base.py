@@ -1,0 +1,155 @@
+"""The store seam: what every per-scope store persists, and how.
+
+A store keeps one scope: a checkpointed graph document, the commits made since
+the checkpoint (each a list of graph ops plus the vectors of new
+observations), the episodes, the vectors, and the conversation summary. The
+engine owns the in-memory graph; the store only persists and replays.
+
+Every store must pass ``tests/test_store_contract.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from memgraph.vectors import VectorIndex
+
+__all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet"]
+
+Doc = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class VectorBatch:
+    """Vectors for some observation ids, in one embedding model's space."""
+
+    model: str
+    ids: tuple[str, ...]
+    matrix: npt.NDArray[np.float32]
+
+    def to_record(self) -> Doc:
+        data = np.ascontiguousarray(self.matrix, dtype="<f4").tobytes()
+        return {
+            "model": self.model,
+            "dim": int(self.matrix.shape[1]) if self.matrix.ndim == 2 else 0,
+            "ids": list(self.ids),
+            "b64": base64.b64encode(data).decode("ascii"),
+        }
+
+    @classmethod
+    def from_record(cls, record: Doc) -> VectorBatch:
+        raw = base64.b64decode(record["b64"])
+        dim = int(record["dim"])
+        matrix = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        ids = tuple(record["ids"])
+        return cls(record["model"], ids, matrix.reshape(len(ids), dim) if dim else matrix)
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One atomic change of a scope: ops applied in order, then ``next_id`` set."""
+
+    seq: int
+    at: str
+    next_id: int
+    ops: Sequence[Doc]
+    vectors: VectorBatch | None = None
+
+    def to_record(self) -> Doc:
+        record: Doc = {"seq": self.seq, "at": self.at, "nextId": self.next_id, "ops": self.ops}
+        if self.vectors is not None and len(self.vectors.ids):
+            record["vectors"] = self.vectors.to_record()
+        return record
+
+    @classmethod
+    def from_record(cls, record: Doc) -> Commit:
+        vectors = record.get("vectors")
+        return cls(
+            seq=int(record["seq"]),
+            at=record["at"],
+            next_id=int(record["nextId"]),
+            ops=record["ops"],
+            vectors=VectorBatch.from_record(vectors) if vectors else None,
+        )
+
+
+@dataclass(frozen=True)
+class VectorSet:
+    """The checkpointed vectors of a scope (often a read-only memory map)."""
+
+    model: str
+    ids: Sequence[str]
+    matrix: npt.NDArray[np.float32]
+
+
+@dataclass
+class Snapshot:
+    """Everything needed to rebuild a scope in memory."""
+
+    document: Doc | None = None
+    commits: list[Commit] = field(default_factory=list)
+    vectors: VectorSet | None = None
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Persistence for one scope. Writers hold :meth:`lock` around :meth:`commit`."""
+
+    scope: str
+
+    def exists(self) -> bool:
+        """True once anything has been written for this scope."""
+        ...
+
+    def load(self) -> Snapshot:
+        """The checkpoint plus every commit after it, in order."""
+        ...
+
+    def changes_since(self, seq: int) -> list[Commit] | None:
+        """Commits after ``seq``; ``None`` when a reload is needed (a new checkpoint)."""
+        ...
+
+    def lock(self, timeout: float) -> AbstractContextManager[None]:
+        """Hold the scope's single-writer lock (raises StoreConflict on timeout)."""
+        ...
+
+    def commit(self, commit: Commit) -> None:
+        """Durably append ``commit``; its seq must follow the last stored one."""
+        ...
+
+    def checkpoint(
+        self,
+        document: Doc,
+        vectors: VectorIndex | None,
+        episodes: Sequence[Doc],
+        *,
+        force: bool = False,
+    ) -> bool:
+        """Fold the commits into a new checkpoint when due (or forced); True if written.
+
+        ``document`` is the whole graph (its ``checkpointSeq`` the last folded
+        commit), ``episodes`` the episodes added since the last checkpoint.
+        """
+        ...
+
+    def episodes(self) -> Iterator[Doc]:
+        """Every checkpointed episode record."""
+        ...
+
+    def read_summary(self) -> Doc | None: ...
+
+    def write_summary(self, summary: Doc) -> None: ...
+
+    def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
+        """Replace everything stored with exactly this state (hard delete)."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,492 @@
+"""The default store: one directory of plain files per scope.
+
+Layout of ``<dir>/<scope>/``::
+
+    graph.json      checkpoint: Agency's graph.json shape (+ checkpointSeq, extra fields)
+    journal.jsonl   one JSON commit per line since the checkpoint (fsync'd before a
+                    write returns); a torn last line is dropped on load
+    episodes.jsonl  raw remembered texts, appended at checkpoints
+    vectors.npy     float32 rows, memory-mapped; appended in place at checkpoints
+    vectors.json    header: format, model, dim, count, ids (row order)
+    summary.json    compacted conversation summary
+    .lock           the single-writer lock file
+
+The cost of one write is one appended journal line and one fsync; checkpoints
+fold the journal into ``graph.json`` when the journal outgrows a fraction of
+the checkpoint, so their cost is amortized and cold loads replay little.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.store.base import Commit, Doc, Snapshot, VectorSet
+from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
+from memgraph.vectors import VectorIndex
+
+__all__ = ["NPY_HEADER_BYTES", "DirectoryStore", "read_npy_rows"]
+
+VECTOR_FORMAT = 1
+NPY_HEADER_BYTES = 128
+MIN_JOURNAL_BYTES = 1 << 20
+JOURNAL_RATIO = 0.25
+
+_JSON_POSITION = re.compile(r"line (\d+) column (\d+)|char (\d+)")
+
+
+def _decode_error(path: Path, exc: Exception, line: int | None = None) -> StoreCorrupt:
+    text = str(exc)
+    match = _JSON_POSITION.search(text)
+    where = f"line {line}" if line is not None else ""
+    if match and line is None:
+        where = f"line {match.group(1)}, column {match.group(2)}" if match.group(1) else ""
+        where = where or f"byte {match.group(3)}"
+    return StoreCorrupt(
+        f"{str(path)!r} is damaged at {where or 'an unknown position'}: {text}. "
+        "It was left untouched; run `memgraph doctor` to inspect it.",
+        path=str(path),
+        position=where,
+    )
+
+
+def _npy_header(rows: int, dim: int) -> bytes:
+    body = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {dim}), }}"
+    header = body.encode("latin1")
+    total = NPY_HEADER_BYTES - 10
+    return b"\x93NUMPY\x01\x00" + total.to_bytes(2, "little") + header.ljust(total - 1) + b"\n"
+
+
+def read_npy_rows(path: Path, rows: int) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """The first ``rows`` rows of a memgraph ``vectors.npy``, memory-mapped read-only."""
+    matrix = np.load(path, mmap_mode="r")
+    if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] < rows:
+        raise StoreCorrupt(
+            f"{str(path)!r} holds {matrix.shape} {matrix.dtype} rows, expected at least "
+            f"{rows} float32 rows; run `memgraph doctor --repair` to rebuild the vectors",
+            path=str(path),
+            position=f"header (shape {matrix.shape})",
+        )
+    return matrix[:rows]  # type: ignore[no-any-return]
+
+
+class DirectoryStore:
+    """Persist one scope as plain files under ``root / scope``."""
+
+    def __init__(self, root: Path | str, scope: str) -> None:
+        self.scope = scope
+        self.path = Path(root) / scope
+        self.graph_path = self.path / "graph.json"
+        self.journal_path = self.path / "journal.jsonl"
+        self.episodes_path = self.path / "episodes.jsonl"
+        self.vectors_path = self.path / "vectors.npy"
+        self.header_path = self.path / "vectors.json"
+        self.summary_path = self.path / "summary.json"
+        self._lock = FileLock(self.path / ".lock", scope)
+        self._journal_fd: int | None = None
+        # A read-only fd on the journal this handle has read. Holding it open keeps
+        # the file's inode from being reused by a newer journal, so "same inode" on
+        # the path always means "same journal"; None until a journal was seen.
+        self._pin: int | None = None
+        self._offset = 0  # bytes of the journal consumed (complete lines only)
+        self._journal_lines = 0
+        self._last_seq = 0
+        self._checkpoint_bytes = 0
+        self._vector_count = 0
+        self._vector_model: str | None = None
+
+    # ------------------------------------------------------------------ reading
+    def exists(self) -> bool:
+        return self.journal_path.exists() or self.graph_path.exists()
+
+    def load(self) -> Snapshot:
+        snapshot = Snapshot()
+        checkpoint_seq = 0
+        # Open the journal *before* reading the checkpoint: if a checkpoint lands in
+        # between, the journal opened here still holds every commit the checkpoint
+        # read below may lack (and the newer journal would miss them).
+        self._unpin()
+        try:
+            self._pin = os.open(self.journal_path, os.O_RDONLY)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot read {str(self.journal_path)!r}: {exc}") from exc
+        try:
+            raw = self.graph_path.read_bytes()
+        except FileNotFoundError:
+            raw = b""
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot read {str(self.graph_path)!r}: {exc}") from exc
+        if raw:
+            try:
+                document = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                raise _decode_error(self.graph_path, exc) from exc
+            if not isinstance(document, dict) or not isinstance(document.get("entities", []), list):
+                raise StoreCorrupt(
+                    f"{str(self.graph_path)!r} is not a graph document (no 'entities' list)",
+                    path=str(self.graph_path),
+                    position="top level",
+                )
+            snapshot.document = document
+            checkpoint_seq = int(document.get("checkpointSeq") or 0)
+        self._checkpoint_bytes = len(raw)
+        self._last_seq = checkpoint_seq
+        self._offset = 0
+        self._journal_lines = 0
+        snapshot.commits = [c for c in self._read_journal() if c.seq > checkpoint_seq]
+        snapshot.vectors = self._load_vectors()
+        return snapshot
+
+    def _load_vectors(self) -> VectorSet | None:
+        try:
+            header = orjson.loads(self.header_path.read_bytes())
+        except FileNotFoundError:
+            self._vector_count, self._vector_model = 0, None
+            return None
+        except orjson.JSONDecodeError as exc:
+            raise _decode_error(self.header_path, exc) from exc
+        ids = header.get("ids") or []
+        count = int(header.get("count", len(ids)))
+        if header.get("format") != VECTOR_FORMAT or count != len(ids):
+            raise StoreCorrupt(
+                f"{str(self.header_path)!r} has an unknown format or {len(ids)} ids for "
+                f"{count} rows; run `memgraph doctor --repair` to rebuild the vectors",
+                path=str(self.header_path),
+                position="header",
+            )
+        matrix = read_npy_rows(self.vectors_path, count) if count else None
+        self._vector_count, self._vector_model = count, header.get("model")
+        if matrix is None:
+            return VectorSet(header.get("model") or "", [], np.zeros((0, 0), np.float32))
+        return VectorSet(header.get("model") or "", ids, matrix)
+
+    def _read_journal(self) -> list[Commit]:
+        """Commits from the consumed offset on; complete, parseable lines only.
+
+        A damaged *last* line is a write torn by a crash: it is not consumed,
+        and the next commit truncates it away. A damaged line before the last
+        one is corruption and raises.
+        """
+        if self._pin is None:
+            return []
+        data = _read_from(self._pin, self._offset)
+        commits: list[Commit] = []
+        lines = data.split(b"\n")[:-1]  # the piece after the last newline is incomplete
+        consumed = 0
+        for index, line in enumerate(lines):
+            number = self._journal_lines + index + 1
+            try:
+                commit = Commit.from_record(orjson.loads(line))
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                if index == len(lines) - 1 and consumed + len(line) + 1 == len(data):
+                    break  # torn last line: leave it unconsumed
+                raise _decode_error(self.journal_path, exc, line=number) from exc
+            consumed += len(line) + 1
+            if commit.seq <= self._last_seq:
+                continue
+            if commit.seq != self._last_seq + 1:
+                raise StoreCorrupt(
+                    f"{str(self.journal_path)!r} line {number}: commit {commit.seq} follows "
+                    f"{self._last_seq}; commits are missing. Run `memgraph doctor`.",
+                    path=str(self.journal_path),
+                    position=f"line {number}",
+                )
+            self._last_seq = commit.seq
+            commits.append(commit)
+        self._offset += consumed
+        self._journal_lines += data[:consumed].count(b"\n")
+        return commits
+
+    def changes_since(self, seq: int) -> list[Commit] | None:
+        if seq != self._last_seq:
+            return None  # this handle cannot list the commits between seq and where it is
+        try:
+            stat = os.stat(self.journal_path)
+        except FileNotFoundError:
+            return None if self._pin is not None or self.graph_path.exists() else []
+        if not self._is_pinned(stat):
+            return None  # a checkpoint replaced the journal (or created the first one)
+        if stat.st_size == self._offset:
+            return []
+        return self._read_journal()
+
+    def _is_pinned(self, stat: os.stat_result) -> bool:
+        """True when ``stat`` describes the journal this handle has read."""
+        if self._pin is None:
+            return False
+        pinned = os.fstat(self._pin)
+        return (stat.st_dev, stat.st_ino) == (pinned.st_dev, pinned.st_ino)
+
+    def _unpin(self) -> None:
+        if self._pin is not None:
+            os.close(self._pin)
+            self._pin = None
+
+    def episodes(self) -> Iterator[Doc]:
+        try:
+            data = self.episodes_path.read_bytes()
+        except FileNotFoundError:
+            return iter(())
+        seen: dict[str, Doc] = {}
+        lines = data.split(b"\n")
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                if number == len(lines):
+                    break  # torn tail of an interrupted checkpoint
+                raise _decode_error(self.episodes_path, exc, line=number) from exc
+            seen[record["id"]] = record
+        return iter(seen.values())
+
+    def read_summary(self) -> Doc | None:
+        try:
+            raw = self.summary_path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            summary = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise _decode_error(self.summary_path, exc) from exc
+        if not isinstance(summary, dict):
+            raise StoreCorrupt(
+                f"{str(self.summary_path)!r} is not a JSON object",
+                path=str(self.summary_path),
+                position="top level",
+            )
+        return summary
+
+    # ------------------------------------------------------------------ writing
+    def lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
+        return self._lock.hold(timeout)
+
+    def _require_lock(self) -> None:
+        if not self._lock.held:
+            raise StoreConflict(f"write to scope {self.scope!r} without holding its lock")
+
+    def _journal(self) -> int:
+        if self._journal_fd is not None:
+            try:
+                same = os.stat(self.journal_path).st_ino == os.fstat(self._journal_fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return self._journal_fd
+            os.close(self._journal_fd)
+            self._journal_fd = None
+        ensure_dir(self.path)
+        created = not self.journal_path.exists()
+        self._journal_fd = os.open(
+            self.journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE
+        )
+        if created:
+            fsync_dir(self.path)
+        if self._pin is None:
+            self._pin = os.open(self.journal_path, os.O_RDONLY)
+        return self._journal_fd
+
+    def _check_current(self) -> None:
+        """Refuse to append unless this handle has read every commit of the scope.
+
+        Raises:
+            StoreConflict: another writer committed or checkpointed since this
+                handle last read; the caller must catch up (``changes_since``
+                then answers ``None``) and retry.
+        """
+        try:
+            stat: os.stat_result | None = os.stat(self.journal_path)
+        except FileNotFoundError:
+            if self._pin is None:
+                return  # nothing was ever committed here: the commit creates the journal
+            stat = None
+        if stat is None or not self._is_pinned(stat):
+            raise StoreConflict(
+                f"scope {self.scope!r} moved on: its journal was replaced since this handle "
+                "read it; reload and retry"
+            )
+        if stat.st_size > self._offset and self._read_journal():
+            raise StoreConflict(
+                f"scope {self.scope!r} moved on: another writer committed up to "
+                f"{self._last_seq}; reload and retry"
+            )
+
+    def commit(self, commit: Commit) -> None:
+        self._require_lock()
+        if commit.seq != self._last_seq + 1:
+            raise StoreConflict(
+                f"scope {self.scope!r} moved on: commit {commit.seq} does not follow "
+                f"{self._last_seq}; reload and retry"
+            )
+        self._check_current()
+        fd = self._journal()
+        if os.fstat(fd).st_size > self._offset:
+            # Bytes past the last good line were torn by a writer that crashed
+            # (we hold the lock, so nobody is writing them now): drop them.
+            os.ftruncate(fd, self._offset)
+        line = orjson.dumps(commit.to_record(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"could not append to {str(self.journal_path)!r}: {exc}; nothing was saved"
+            ) from exc
+        self._last_seq = commit.seq
+        self._offset = os.fstat(fd).st_size
+        self._journal_lines += 1
+
+    def _journal_bytes(self) -> int:
+        try:
+            return os.stat(self.journal_path).st_size
+        except FileNotFoundError:
+            return 0
+
+    def checkpoint(
+        self,
+        document: Doc,
+        vectors: VectorIndex | None,
+        episodes: Sequence[Doc],
+        *,
+        force: bool = False,
+    ) -> bool:
+        journal = self._journal_bytes()
+        due = journal > max(MIN_JOURNAL_BYTES, JOURNAL_RATIO * self._checkpoint_bytes)
+        if not (force or (due and journal)):
+            return False
+        self._require_lock()
+        if episodes:
+            self._append_episodes(episodes)
+        if vectors is not None and len(vectors):
+            self._save_vectors(vectors)
+        self._replace_checkpoint(document)
+        return True
+
+    def _append_episodes(self, episodes: Sequence[Doc]) -> None:
+        ensure_dir(self.path)
+        fd = os.open(self.episodes_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        try:
+            size = os.fstat(fd).st_size
+            complete = _complete_lines_length(fd, size)
+            if complete < size:
+                # A tail torn by a checkpoint that crashed: appending after it would
+                # glue it to the next record and damage that line for good.
+                os.ftruncate(fd, complete)
+            view = memoryview(b"".join(orjson.dumps(e) + b"\n" for e in episodes))
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _save_vectors(self, index: VectorIndex) -> None:
+        """Persist the index: append new rows in place when the space is unchanged."""
+        dim = index.dimension or 0
+        total = len(index)
+        appendable = (
+            self._vector_model == index.model
+            and self._vector_count <= total
+            and self.vectors_path.exists()
+        )
+        if appendable and self._vector_count == total:
+            return
+        if appendable:
+            with open(self.vectors_path, "r+b") as handle:
+                handle.seek(NPY_HEADER_BYTES + self._vector_count * dim * 4)
+                rows = index.rows(self._vector_count, total)
+                handle.write(np.ascontiguousarray(rows, dtype="<f4").tobytes())
+                handle.truncate()
+                handle.flush()
+                os.fsync(handle.fileno())
+                handle.seek(0)
+                handle.write(_npy_header(total, dim))
+                handle.flush()
+                os.fsync(handle.fileno())
+        else:
+            matrix = index.rows(0, total)
+            atomic_write(
+                self.vectors_path,
+                _npy_header(total, dim) + np.ascontiguousarray(matrix, "<f4").tobytes(),
+            )
+        header = {"format": VECTOR_FORMAT, "model": index.model, "dim": dim, "count": total}
+        atomic_write(self.header_path, orjson.dumps({**header, "ids": index.ids()}))
+        self._vector_count, self._vector_model = total, index.model
+
+    def _replace_checkpoint(self, document: Doc) -> None:
+        data = orjson.dumps(document)
+        atomic_write(self.graph_path, data)
+        self._checkpoint_bytes = len(data)
+        tmp = self.path / ".journal.jsonl.tmp"
+        pin = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        try:
+            os.replace(tmp, self.journal_path)
+            fsync_dir(self.path)
+        except BaseException:
+            os.close(pin)
+            raise
+        if self._journal_fd is not None:
+            os.close(self._journal_fd)
+            self._journal_fd = None
+        self._unpin()
+        self._pin = pin
+        self._offset = 0
+        self._journal_lines = 0
+        self._last_seq = int(document.get("checkpointSeq") or 0)
+
+    def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
+        self._require_lock()
+        ensure_dir(self.path)
+        atomic_write(self.episodes_path, b"".join(orjson.dumps(e) + b"\n" for e in episodes))
+        if vectors is not None and len(vectors):
+            self._vector_model = None  # force a full rewrite
+            self._save_vectors(vectors)
+        else:
+            for path in (self.vectors_path, self.header_path):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            self._vector_count, self._vector_model = 0, None
+        self._replace_checkpoint(document)
+
+    def write_summary(self, summary: Doc) -> None:
+        ensure_dir(self.path)
+        atomic_write(self.summary_path, orjson.dumps(summary, option=orjson.OPT_INDENT_2))
+
+    def close(self) -> None:
+        if self._journal_fd is not None:
+            os.close(self._journal_fd)
+            self._journal_fd = None
+        self._unpin()
+
+
+def _read_from(fd: int, offset: int) -> bytes:
+    """Every byte of the file ``fd`` from ``offset`` to its end."""
+    chunks = []
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _complete_lines_length(fd: int, size: int) -> int:
+    """The length of the file's prefix that ends with its last newline."""
+    end = size
+    while end > 0:
+        start = max(end - (1 << 16), 0)
+        newline = os.pread(fd, end - start, start).rfind(b"\n")
+        if newline >= 0:
+            return start + newline + 1
+        end = start
+    return 0

@@ -1,0 +1,93 @@
+"""Text normalization and tokenization shared by the graph, recall and the mock provider."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = [
+    "STOP_WORDS",
+    "content_key",
+    "index_terms",
+    "name_key",
+    "similarity",
+    "stem",
+    "terms",
+    "words",
+]
+
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_POSSESSIVE = re.compile(r"['’]s\b", re.UNICODE)
+_TRAILING = re.compile(r"[\s.!;,]+$")
+
+_STOP_WORD_TEXT = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not now of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves tell know remember recall anything something thing things user's
+"""
+STOP_WORDS: frozenset[str] = frozenset(_STOP_WORD_TEXT.split())
+"""Words too common to match on (English function words and recall filler)."""
+
+
+def _fold(text: str) -> str:
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def name_key(name: str) -> str:
+    """The key two entity names share when they name the same thing.
+
+    Case, Unicode compatibility forms (NFKC) and runs of whitespace are ignored.
+    """
+    return _fold(name)
+
+
+def content_key(content: str) -> str:
+    """The key two observations share when they state the same fact."""
+    return _TRAILING.sub("", _fold(content))
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens of ``text`` (NFKC, casefolded), in order."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _WORD.findall(_POSSESSIVE.sub("", folded).replace("'", "").replace("’", ""))
+
+
+def terms(text: str) -> list[str]:
+    """Word tokens of ``text`` without stop words or one-letter words."""
+    return [w for w in words(text) if len(w) > 1 and w not in STOP_WORDS]
+
+
+def similarity(a: str, b: str) -> float:
+    """Token-set similarity of two texts in [0, 1] (Dice coefficient of their words)."""
+    left, right = set(words(a)), set(words(b))
+    if not left or not right:
+        return 0.0
+    return 2.0 * len(left & right) / (len(left) + len(right))
+
+
+def stem(word: str) -> str:
+    """A light English stem: ``works``/``working``/``worked`` → ``work``."""
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ied"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def index_terms(text: str) -> list[str]:
+    """Stemmed content terms of ``text``: what the keyword index stores and looks up."""
+    return [stem(term) for term in terms(text)]
