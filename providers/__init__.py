@@ -1,0 +1,1 @@
+"""Built-in providers: an OpenAI-compatible one and a deterministic offline mock."""

@@ -1,0 +1,432 @@
+"""The offline chat model: answers every memgraph prompt deterministically.
+
+:class:`MockChatModel` reads the phase from the reply schema (``extract``,
+``rerank``, ``forget``, ``summarize``, ``merge``) and answers from the tagged
+parts of the last user message (see :mod:`memgraph.prompts`) with simple,
+deterministic rules. Without a schema it chats: it answers from a memory
+context system message when one is present, calls a tool the user names, or
+echoes the user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from memgraph.providers.mock.embedder import stem
+from memgraph.providers.mock.rules import extract, split_sentences
+
+from memgraph.prompts import read_tag
+from memgraph.provider import Completion, JsonSchema, Message, Usage
+from memgraph.text import STOP_WORDS, content_key, words
+
+__all__ = [
+    "MEMORY_HEADERS",
+    "MockChatModel",
+    "count_tokens",
+    "message_text",
+    "overlap_terms",
+    "relevance",
+]
+
+MEMORY_HEADERS = ("Relevant context from memory:", "Known information from memory:")
+"""How a system message that carries recalled memory starts."""
+
+SUMMARY_LIMIT = 600
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in text.split())
+
+
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
+_SYNONYMS = {
+    stem(word): stem(meaning)
+    for word, meaning in (
+        ("job", "work"),
+        ("employer", "work"),
+        ("employ", "work"),
+        ("home", "live"),
+        ("address", "live"),
+        ("reside", "live"),
+        ("residence", "live"),
+        ("hometown", "live"),
+        ("wife", "married"),
+        ("husband", "married"),
+    )
+}
+_COMMAND_WORDS = _stems(
+    """forget forgot remove delete erase drop wipe clear memory memories fact facts
+    everything anything all info information data stuff please remember record records note
+    notes entry entries detail details"""
+)
+_DECISION = _stems(
+    """decide decided agree agreed plan plans will deadline schedule scheduled budget chose
+    choose prefer need must commit promise remind todo going deliver ship launch due by"""
+)
+_WEAK = _stems("like get got make good new use want")
+_CANDIDATE = re.compile(r"^\[([^\]]+)\]\s?(.*)$")
+_OBSERVATION = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\): (?P<content>.+)$")
+_HEADER_ONLY = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\):?(?P<content>)$")
+_MEMORY_LINE = re.compile(r"^(?P<name>.+?) \((?P<type>[^()]+)\)\s*(?::\s*(?P<fact>.*))?$")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_ROLE_PREFIX = re.compile(r"^(?:user|assistant)\s*:\s*", re.IGNORECASE)
+
+
+def message_text(message: Message) -> str:
+    """The text of a chat message (string content, or the text parts of a list)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def count_tokens(text: str) -> int:
+    """A cheap token estimate: words × 4/3, rounded."""
+    return round(len(text.split()) * 4 / 3)
+
+
+def overlap_terms(text: str) -> set[str]:
+    """Stemmed content terms of ``text`` for lexical matching.
+
+    First-person words add the term ``user`` (the speaker's entity) and a few
+    synonyms map onto the words facts use (``job`` → ``work``, ``home`` → ``live``).
+    """
+    tokens = words(text)
+    out = {stem(w) for w in tokens if len(w) > 1 and w not in STOP_WORDS}
+    out |= {_SYNONYMS[t] for t in out if t in _SYNONYMS}
+    if _FIRST_PERSON & set(tokens):
+        out.add("user")
+    return out
+
+
+def relevance(query: set[str], fact: str) -> float:
+    """How well ``fact`` (``Name (type): content`` or plain text) matches query terms.
+
+    Shared content terms count 1 each, shared entity-name terms 1.5; a match on
+    weak words alone (``like``, ``get``, ...) counts as no match.
+    """
+    match = _OBSERVATION.match(fact) or _HEADER_ONLY.match(fact)
+    name = overlap_terms(match["entity"]) if match else set()
+    content = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
+    if not (query & (name | content)) - _WEAK:
+        return 0.0
+    return len(query & content) + 1.5 * len(query & name)
+
+
+def _candidates(body: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for line in body.splitlines():
+        match = _CANDIDATE.match(line.strip())
+        if match:
+            out.append((match[1], match[2].strip()))
+        elif out and line.strip():
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+    return out
+
+
+def _empty_reply(schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {key: _empty_reply(value) for key, value in props.items()}
+    return {"array": [], "string": "", "number": 0, "integer": 0, "boolean": False}.get(str(kind))
+
+
+def _tagged(messages: Sequence[Message], tag: str) -> str | None:
+    """The body of ``<tag>`` in the latest user message that has one."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            body = read_tag(message_text(message), tag)
+            if body is not None:
+                return body
+    return None
+
+
+class MockChatModel:
+    """A deterministic, offline chat model that understands memgraph's prompts.
+
+    Args:
+        model: the model name reported in completions (default ``"mock"``).
+    """
+
+    def __init__(self, model: str = "mock") -> None:
+        self.model = model
+
+    def __repr__(self) -> str:
+        return f"MockChatModel(model={self.model!r})"
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: JsonSchema | None = None,
+        **options: Any,
+    ) -> Completion:
+        """Answer ``messages``; with ``schema`` the text is JSON in that schema's shape."""
+        prompt = sum(count_tokens(message_text(m)) for m in messages)
+        if schema is None:
+            return self._chat(messages, options, prompt)
+        handlers = {
+            "extract": self._extract,
+            "rerank": self._rerank,
+            "forget": self._forget,
+            "summarize": self._summarize,
+            "merge": self._merge,
+        }
+        handler = handlers.get(schema.phase)
+        reply = handler(messages) if handler else _empty_reply(schema.schema)
+        text = json.dumps(reply, ensure_ascii=False)
+        return self._completion(text, prompt)
+
+    async def acomplete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: JsonSchema | None = None,
+        **options: Any,
+    ) -> Completion:
+        """Async twin of :meth:`complete`."""
+        return self.complete(messages, schema=schema, **options)
+
+    def _completion(
+        self,
+        text: str,
+        prompt: int,
+        tool_calls: tuple[dict[str, Any], ...] = (),
+    ) -> Completion:
+        spoken = text or json.dumps(list(tool_calls))
+        return Completion(
+            text=text,
+            model=self.model,
+            usage=Usage(prompt_tokens=prompt, completion_tokens=count_tokens(spoken)),
+            tool_calls=tool_calls,
+            finish_reason="tool_calls" if tool_calls else "stop",
+        )
+
+    # ------------------------------------------------------------------ phases
+
+    def _extract(self, messages: Sequence[Message]) -> dict[str, Any]:
+        text = _tagged(messages, "text")
+        if text is None:
+            user = [message_text(m) for m in messages if m.get("role") == "user"]
+            text = user[-1] if user else ""
+        reply: dict[str, Any] = extract(text, _tagged(messages, "known") or "")
+        return reply
+
+    def _rerank(self, messages: Sequence[Message]) -> dict[str, Any]:
+        query = overlap_terms(_tagged(messages, "query") or "")
+        scored: list[tuple[float, int, str]] = []
+        for index, (cid, text) in enumerate(_candidates(_tagged(messages, "candidates") or "")):
+            score = relevance(query, text)
+            if score > 0:
+                scored.append((-score, index, cid))
+        return {"ids": [cid for _, _, cid in sorted(scored)]}
+
+    def _forget(self, messages: Sequence[Message]) -> dict[str, Any]:
+        request = _tagged(messages, "request") or ""
+        facts = [
+            _ForgetCandidate.parse(t) for _, t in _candidates(_tagged(messages, "candidates") or "")
+        ]
+        candidates = [f for f in facts if f is not None]
+        whole = overlap_terms(request) - _COMMAND_WORDS
+        named_whole = {n for c in candidates for n, t in c.names.items() if t and t <= whole}
+        chosen: list[_ForgetCandidate] = []
+        for part in re.split(r"\band\b|[,;]", request):
+            wanted = overlap_terms(part) - _COMMAND_WORDS
+            if not wanted:
+                continue
+            named = {n for c in candidates for n, t in c.names.items() if t and t <= wanted}
+            named = named or named_whole
+            scores: list[tuple[float, _ForgetCandidate]] = []
+            for candidate in candidates:
+                involved = [n for n in candidate.names if n in named]
+                if named and not involved:
+                    continue
+                rest = wanted - set().union(*(candidate.names[n] for n in involved))
+                score = 1.0 if not rest else len(rest & candidate.terms) / len(rest)
+                scores.append((score, candidate))
+            best = max((s for s, _ in scores), default=0.0)
+            if best >= 0.5:
+                chosen += [c for s, c in scores if s == best and c not in chosen]
+        return {
+            "observations": [c.reply for c in chosen if "content" in c.reply],
+            "relations": [c.reply for c in chosen if "type" in c.reply],
+        }
+
+    def _summarize(self, messages: Sequence[Message]) -> dict[str, Any]:
+        conversation = _tagged(messages, "conversation") or ""
+        items: list[tuple[str, str]] = []
+        role = "user"
+        for line in conversation.splitlines():
+            head, sep, content = line.partition(":")
+            if sep and head.strip().lower() in ("user", "assistant", "system", "tool"):
+                role, line = head.strip().lower(), content
+            if role in ("user", "assistant"):
+                items += [(role, s) for s in split_sentences(line)]
+        scored = sorted((-_informative(s), i) for i, (_, s) in enumerate(items))
+        keep = [i for score, i in scored if score < 0] or [i for _, i in scored]
+        picked: list[int] = []
+        used = 0
+        for i in keep:
+            cost = len(items[i][1]) + 12
+            if used + cost <= SUMMARY_LIMIT:
+                picked.append(i)
+                used += cost
+        parts: list[str] = []
+        last_role = ""
+        for i in sorted(picked):
+            role, sentence = items[i]
+            sentence = sentence if sentence[-1:] in ".!?" else sentence + "."
+            parts.append(f"{role.title()}: {sentence}" if role != last_role else sentence)
+            last_role = role
+        return {"summary": _bounded(" ".join(parts))}
+
+    def _merge(self, messages: Sequence[Message]) -> dict[str, Any]:
+        previous = _sentences(_tagged(messages, "previous") or "")
+        new = _sentences(_tagged(messages, "new") or "")
+        seen: set[str] = set()
+        merged: list[str] = []
+        for sentence in previous + new:
+            key = content_key(_ROLE_PREFIX.sub("", sentence))
+            if key and key not in seen:
+                seen.add(key)
+                merged.append(sentence)
+        while len(" ".join(merged)) > SUMMARY_LIMIT and len(merged) > 1:
+            merged.pop(0)
+        return {"summary": _bounded(" ".join(merged))}
+
+    # ------------------------------------------------------------------ chat
+
+    def _chat(
+        self, messages: Sequence[Message], options: Mapping[str, Any], prompt: int
+    ) -> Completion:
+        last = messages[-1] if messages else {}
+        if last.get("role") == "tool":
+            return self._completion(f"(mock) Tool result: {message_text(last)[:300]}", prompt)
+        users = [message_text(m) for m in messages if m.get("role") == "user"]
+        said = users[-1] if users else ""
+        tools = options.get("tools")
+        if tools and last.get("role") == "user":
+            call = _tool_call(tools, said)
+            if call is not None:
+                return self._completion("", prompt, (call,))
+        facts: list[str] = []
+        for message in messages:
+            text = message_text(message)
+            if message.get("role") == "system" and text.startswith(MEMORY_HEADERS):
+                facts += _memory_facts(text)
+        wanted = overlap_terms(said)
+        ranked = sorted((-relevance(wanted, f), i, f) for i, f in enumerate(facts))
+        ranked = [item for item in ranked if item[0] < 0]
+        if ranked:
+            return self._completion(
+                "From memory: " + "; ".join(f for *_, f in ranked[:5]) + ".", prompt
+            )
+        return self._completion(f"(mock) You said: {said.strip()}", prompt)
+
+
+class _ForgetCandidate:
+    """One parsed forget candidate: the names it involves and its content terms."""
+
+    def __init__(self, names: list[str], text: str, reply: dict[str, str]) -> None:
+        self.names = {n: overlap_terms(n) for n in names}
+        self.terms = overlap_terms(text)
+        self.reply = reply
+
+    @classmethod
+    def parse(cls, text: str) -> _ForgetCandidate | None:
+        if " → " in text:
+            left, _, target = text.partition(" → ")
+            source, _, rtype = left.strip().rpartition(" ")
+            if not source:
+                return None
+            reply = {"from": source, "to": target.strip(), "type": rtype}
+            return cls([source, target.strip()], f"{rtype} {target}", reply)
+        match = _OBSERVATION.match(text)
+        if match is None:
+            return None
+        reply = {"entityName": match["entity"], "content": match["content"]}
+        return cls([match["entity"]], match["content"], reply)
+
+
+def _informative(sentence: str) -> float:
+    tokens = sentence.split()
+    score = 0.0
+    if any(t[:1].isupper() and t.strip(".,!").lower() not in STOP_WORDS for t in tokens[1:]):
+        score += 2
+    if re.search(r"\d", sentence):
+        score += 2
+    if {stem(w) for w in words(sentence)} & _DECISION:
+        score += 2
+    if tokens and tokens[0].lower() in ("i", "i'm", "my", "we", "our"):
+        score += 1
+    if len(tokens) < 3:
+        score -= 1
+    if sentence.rstrip().endswith("?"):
+        score = min(score, 0.5)
+    return score
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 3].rstrip() + "..."
+
+
+def _memory_facts(text: str) -> list[str]:
+    """Facts of a memory context message, each as ``Name (type): fact``."""
+    facts: list[str] = []
+    header = ""
+    for line in text.splitlines()[1:]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        bullet = re.match(r"^[-*•]\s+", stripped)
+        body = stripped[bullet.end() :] if bullet else stripped
+        match = _MEMORY_LINE.match(body)
+        if match and not (line[:1].isspace() and bullet and header):
+            header = f"{match['name']} ({match['type']})"
+            if match["fact"]:
+                facts.append(f"{header}: {match['fact']}")
+        else:
+            facts.append(f"{header}: {body}" if header else body)
+    return facts
+
+
+def _tool_call(tools: Iterable[Any], said: str) -> dict[str, Any] | None:
+    """A call of the first tool whose function name the user's message contains."""
+    lowered = said.lower()
+    for tool in tools:
+        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if not isinstance(name, str) or not name:
+            continue
+        spoken = name.lower().replace("_", " ")
+        at = lowered.find(name.lower())
+        at = at if at >= 0 else lowered.find(spoken)
+        if at < 0:
+            continue
+        arguments: dict[str, Any] = {}
+        params = function.get("parameters", {}) if isinstance(function, Mapping) else {}
+        required = params.get("required", []) if isinstance(params, Mapping) else []
+        props = params.get("properties", {}) if isinstance(params, Mapping) else {}
+        if len(required) == 1 and props.get(required[0], {}).get("type") == "string":
+            tail = said[at + len(name) :].strip(" :,.-?!").split()
+            while tail and tail[0].lower() in STOP_WORDS:
+                tail.pop(0)
+            remainder = " ".join(tail) or said.strip()
+            arguments[required[0]] = remainder
+        return {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+        }
+    return None

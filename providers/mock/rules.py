@@ -1,0 +1,1061 @@
+"""A rule-based English fact extractor: the offline stand-in for an LLM's extraction.
+
+:func:`extract` turns plain English into the reply shape of the extraction
+prompt (``entities`` / ``relations`` / ``expirations``). It is a handful of
+deterministic rules, not a parser. Per clause it finds a subject (a name,
+``I``/``we``/``my``, a pronoun, a possessive such as ``Alice's``) and a
+predicate, then:
+
+* records the predicate as an observation, conjugated to the third person
+  (``I live in Paris`` → User: ``lives in Paris``);
+* links named objects with a relation named after the verb phrase
+  (``works_at``, ``reports_to``, ``based_in``, ``ceo_of``);
+* turns ``no longer`` / ``not ... anymore`` / ``stopped ...ing`` into an
+  expiration of the matching fact under ``<known>``;
+* types entities by cues (``is a company``, ``works at X``, ``lives in X``,
+  ``Inc``/``GmbH``, person verbs, pronouns); known entities keep their name and type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memgraph.providers.mock.embedder import stems
+
+from memgraph.text import STOP_WORDS, content_key, name_key
+
+__all__ = ["KnownEntity", "extract", "parse_known", "split_sentences", "third_person"]
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# --------------------------------------------------------------------------- lexicon
+
+VERBS = _set(
+    """accept add adopt agree aim allow answer apply arrive ask attend avoid bake be become
+    begin believe belong borrow bring build buy call care carry change chat check choose
+    clean climb code collect come compete complete consider contain continue contribute
+    cook cost count create cycle dance date decide deliver depend design develop die
+    dislike do draw dream drink drive earn eat edit email employ end enjoy expect explain
+    fail fall feel fight find finish fix fly focus follow forget found get give go graduate
+    grow hate have hear help hike hire hold hope host improve include intend intern invest
+    invite join jog keep know launch lead learn leave lend like listen live look lose love
+    maintain make manage marry mean meet mentor miss move need own paint pay perform plan
+    play practice practise prefer prepare present publish read receive recommend relocate
+    remain rent report represent require research reside retire return ride run save say
+    see seem sell send serve share ship sing sit sleep speak spend stand start stay stop
+    study supervise support swim take talk teach tell tend test think train travel try turn
+    understand use visit volunteer vote wait walk want watch wear win wish work worry write
+    adore acquire manufacture open"""
+)
+PAST = {
+    "went": "go", "met": "meet", "got": "get", "made": "make", "took": "take", "left": "leave",
+    "began": "begin", "bought": "buy", "saw": "see", "said": "say", "told": "tell",
+    "thought": "think", "knew": "know", "found": "find", "gave": "give", "came": "come",
+    "became": "become", "felt": "feel", "kept": "keep", "held": "hold", "brought": "bring",
+    "built": "build", "sold": "sell", "sent": "send", "spent": "spend", "taught": "teach",
+    "wrote": "write", "drove": "drive", "ate": "eat", "drank": "drink", "ran": "run",
+    "swam": "swim", "sang": "sing", "sat": "sit", "grew": "grow", "flew": "fly",
+    "forgot": "forget", "heard": "hear", "led": "lead", "meant": "mean", "slept": "sleep",
+    "chose": "choose", "spoke": "speak", "won": "win", "lost": "lose", "paid": "pay",
+    "quit": "quit", "put": "put", "set": "set", "cut": "cut", "let": "let", "hit": "hit",
+    "was": "be", "were": "be", "did": "do", "had": "have", "born": "bear", "grown": "grow",
+    "known": "know",
+}  # fmt: skip
+BE = _set("is are am was were be been being")
+AUX = BE | _set("has have had does do did will would can could should may might must shall")
+MODALS = _set("will would can could should may might must shall cannot")
+DETERMINERS = _set(
+    "a an the this that these those my your his her its our their some any every each no one"
+)
+NEGATIONS = _set("not never no nothing")
+PREPOSITIONS = _set(
+    "at in on to for from with by of about as into onto near under over after before since "
+    "until during without within across through around between among via per like"
+)
+FILLERS = _set("also actually really just now currently still definitely totally absolutely")
+FILLERS |= _set("honestly basically too")
+KEEP_ADVERBS = _set("never always usually often sometimes rarely seldom generally mostly")
+KEEP_ADVERBS |= _set("already recently finally soon even only mainly primarily")
+COMMON_STARTS = STOP_WORDS | _set(
+    """hi hello hey hiya howdy thanks thank ok okay sure yes yeah yep no nope great cool nice
+    awesome good morning lol please sorry yesterday today tomorrow tonight recently lately
+    sometimes maybe perhaps everyone nobody someone somebody people there also actually
+    anyway well oh so and but or remember note tell show give list find search recall remind
+    help explain write summarize summarise let last next every our we they i sounds looks
+    seems got noted understood perfect exactly indeed wow"""
+)
+NOT_NAMES = _set(
+    """i monday tuesday wednesday thursday friday saturday sunday january february march
+    april june july august september october november december ok okay"""
+)
+IMPERATIVES = _set(
+    """tell show give list find search recall remind help explain write summarize summarise
+    describe check look call email send book schedule let make please can could would will
+    do does did is are was were what who whom whose which why how where"""
+)
+GREETING_WORDS = COMMON_STARTS | _set(
+    "much lot meet bye goodbye later again welcome appreciated see day cheers all fun"
+)
+IMPERSONAL = _set(
+    "raining snowing sunny cloudy cold hot warm windy late early time true possible important"
+)
+SMALLTALK = _set("fine good great ok okay well alright back here sure glad tired busy ready")
+ORG_SUFFIXES = _set(
+    """inc inc. corp corp. corporation ltd ltd. llc gmbh ag plc co co. labs lab group
+    technologies systems software studios ventures capital partners university institute
+    foundation bank"""
+)
+PARTICLES = _set("up out off down back away together")
+NAME_CONNECTORS = _set("of de da van von der den la le du del &")
+ORG_HEADS = _set(
+    """company startup firm corporation business organization organisation nonprofit agency
+    bank university college school lab laboratory studio club charity brand manufacturer
+    retailer publisher institute foundation hospital ministry airline consultancy
+    enterprise conglomerate employer team band shop store restaurant cafe"""
+)
+PLACE_HEADS = _set(
+    """city town village country state region province island capital neighbourhood
+    neighborhood district continent suburb county place"""
+)
+PRODUCT_HEADS = _set(
+    """language framework library tool app application product service platform game
+    device phone car laptop database editor browser"""
+)
+PROJECT_HEADS = _set("project initiative program programme campaign")
+CONCEPT_HEADS = _set("idea concept theory method approach principle technique practice")
+ANIMAL_HEADS = _set("dog cat pet horse bird rabbit hamster parrot puppy kitten")
+KIN = _set(
+    """sister brother mother father mom mum dad son daughter wife husband partner friend boss
+    manager mentor colleague coworker cousin aunt uncle girlfriend boyfriend fiance fiancee
+    neighbour neighbor grandmother grandfather grandma grandpa child parent teammate
+    roommate classmate assistant report mentee"""
+)
+PERSON_ROLES = KIN | _set(
+    """engineer developer programmer designer director teacher doctor nurse student scientist
+    researcher writer author artist musician lawyer accountant analyst consultant architect
+    chef cook founder cofounder co-founder ceo cto cfo coo vp president intern professor
+    lecturer pilot driver farmer photographer journalist editor actor actress singer player
+    athlete coach therapist dentist pharmacist surgeon physician vet lead specialist
+    administrator admin officer executive entrepreneur investor owner employee freelancer
+    contractor recruiter secretary technician mechanic electrician plumber carpenter baker
+    barista waiter waitress cashier clerk librarian translator tutor volunteer member fan
+    person man woman guy girl boy kid lady resident citizen native expert hacker gamer
+    runner cyclist vegetarian vegan chairman chairwoman"""
+)
+ORG_OBJECT_ROLES = _set(
+    "ceo cto cfo coo founder cofounder co-founder president employee member chairman owner"
+)
+STUDENT_ROLES = _set("student intern pupil undergraduate postgraduate researcher")
+PERSON_VERBS = _set(
+    """live work love like prefer enjoy hate dislike want mentor study think feel say marry
+    speak eat drink teach learn report move grow adore play cook travel swim hike dance sing
+    believe hope wish retire graduate date volunteer intern jog lead manage join found"""
+)
+PERSONAL_ATTRS = _set(
+    """favourite favorite name birthday age wife husband sister brother mother father manager
+    boss job hobby hobbies phone email dog cat pet partner girlfriend boyfriend kids children
+    son daughter hometown address team role title salary car house home"""
+)
+NAME_ATTRS = _set("name nickname username surname handle")
+ORG_RELATIONS = _set(
+    """works_at works_for worked_at worked_for joined joins studies_at studied_at employed_by
+    hired_by interns_at founded co_founded cofounded left quit graduated_from attended
+    attends studies_at"""
+)
+PLACE_RELATIONS = _set(
+    """lives_in lived_in moved_to based_in located_in born_in grew_up_in is_from comes_from
+    visited visits relocated_to headquartered_in lives_near travels_to traveled_to
+    travelled_to moving_to living_in resides_in settled_in visit move_to travel_to"""
+)
+PERSON_RELATIONS = _set(
+    """mentors mentored manages managed reports_to married_to friends_with knows met dates
+    dating works_with lives_with hired employs teaches supervises supervised founded_by"""
+)
+PERSON_SUBJECT_RELATIONS = _set(
+    """works_at works_for lives_in moved_to mentors reports_to married_to studies_at born_in
+    grew_up_in lives_with friends_with worked_at worked_for"""
+)
+ORG_VERBS = _set("employ acquire manufacture")
+ORG_SUBJECT_RELATIONS = _set("employs acquired headquartered_in founded_by")
+
+# Type ranks: a stronger cue overrides a weaker one.
+KNOWN, HEAD, SUFFIX, RELATION, VERB, PRONOUN, ATTR = 100, 50, 40, 30, 20, 15, 10
+
+
+def third_person(verb: str) -> str:
+    """The third-person singular present of a base-form verb (``live`` → ``lives``)."""
+    irregular = {"be": "is", "have": "has", "do": "does", "go": "goes", "am": "is", "are": "is"}
+    if verb in irregular:
+        return irregular[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 1 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _base(word: str) -> str | None:
+    """The base form of an inflected verb in the lexicon, if it is one."""
+    w = word.lower()
+    if w in PAST:
+        return PAST[w]
+    candidates = [w]
+    if w.endswith("ies"):
+        candidates.append(w[:-3] + "y")
+    if w.endswith("ied"):
+        candidates.append(w[:-3] + "y")
+    for suffix in ("es", "s", "ed", "d", "ing"):
+        if w.endswith(suffix) and len(w) > len(suffix) + 1:
+            stem_ = w[: -len(suffix)]
+            candidates += [stem_, stem_ + "e"]
+            if len(stem_) > 2 and stem_[-1] == stem_[-2]:
+                candidates.append(stem_[:-1])
+    return next((c for c in candidates if c in VERBS), None)
+
+
+def _finite(word: str, base_ok: bool) -> bool:
+    """Whether ``word`` reads as a finite verb that can start a predicate."""
+    w = word.lower()
+    if w in AUX or w in MODALS:
+        return True
+    if not w.isalpha() or w.endswith("ing") or word != w:
+        return False
+    if w in PAST or (w.endswith("ed") and _base(w)):
+        return True
+    return _base(w) is not None and (w.endswith("s") or (base_ok and w in VERBS))
+
+
+def _gerund_base(word: str) -> str:
+    stem_ = word.lower()[:-3]
+    for candidate in (stem_, stem_ + "e", stem_[:-1]):
+        if candidate in VERBS:
+            return candidate
+    if len(stem_) > 1 and stem_[-1] == stem_[-2] and stem_[-1] not in "lsz":
+        return stem_[:-1]
+    silent_e = re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", stem_)
+    return stem_ + "e" if silent_e else stem_
+
+
+# --------------------------------------------------------------------------- known
+
+
+@dataclass
+class KnownEntity:
+    """One entity parsed from recall's text format (the ``<known>`` block)."""
+
+    name: str
+    type: str
+    facts: list[str] = field(default_factory=list)
+    relations: list[tuple[str, str]] = field(default_factory=list)
+
+
+_HEADER = re.compile(r"^(?P<name>[^\s\-*•].*?)\s+\((?P<type>[^()]+)\)\s*(?::\s*(?P<fact>.*))?$")
+_FACT = re.compile(r"^\s*[-*•]\s+(?P<fact>.+?)\s*$")
+
+
+def parse_known(known: str) -> list[KnownEntity]:
+    """Parse recall's text format: ``Name (type)`` headers followed by ``  - fact`` lines.
+
+    A fact line with an arrow (``  - works_at → Acme``) is a relation
+    ``(type, target)``; a single line ``Name (type): fact`` is also accepted.
+    """
+    entities: list[KnownEntity] = []
+    by_key: dict[str, KnownEntity] = {}
+    current: KnownEntity | None = None
+    for line in known.splitlines():
+        if not line.strip():
+            continue
+        header = _HEADER.match(line) if not line[:1].isspace() else None
+        if header:
+            key = name_key(header["name"])
+            current = by_key.get(key)
+            if current is None:
+                current = KnownEntity(header["name"].strip(), header["type"].strip().lower())
+                by_key[key] = current
+                entities.append(current)
+            if header["fact"]:
+                current.facts.append(header["fact"].strip())
+            continue
+        fact = _FACT.match(line)
+        if fact and current is not None:
+            text = fact["fact"]
+            if "→" in text:
+                rtype, _, target = text.partition("→")
+                if name_key(target) != name_key(current.name):  # else an incoming relation
+                    current.relations.append((rtype.strip(), target.strip()))
+            elif "←" not in text:
+                current.facts.append(text)
+    return entities
+
+
+def _best_fact(phrase: str, facts: Iterable[str]) -> str | None:
+    """The known fact that ``phrase`` restates, if any (exact key, else stem overlap ≥ 0.5)."""
+    key = content_key(phrase)
+    wanted = set(stems(phrase))
+    best, best_score = None, 0.0
+    for fact in facts:
+        if content_key(fact) == key:
+            return fact
+        if wanted:
+            score = len(wanted & set(stems(fact))) / len(wanted)
+            if score > best_score:
+                best, best_score = fact, score
+    return best if best_score >= 0.5 else None
+
+
+# --------------------------------------------------------------------------- text
+
+_ROLE_LINE = re.compile(r"^\s*(user|human|me)\s*:\s*", re.IGNORECASE)
+_OTHER_ROLE = re.compile(r"^\s*(assistant|ai|bot|system|tool)\s*:", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bProf\.)\s+"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (and lines), keeping their end punctuation.
+
+    ``user:`` prefixes are dropped; ``assistant:``/``system:`` lines are skipped.
+    """
+    out: list[str] = []
+    for line in text.replace("\r", "\n").split("\n"):
+        if _OTHER_ROLE.match(line):
+            continue
+        line = _BULLET.sub("", _ROLE_LINE.sub("", line)).strip()
+        out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+    return out
+
+
+_CONTRACTIONS = [
+    (re.compile(r"\bI'm\b", re.I), "I am"),
+    (re.compile(r"\bwon't\b", re.I), "will not"),
+    (re.compile(r"\bcan't\b", re.I), "can not"),
+    (re.compile(r"n't\b", re.I), " not"),
+    (re.compile(r"'re\b", re.I), " are"),
+    (re.compile(r"'ve\b", re.I), " have"),
+    (re.compile(r"'ll\b", re.I), " will"),
+    (re.compile(r"\b(I|you|he|she|we|they)'d\b", re.I), r"\1 would"),
+    (re.compile(r"\b(he|she|it|that|there|what|who)'s\b", re.I), r"\1 is"),
+    (
+        re.compile(
+            r"\b([A-Z][\w-]*)'s (?=(?:a|an|the|not|no|now|from|in|at|very|also|still|currently|"
+            r"going|working|living|always|never|back|here|so|based|married|moving)\b)"
+        ),
+        r"\1 is ",
+    ),
+]
+_LEAD = re.compile(
+    r"^(?:(?:hi|hello|hey|hiya|thanks|thank you|btw|by the way|fyi|also|and|but|so|plus|"
+    r"anyway|anyways|actually|well|oh|ah|um|uh|please|just so you know|for the record|"
+    r"for context|good (?:morning|afternoon|evening)|(?:please )?(?:remember|note|keep in mind)"
+    r"(?: that)?|(?:yes|yeah|yep|no|nope|ok|okay|sure|great|cool|alright|right|hmm)(?=[,.!:;]))"
+    r"(?:[\s,.!:;-]+|$))+",
+    re.IGNORECASE,
+)
+_SUBORDINATE = re.compile(
+    r"^(?:when|while|since|after|before|because|if|although|though|once)\b[^,]*,\s*", re.I
+)
+_FRONTED_TIME = re.compile(
+    r"^((?:in|since|from|until|during|on|by|after|before)\s+[^,]*\d[^,]*|yesterday|today|"
+    r"tonight|recently|lately|earlier today|(?:this|last) (?:morning|evening|night|week|"
+    r"weekend|month|year|summer|winter|spring|autumn|fall)),?\s+(.+)$",
+    re.I,
+)
+_TOKEN = re.compile(r"[,;:]|[^\s,;:()\[\]\"“”]+")
+
+
+def _prepare(sentence: str) -> str | None:
+    """Normalise one sentence; ``None`` for questions, greetings and requests."""
+    s = sentence.replace("’", "'").replace("‘", "'").strip()
+    if s.endswith("?"):
+        return None
+    s = s.rstrip(".!… ").strip()
+    for pattern, replacement in _CONTRACTIONS:
+        s = pattern.sub(replacement, s)
+    s = _LEAD.sub("", s).strip()
+    s = _SUBORDINATE.sub("", s).strip()
+    fronted = _FRONTED_TIME.match(s)
+    if fronted:
+        s = f"{fronted[2]} {fronted[1][0].lower()}{fronted[1][1:]}"
+    first = s.split(" ", 1)[0].lower().strip(",:;") if s else ""
+    if not s or first in IMPERATIVES:
+        return None
+    if all(w.strip(",.!:;'").lower() in GREETING_WORDS for w in s.split()):
+        return None
+    return s
+
+
+def _tokenize(sentence: str) -> list[str]:
+    return [t.lstrip("'") for t in _TOKEN.findall(sentence) if t.lstrip("'")]
+
+
+def _join(tokens: Iterable[str]) -> str:
+    return re.sub(r" ([,;:])", r"\1", " ".join(tokens)).strip(" ,;:")
+
+
+def _snake(words: Iterable[str]) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", " ".join(words).lower()).strip("_")
+
+
+def _clean_name(token_text: str) -> str:
+    name = token_text.strip(" '\"")
+    if name.endswith(("'s", "’s")):
+        name = name[:-2]
+    return name.rstrip(".").strip()
+
+
+def _capitalised(token: str) -> bool:
+    core = _clean_name(token)
+    if not core or not core[0].isalpha() or core.lower() in NOT_NAMES | PERSON_ROLES:
+        return False
+    if sum(c.isalpha() for c in core) < 2:
+        return False
+    return core[0].isupper() or any(c.isupper() for c in core[1:])
+
+
+def _is_participle(word: str) -> bool:
+    return (word.endswith("ed") and len(word) > 4) or (word in PAST and word not in BE)
+
+
+def _head_type(head: str) -> str | None:
+    for word in (head, head[:-1] if head.endswith("s") else head):
+        for heads, type_ in (
+            (ORG_HEADS, "organization"),
+            (PLACE_HEADS, "place"),
+            (PERSON_ROLES, "person"),
+            (PRODUCT_HEADS, "product"),
+            (PROJECT_HEADS, "project"),
+            (CONCEPT_HEADS, "concept"),
+            (ANIMAL_HEADS, "animal"),
+        ):
+            if word in heads:
+                return type_
+    return "person" if head.endswith(("ist", "ian", "eer", "ologist")) else None
+
+
+def _copula_head(pred: list[str]) -> str | None:
+    """The head noun of ``is a <noun phrase>`` (``is a robotics company based ...`` → company)."""
+    low = [t.lower() for t in pred]
+    if not low or low[0] not in BE:
+        return None
+    i = 1
+    while i < len(low) and low[i] in FILLERS | KEEP_ADVERBS:
+        i += 1
+    if i >= len(low) or low[i] in NEGATIONS:
+        return None
+    if low[i] not in DETERMINERS and not low[i].endswith("'s"):
+        return None
+    head = None
+    for word in low[i + 1 :]:
+        if word in STOP_WORDS or word in PREPOSITIONS or not re.fullmatch(r"[\w-]+", word):
+            break
+        if head is not None and _is_participle(word):
+            break
+        head = word
+    return head
+
+
+def _conjugate(pred: list[str]) -> list[str]:
+    """Conjugate the first verb of a first-person predicate to the third person."""
+    out = list(pred)
+    i = 0
+    while i < len(out):
+        low = out[i].lower()
+        if low in KEEP_ADVERBS or low in FILLERS:
+            i += 1
+        elif low == "no" and i + 1 < len(out) and out[i + 1].lower() == "longer":
+            i += 2
+        else:
+            break
+    if i < len(out):
+        word, low = out[i], out[i].lower()
+        if low in ("am", "are"):
+            out[i] = "is"
+        elif low == "were":
+            out[i] = "was"
+        elif low in ("have", "do") or (
+            word == low and low.isalpha() and not (low in AUX or low in PAST or low.endswith("ed"))
+        ):
+            out[i] = third_person(low)
+    return out
+
+
+def _unnegate(pred: list[str]) -> list[str] | None:
+    """The positive form of a predicate that ends a fact (``no longer``/``anymore``/``stopped``)."""
+    low = [t.lower() for t in pred]
+    out: list[str] = []
+    marker = anymore = False
+    i = 0
+    while i < len(pred):
+        if low[i] == "no" and low[i + 1 : i + 2] == ["longer"]:
+            marker, i = True, i + 2
+        elif low[i] == "anymore" or (
+            low[i] == "any" and low[i + 1 : i + 2] in (["more"], ["longer"])
+        ):
+            anymore, i = True, i + (1 if low[i] == "anymore" else 2)
+        else:
+            out.append(pred[i])
+            i += 1
+    if marker:
+        return out
+    lo = [t.lower() for t in out]
+    if anymore and ("not" in lo or "never" in lo):
+        k = lo.index("not") if "not" in lo else lo.index("never")
+        if k > 0 and lo[k - 1] in ("does", "do", "did") and k + 1 < len(out):
+            return [*out[: k - 1], third_person(lo[k + 1]), *out[k + 2 :]]
+        return out[:k] + out[k + 1 :]
+    k = 0
+    while k < len(lo) and lo[k] in KEEP_ADVERBS | FILLERS:
+        k += 1
+    start = k + 1 if lo[k : k + 1] and lo[k] in ("stopped", "stops", "quit", "quits") else None
+    if lo[k : k + 2] in (["gave", "up"], ["gives", "up"]):
+        start = k + 2
+    if start is not None and start < len(lo) and lo[start].endswith("ing") and len(lo[start]) > 4:
+        return [*out[:k], third_person(_gerund_base(lo[start])), *out[start + 1 :]]
+    return None
+
+
+# --------------------------------------------------------------------------- extractor
+
+
+@dataclass
+class _Entity:
+    name: str
+    type: str = "thing"
+    rank: int = 0
+    observations: list[str] = field(default_factory=list)
+    used: bool = False
+
+    def cue(self, type_: str | None, rank: int) -> None:
+        if type_ and rank > self.rank:
+            self.type, self.rank = type_, rank
+
+    def observe(self, text: str) -> None:
+        key = content_key(text)
+        if key and all(content_key(o) != key for o in self.observations):
+            self.observations.append(text)
+        self.used = True
+
+
+@dataclass
+class _Subject:
+    entities: list[_Entity]
+    rest: list[str]
+    conj: bool = False
+    possessive: bool = False
+
+
+_USER_SUBSTITUTES = {"my": "their", "me": "them", "mine": "theirs", "myself": "themselves"}
+_USER_SUBSTITUTES |= {"our": "their", "us": "them", "ours": "theirs", "ourselves": "themselves"}
+_OTHER_SUBSTITUTES = {"my": "User's", "me": "User", "mine": "User's", "myself": "User"}
+_OTHER_SUBSTITUTES |= {"our": "User's", "us": "User", "ours": "User's"}
+_PRONOUN_WANTS = {"he": "person", "she": "person", "him": "person", "her": "person"}
+_PRONOUN_WANTS |= {"his": "person", "hers": "person", "it": "thing", "its": "thing"}
+_TRAILING = _set("too thanks please now currently , !")
+
+
+class _Extractor:
+    def __init__(self, known: list[KnownEntity]) -> None:
+        self.known = known
+        self.known_by_key = {name_key(k.name): k for k in known}
+        self.known_max = max((len(k.name.split()) for k in known), default=0)
+        self.entities: dict[str, _Entity] = {}
+        self.order: list[_Entity] = []
+        self.relations: list[dict[str, str]] = []
+        self.expirations: list[dict[str, str]] = []
+        self.mentions: list[_Entity] = []
+        self.subjects: list[_Entity] = []
+        self.bound: dict[str, _Entity] = {}
+        self.user_entity: _Entity | None = None
+
+    # ----------------------------------------------------------------- entities
+
+    def _new(self, name: str, type_: str | None, rank: int) -> _Entity:
+        ent = _Entity(name)
+        parts = name.lower().split()
+        if type_:
+            ent.cue(type_, rank)
+        elif parts[-1] in ORG_SUFFIXES or parts[0] in ("university", "bank", "institute"):
+            ent.cue("organization", SUFFIX)
+        elif parts[0] in PROJECT_HEADS or parts[-1] in PROJECT_HEADS:
+            ent.cue("project", SUFFIX)
+        self.entities[name_key(name)] = ent
+        self.order.append(ent)
+        return ent
+
+    def user(self) -> _Entity:
+        if self.user_entity is None:
+            known = self.known_by_key.get("user")
+            name, type_ = (known.name, known.type) if known else ("User", "person")
+            self.user_entity = self.entities.get(name_key(name)) or self._new(name, type_, KNOWN)
+        return self.user_entity
+
+    def _alias(self, key: str, names: Iterable[str]) -> str | None:
+        if " " in key:
+            return None
+        hits = [
+            n
+            for n in names
+            if " " in n.strip() and key in (name_key(n).split()[0], name_key(n).split()[-1])
+        ]
+        return hits[0] if len(set(hits)) == 1 else None
+
+    def entity(self, raw: str) -> _Entity:
+        name = _clean_name(raw)
+        key = name_key(name)
+        if key in ("i", "me", "we", "us", "myself", "user"):
+            return self.user()
+        found = self.entities.get(key)
+        if found is None:
+            known = self.known_by_key.get(key)
+            alias = None if known else self._alias(key, [k.name for k in self.known])
+            if alias:
+                known = self.known_by_key[name_key(alias)]
+            if known:
+                found = self.entities.get(name_key(known.name)) or self._new(
+                    known.name, known.type, KNOWN
+                )
+            else:
+                alias = self._alias(key, [e.name for e in self.order])
+                found = self.entities[name_key(alias)] if alias else self._new(name, None, 0)
+            self.entities[key] = found
+        return found
+
+    def name_end(self, toks: list[str], i: int, initial: bool) -> int:
+        """End (exclusive) of the name starting at ``toks[i]``, or ``i`` if none starts there."""
+        for length in range(min(self.known_max, len(toks) - i), 0, -1):
+            span = toks[i : i + length]
+            key = name_key(_clean_name(" ".join(span)))
+            possessive_inside = any(t.endswith("'s") for t in span[:-1])
+            if key in self.known_by_key and key not in STOP_WORDS and not possessive_inside:
+                return i + length
+        if not _capitalised(toks[i]) or (initial and _clean_name(toks[i]).lower() in COMMON_STARTS):
+            return i
+        j = i + 1
+        while j < len(toks) and not toks[j - 1].endswith("'s"):
+            if _capitalised(toks[j]):
+                j += 1
+            elif toks[j] in NAME_CONNECTORS and j + 1 < len(toks) and _capitalised(toks[j + 1]):
+                j += 2
+            else:
+                break
+        return j
+
+    def mention(self, entities: Iterable[_Entity], subject: bool = False) -> None:
+        for ent in entities:
+            for seen in (self.mentions, self.subjects) if subject else (self.mentions,):
+                if ent in seen:
+                    seen.remove(ent)
+                seen.append(ent)
+
+    def resolve(self, pronoun: str, exclude: _Entity | None = None) -> _Entity | None:
+        """The entity a pronoun refers to: the last fitting named entity, else the first known."""
+        want = _PRONOUN_WANTS.get(pronoun)
+        if pronoun in self.bound and self.bound[pronoun] is not exclude:
+            return self.bound[pronoun]
+
+        def fits(type_: str, rank: int, loose: bool) -> bool:
+            if want == "person":
+                return type_ == "person" or (loose and type_ == "thing" and rank < RELATION)
+            return want is None or type_ != "person"
+
+        pools = [
+            [e for e in reversed(pool) if e is not self.user_entity and e is not exclude]
+            for pool in (self.subjects, self.mentions)
+        ]
+        choice = next(
+            (
+                e
+                for loose in (False, True)
+                for pool in pools
+                for e in pool
+                if fits(e.type, e.rank, loose)
+            ),
+            pools[1][0] if pools[1] else None,
+        )
+        if choice is None:
+            knowns = [k for k in self.known if name_key(k.name) != "user"]
+            pick = next((k for k in knowns if fits(k.type, 0, True)), knowns[0] if knowns else None)
+            choice = self.entity(pick.name) if pick else None
+        if choice is not None:
+            if want == "person":
+                choice.cue("person", PRONOUN)
+            if exclude is None:
+                self.bound[pronoun] = choice
+        return choice
+
+    def known_facts(self, ent: _Entity) -> list[str]:
+        known = self.known_by_key.get(name_key(ent.name))
+        return known.facts if known else []
+
+    # ----------------------------------------------------------------- facts
+
+    def relate(self, source: _Entity, type_: str, target: _Entity) -> None:
+        if source is target or not type_:
+            return
+        relation = {"from": source.name, "to": target.name, "type": type_}
+        source.used = target.used = True
+        if relation not in self.relations:
+            self.relations.append(relation)
+
+    def expire(self, ent: _Entity, tokens: list[str], only_known: bool = False) -> None:
+        phrase = _join(tokens)
+        if not stems(phrase):
+            return
+        match = _best_fact(phrase, self.known_facts(ent))
+        if match is None and only_known:
+            return
+        item = {"entityName": ent.name, "observationContent": match or phrase}
+        if item not in self.expirations:
+            self.expirations.append(item)
+
+    def supersede(self, ent: _Entity, text: str, possessive: bool) -> None:
+        """Expire known single-valued facts the new one replaces (name, address, ...)."""
+        key = content_key(text)
+        attr = re.match(r"^(.{1,40}?) (?:is|are) ", key) if possessive else None
+        for fact in self.known_facts(ent):
+            old = content_key(fact)
+            if old == key:
+                continue
+            if attr and re.match(re.escape(attr[1]) + r" (?:is|are) ", old):
+                self.expire(ent, [fact])
+            moves = ("lives in ", "moved to ", "relocated to ")
+            if not possessive and key.startswith(moves) and old.startswith(moves):
+                place = key.split(" ", 2)[2]
+                if place not in old:
+                    self.expire(ent, [fact])
+
+    # ----------------------------------------------------------------- clauses
+
+    def sentence(self, raw: str) -> None:
+        prepared = _prepare(raw)
+        if not prepared:
+            return
+        toks = _tokenize(prepared)
+        conj = bool(toks) and toks[0].lower() in ("i", "we", "they")
+        previous: _Subject | None = None
+        for index, clause in enumerate(self.clauses(toks, conj)):
+            subject = self.subject(clause, index == 0, previous)
+            if subject is not None:
+                if subject.rest:
+                    self.process(subject)
+                previous = subject
+
+    def clauses(self, toks: list[str], conj: bool) -> list[list[str]]:
+        """Split a sentence at ``and``/``but``/``,``/``;`` where a new clause starts."""
+        out: list[list[str]] = []
+        current: list[str] = []
+        i = 0
+        while i < len(toks):
+            token, low = toks[i], toks[i].lower()
+            nxt = None
+            if low in ("and", "but"):
+                nxt = i + 1
+            elif token == ",":
+                nxt = (
+                    i + 2
+                    if toks[i + 1 : i + 2] and toks[i + 1].lower() in ("and", "but")
+                    else i + 1
+                )
+            if token == ";" or (
+                nxt is not None
+                and nxt < len(toks)
+                and any(_finite(t, True) for t in current[1:])
+                and self.starts_clause(toks, nxt, conj)
+            ):
+                if current:
+                    out.append(current)
+                current, i = [], (i + 1 if token == ";" else nxt or i + 1)
+                continue
+            current.append(token)
+            i += 1
+        if current:
+            out.append(current)
+        return out
+
+    def starts_clause(self, toks: list[str], j: int, conj: bool) -> bool:
+        low = toks[j].lower()
+        if low in ("i", "he", "she", "they", "we", "it"):
+            return j + 1 < len(toks)
+        k = j
+        while k < len(toks) and toks[k].lower() in FILLERS | KEEP_ADVERBS:
+            k += 1
+        if k < len(toks) and (_finite(toks[k], conj) or toks[k].lower() == "no"):
+            return True
+        if low in ("my", "his", "her", "their", "our"):
+            return any(_finite(t, False) for t in toks[j + 1 : j + 5])
+        end = self.name_end(toks, j, False)
+        return j < end < len(toks) and _finite(toks[end], False)
+
+    def subject(
+        self, clause: list[str], initial: bool, previous: _Subject | None
+    ) -> _Subject | None:
+        """Find the clause's subject; the rest of the clause is its predicate."""
+        low = clause[0].lower()
+        if low in ("i", "we"):
+            return _Subject([self.user()], clause[1:], conj=True)
+        if low in ("my", "our"):
+            return _Subject([self.user()], clause[1:], possessive=True)
+        if low == "it" and clause[2:3] and clause[2].lower() in IMPERSONAL:
+            return None
+        if low in ("he", "she", "they", "it", "his", "her", "their", "its"):
+            ent = self.resolve({"their": "they", "its": "it"}.get(low, low))
+            possessive = low in ("his", "her", "their", "its")
+            return _Subject([ent], clause[1:], low == "they", possessive) if ent else None
+        end = self.name_end(clause, 0, initial)
+        if end == 0:
+            if previous and (_finite(clause[0], previous.conj) or low in FILLERS | {"no"}):
+                return _Subject(previous.entities, clause, previous.conj)
+            return None
+        entities = [self.entity(_join(clause[:end]))]
+        if clause[end - 1].endswith("'s"):
+            return _Subject(entities, clause[end:], possessive=True)
+        j = end
+        while j < len(clause) and clause[j].lower() in (",", "and"):
+            k = j + 1
+            if clause[j] == "," and clause[k : k + 1] and clause[k].lower() == "and":
+                k += 1
+            if k < len(clause) and clause[k].lower() == "i":
+                entities.append(self.user())
+                j = k + 1
+            elif k < len(clause) and (e := self.name_end(clause, k, False)) > k:
+                entities.append(self.entity(_join(clause[k:e])))
+                j = e
+            else:
+                break
+        relative = clause[j + 1 : j + 2] if clause[j : j + 1] == [","] else clause[j : j + 1]
+        if len(entities) == 1 and [w.lower() for w in relative] in (["who"], ["which"]):
+            start = j + 2 if clause[j] == "," else j + 1
+            close = clause.index(",", start) if "," in clause[start:] else len(clause)
+            self.mention(entities, subject=True)
+            self.predicate(entities[0], clause[start:close], conj=False)
+            j = close + 1
+        elif len(entities) == 1 and clause[j : j + 1] == [","] and "," in clause[j + 1 : j + 9]:
+            close = clause.index(",", j + 1)
+            apposition = clause[j + 1 : close]
+            if apposition and apposition[0].lower() in DETERMINERS:
+                self.mention(entities, subject=True)
+                self.predicate(entities[0], ["is", *apposition], conj=False)
+                j = close + 1
+        return _Subject(entities, clause[j:], conj=len(entities) > 1)
+
+    def process(self, subject: _Subject) -> None:
+        self.mention(subject.entities, subject=True)
+        if subject.possessive:
+            self.possessive(subject.entities[0], subject.rest)
+            return
+        for ent in subject.entities:
+            self.predicate(ent, subject.rest, subject.conj)
+
+    # ----------------------------------------------------------------- predicates
+
+    def clean(self, rest: list[str], conj: bool, owner: _Entity) -> list[str]:
+        pred = list(rest)
+        while pred and pred[0].lower() in FILLERS:
+            pred.pop(0)
+        while pred and pred[-1].lower() in _TRAILING:
+            pred.pop()
+        if [t.lower() for t in pred[-2:]] in (["as", "well"], ["thank", "you"]):
+            pred = pred[:-2]
+        if conj:
+            pred = _conjugate(pred)
+        table = _USER_SUBSTITUTES if owner is self.user_entity else _OTHER_SUBSTITUTES
+        return [table.get(t.lower(), t) for t in pred]
+
+    def predicate(self, ent: _Entity, rest: list[str], conj: bool) -> None:
+        pred = self.clean(rest, conj, ent)
+        text = _join(pred)
+        low = [t.lower() for t in pred]
+        if not stems(text):
+            return
+        positive = _unnegate(pred)
+        if positive is not None:
+            self.expire(ent, positive)
+            return
+        if low[:2] == ["used", "to"] and len(low) > 2 and low[2] in VERBS:
+            self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
+        if ent is self.user_entity and len(low) == 2 and low[0] in BE and low[1] in SMALLTALK:
+            return
+        ent.observe(text)
+        self.supersede(ent, text, possessive=False)
+        head = _copula_head(pred)
+        if head:
+            ent.cue(_head_type(head), HEAD)
+        else:
+            skip = KEEP_ADVERBS | FILLERS | AUX | NEGATIONS
+            first = next((w for w in low if w not in skip), "")
+            if _base(first) in PERSON_VERBS:
+                ent.cue("person", VERB)
+            elif _base(first) in ORG_VERBS:
+                ent.cue("organization", VERB)
+        self.relations_in(ent, pred)
+
+    def possessive(self, owner: _Entity, rest: list[str]) -> None:
+        """``Alice's favourite colour is blue`` / ``My sister Carol lives in Rome``."""
+        k = next((i for i, t in enumerate(rest) if _finite(t, False)), 0)
+        if k == 0:
+            return
+        phrase, pred = rest[:k], rest[k:]
+        for s in range(1, len(phrase)):
+            if self.name_end(phrase, s, False) == len(phrase):
+                role = phrase[s - 1].lower()
+                target = self.entity(_join(phrase[s:]))
+                if role in PERSON_ROLES:
+                    target.cue("person", RELATION)
+                self.relate(target, f"{_snake([role])}_of", owner)
+                self.mention([target], subject=True)
+                self.predicate(target, pred, conj=False)
+                return
+        tokens = self.clean(rest, False, owner)
+        positive = _unnegate(tokens)
+        if positive is not None:
+            self.expire(owner, positive)
+            return
+        text = _join(tokens)
+        owner.observe(text)
+        self.supersede(owner, text, possessive=True)
+        words = [w.lower() for w in phrase]
+        if set(words) & PERSONAL_ATTRS:
+            owner.cue("person", ATTR)
+        value = pred[2:] if [w.lower() for w in pred[1:2]] in (["called"], ["named"]) else pred[1:]
+        single = len(words) == 1 and words[0] not in NAME_ATTRS and pred[0].lower() in BE
+        named = bool(value) and self.name_end(value, 0, False) == len(value)
+        if single and named and not re.search(r"\d", text):
+            target = self.entity(_join(value))
+            target.cue(_head_type(words[0]), RELATION)
+            if words[0] not in ORG_OBJECT_ROLES:
+                self.relate(target, f"{_snake(words)}_of", owner)
+
+    def relations_in(self, ent: _Entity, pred: list[str]) -> None:
+        """Relations from ``ent`` to the named objects of its predicate."""
+        low = [t.lower() for t in pred]
+        spans: list[tuple[int, int]] = []
+        i = 1
+        while i < len(pred):
+            end = self.name_end(pred, i, False)
+            last = i + 1 == len(low) or low[i + 1] in PREPOSITIONS | {",", "and"}
+            if end == i and low[i] in ("him", "her", "them") and last:
+                end = i + 1
+            if end > i:
+                spans.append((i, end))
+            i = max(end, i + 1)
+        previous_end, previous_type = -1, None
+        for start, end in spans:
+            role = low[start - 2] if start >= 2 and low[start - 1] in ("named", "called") else ""
+            if role in PERSON_ROLES | ANIMAL_HEADS:  # "has a daughter named Emma"
+                named = self.entity(_join(pred[start:end]))
+                named.cue(_head_type(role), RELATION)
+                self.relate(named, f"{_snake([role])}_of", ent)
+                self.mention([named])
+                continue
+            between = low[previous_end:start] if previous_end >= 0 else []
+            if previous_type and between and all(w in (",", "and", "or") for w in between):
+                type_: str | None = previous_type
+            else:
+                type_ = self.relation_type(low, pred, start, end)
+            previous_end, previous_type = end, type_
+            if not type_:
+                continue
+            if low[start] in ("him", "her", "them") and end == start + 1:
+                target = self.resolve(low[start], exclude=ent)
+            else:
+                target = self.entity(_join(pred[start:end]))
+            if target is None or target is ent:
+                continue
+            self.relate(ent, type_, target)
+            self.mention([target])
+            self.type_cues(ent, type_, target)
+
+    def relation_type(self, low: list[str], pred: list[str], start: int, end: int) -> str | None:
+        """The relation type implied by the words before a named object."""
+        prefix = low[:start]
+        if pred[end - 1].endswith("'s"):
+            if len(prefix) != 1 or prefix[0] not in BE:
+                return None
+            head = next((w for w in low[end:] if w not in STOP_WORDS and w.isalpha()), None)
+            return f"{head}_of" if head in PERSON_ROLES | ORG_HEADS else None
+        words = [w for w in prefix if w not in FILLERS | KEEP_ADVERBS | {"together"}]
+        plain = all(re.fullmatch(r"[a-z][a-z-]*", w) for w in words)
+        if 1 <= len(words) <= 5 and plain and not set(words) & (DETERMINERS | NEGATIONS):
+            verbal = all(w in PREPOSITIONS | AUX | PARTICLES or _base(w) for w in words[1:])
+            copular = len(words) == 3 and words[0] in BE and words[2] in PREPOSITIONS
+            if words[0] not in PREPOSITIONS | {"used"} and (verbal or copular):
+                if words[0] in BE and len(words) > 1:
+                    words = words[1:] if words[1] not in PREPOSITIONS or len(words) > 2 else words
+                elif words[0] in ("has", "have", "had") and len(words) > 1:
+                    words = words[1:] if _is_participle(words[1]) else words
+                return None if words[0] in BE and len(words) == 1 else _snake(words)
+        if len(prefix) >= 2 and _is_participle(prefix[-2]) and prefix[-1] in PREPOSITIONS:
+            return f"{prefix[-2]}_{prefix[-1]}"
+        if len(prefix) >= 4 and prefix[0] in BE and prefix[-1] in ("at", "for", "of"):
+            head = prefix[-2]
+            if (prefix[1] in DETERMINERS or prefix[1].endswith("'s")) and head.isalpha():
+                if prefix[-1] == "of":
+                    return f"{head}_of"
+                return "studies_at" if head in STUDENT_ROLES else f"works_{prefix[-1]}"
+        return None
+
+    def type_cues(self, source: _Entity, type_: str, target: _Entity) -> None:
+        head, _, tail = type_.partition("_")
+        if head in MODALS | {"to", "wants", "want", "plans"} and tail:
+            type_ = tail.removeprefix("to_")
+        if type_ in ORG_RELATIONS:
+            target.cue("organization", RELATION)
+        elif type_ in PLACE_RELATIONS or type_ == "is_in":
+            target.cue("place", RELATION)
+        elif type_ in PERSON_RELATIONS:
+            target.cue("person", RELATION)
+        if type_ in PERSON_SUBJECT_RELATIONS:
+            source.cue("person", RELATION)
+        elif type_ in ORG_SUBJECT_RELATIONS:
+            source.cue("organization", RELATION)
+        if type_.endswith("_of"):
+            role = type_[:-3]
+            if role in PERSON_ROLES:
+                source.cue("person", RELATION)
+            if role in ORG_OBJECT_ROLES:
+                target.cue("organization", RELATION)
+            elif role in KIN:
+                target.cue("person", RELATION)
+
+    def result(self) -> dict[str, Any]:
+        entities: list[dict[str, Any]] = []
+        seen: set[int] = set()
+        for ent in self.order:
+            if ent.used and id(ent) not in seen:
+                seen.add(id(ent))
+                entities.append(
+                    {"name": ent.name, "type": ent.type, "observations": list(ent.observations)}
+                )
+        return {
+            "entities": entities,
+            "relations": list(self.relations),
+            "expirations": list(self.expirations),
+        }
+
+
+def extract(text: str, known: str = "") -> dict[str, Any]:
+    """Extract entities, relations and expirations from English ``text``.
+
+    Args:
+        text: the text to remember (one or more sentences; ``user:`` line prefixes allowed).
+        known: relevant existing entities in recall's text format; their names and
+            types are reused and their facts are what expirations point at.
+
+    Returns:
+        ``{"entities": [{"name", "type", "observations"}], "relations": [{"from", "to",
+        "type"}], "expirations": [{"entityName", "observationContent"}]}`` — empty lists
+        for questions, greetings and text with nothing to extract.
+    """
+    extractor = _Extractor(parse_known(known))
+    for sentence in split_sentences(text):
+        extractor.sentence(sentence)
+    return extractor.result()
