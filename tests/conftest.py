@@ -1,0 +1,31 @@
+"""Shared fixtures: canned payloads from fixtures/, and offline providers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def fixture_path(name: str) -> Path:
+    """The path of a file under fixtures/."""
+    return FIXTURES / name
+
+
+def load_fixture(name: str) -> Any:
+    """A JSON fixture under fixtures/, parsed."""
+    return orjson.loads(fixture_path(name).read_bytes())
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No test sees the developer's keys, provider choice or memory directory."""
+    for name in ("OPENAI_API_KEY", "MEMGRAPH_PROVIDER", "MEMGRAPH_DIR", "MEMGRAPH_SCOPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    yield

@@ -1,0 +1,268 @@
+"""MockChatModel: every memgraph prompt answered offline and deterministically."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from memgraph.providers.mock import (
+    HashEmbedder,
+    MockChatModel,
+    ScriptedChatModel,
+    mock_provider,
+)
+
+from memgraph.errors import ConfigError
+from memgraph.prompts import (
+    EXTRACT_SCHEMA,
+    EXTRACT_SYSTEM,
+    FORGET_SCHEMA,
+    FORGET_SYSTEM,
+    MERGE_SCHEMA,
+    MERGE_SYSTEM,
+    RERANK_SCHEMA,
+    RERANK_SYSTEM,
+    SUMMARIZE_SCHEMA,
+    SUMMARIZE_SYSTEM,
+    extract_message,
+    forget_message,
+    merge_message,
+    rerank_message,
+    summarize_message,
+)
+from memgraph.provider import ChatModel, JsonSchema, ProviderSettings, resolve_provider
+
+
+def ask(system: str, user: str, schema: JsonSchema) -> Any:
+    completion = MockChatModel().complete(
+        [{"role": "system", "content": system}, {"role": "user", "content": user}], schema=schema
+    )
+    return json.loads(completion.text)
+
+
+def test_the_mock_chat_model_satisfies_the_chat_model_protocol() -> None:
+    assert isinstance(MockChatModel(), ChatModel)
+    assert MockChatModel().model == "mock"
+
+
+def test_extract_runs_the_rule_extractor_on_the_text_and_known_tags() -> None:
+    message = extract_message(
+        "Alice no longer works at Acme. She joined Globex.",
+        "Alice (person):\n  - works at Acme\n  - works_at → Acme",
+        "2024-05-01T10:00:00Z",
+    )
+    assert ask(EXTRACT_SYSTEM, message, EXTRACT_SCHEMA) == {
+        "entities": [
+            {"name": "Alice", "type": "person", "observations": ["joined Globex"]},
+            {"name": "Globex", "type": "organization", "observations": []},
+        ],
+        "relations": [{"from": "Alice", "to": "Globex", "type": "joined"}],
+        "expirations": [{"entityName": "Alice", "observationContent": "works at Acme"}],
+    }
+
+
+def test_extract_of_small_talk_is_empty() -> None:
+    message = extract_message("Thanks, bye!", "", "2024-05-01T10:00:00Z")
+    assert ask(EXTRACT_SYSTEM, message, EXTRACT_SCHEMA) == {
+        "entities": [],
+        "relations": [],
+        "expirations": [],
+    }
+
+
+def test_rerank_keeps_overlapping_candidates_best_first() -> None:
+    message = rerank_message(
+        "What language does Alice prefer?",
+        [
+            ("obs-1", "Alice (person): works at Acme"),
+            ("obs-2", "Bob (person): likes tea"),
+            ("obs-3", "Alice (person): prefers TypeScript"),
+            ("entity-4", "Paris (place)"),
+        ],
+    )
+    assert ask(RERANK_SYSTEM, message, RERANK_SCHEMA) == {"ids": ["obs-3", "obs-1"]}
+
+
+def test_rerank_maps_first_person_questions_to_the_user_entity() -> None:
+    message = rerank_message(
+        "Where do I live?",
+        [("obs-1", "Bob (person): lives in Rome"), ("obs-2", "User (person): lives in Paris")],
+    )
+    assert ask(RERANK_SYSTEM, message, RERANK_SCHEMA) == {"ids": ["obs-2", "obs-1"]}
+
+
+def test_rerank_with_nothing_relevant_keeps_nothing() -> None:
+    message = rerank_message(
+        "What is the weather like on Mars?", [("obs-1", "Alice (person): likes tea")]
+    )
+    assert ask(RERANK_SYSTEM, message, RERANK_SCHEMA) == {"ids": []}
+
+
+def test_forget_picks_the_fact_and_the_relation_the_request_names() -> None:
+    message = forget_message(
+        "Forget that Alice works at Acme",
+        [
+            ("obs-1", "Alice (person): works at Acme"),
+            ("obs-2", "Alice (person): prefers TypeScript"),
+            ("obs-3", "Acme (organization): is a robotics company"),
+            ("rel-4", "Alice works_at → Acme"),
+        ],
+    )
+    assert ask(FORGET_SYSTEM, message, FORGET_SCHEMA) == {
+        "observations": [{"entityName": "Alice", "content": "works at Acme"}],
+        "relations": [{"from": "Alice", "to": "Acme", "type": "works_at"}],
+    }
+
+
+def test_forgetting_everything_about_someone_takes_all_their_facts() -> None:
+    message = forget_message(
+        "forget everything about Bob",
+        [
+            ("obs-1", "Alice (person): works at Acme"),
+            ("obs-2", "Bob (person): likes tea"),
+            ("rel-3", "Alice mentors → Bob"),
+        ],
+    )
+    assert ask(FORGET_SYSTEM, message, FORGET_SCHEMA) == {
+        "observations": [{"entityName": "Bob", "content": "likes tea"}],
+        "relations": [{"from": "Alice", "to": "Bob", "type": "mentors"}],
+    }
+
+
+def test_forget_prefers_the_closest_fact_and_returns_nothing_for_unrelated_requests() -> None:
+    candidates = [
+        ("obs-1", "User (person): lives in Paris"),
+        ("obs-2", "User (person): likes Paris cafés"),
+    ]
+    closest = ask(
+        FORGET_SYSTEM, forget_message("forget that I live in Paris", candidates), FORGET_SCHEMA
+    )
+    assert closest["observations"] == [{"entityName": "User", "content": "lives in Paris"}]
+    unrelated = ask(FORGET_SYSTEM, forget_message("forget my dentist", candidates), FORGET_SCHEMA)
+    assert unrelated == {"observations": [], "relations": []}
+
+
+def test_summarize_keeps_informative_sentences_within_the_limit() -> None:
+    conversation = "\n".join(
+        [
+            "user: Hi!",
+            "assistant: Hello! How can I help?",
+            "user: My name is Alice and I work at Acme.",
+            "assistant: Nice to meet you.",
+            "user: We decided to ship the beta on March 3.",
+        ]
+    )
+    summary = ask(SUMMARIZE_SYSTEM, summarize_message(conversation), SUMMARIZE_SCHEMA)["summary"]
+    assert summary == (
+        "User: My name is Alice and I work at Acme. We decided to ship the beta on March 3."
+    )
+    long = "\n".join(f"user: Alice met Bob {i} times in Berlin on day {i}." for i in range(100))
+    bounded = ask(SUMMARIZE_SYSTEM, summarize_message(long), SUMMARIZE_SCHEMA)["summary"]
+    assert 0 < len(bounded) <= 600
+
+
+def test_merge_joins_summaries_without_repeating_sentences() -> None:
+    message = merge_message(
+        "User: My name is Alice. I work at Acme.", "I work at Acme. We ship on Friday."
+    )
+    assert ask(MERGE_SYSTEM, message, MERGE_SCHEMA) == {
+        "summary": "User: My name is Alice. I work at Acme. We ship on Friday."
+    }
+    long = " ".join(f"Fact number {i} is here." for i in range(100))
+    merged = ask(MERGE_SYSTEM, merge_message(long, "The newest fact."), MERGE_SCHEMA)["summary"]
+    assert len(merged) <= 600
+    assert merged.endswith("The newest fact.")
+
+
+def test_an_unknown_schema_gets_an_empty_reply_of_its_shape() -> None:
+    schema = JsonSchema(
+        "custom_thing",
+        {
+            "type": "object",
+            "properties": {"items": {"type": "array"}, "label": {"type": "string"}},
+        },
+    )
+    assert ask("system", "anything", schema) == {"items": [], "label": ""}
+
+
+def test_plain_chat_answers_from_the_memory_context() -> None:
+    messages = [
+        {
+            "role": "system",
+            "content": "Relevant context from memory:\nAlice (person):\n  - prefers TypeScript\n"
+            "  - works_at → Acme\nBob (person):\n  - likes tea",
+        },
+        {"role": "user", "content": "Which language does Alice prefer?"},
+    ]
+    completion = MockChatModel().complete(messages)
+    assert completion.text == (
+        "From memory: Alice (person): prefers TypeScript; Alice (person): works_at → Acme."
+    )
+    assert completion.finish_reason == "stop"
+
+
+def test_plain_chat_without_memory_echoes_the_user() -> None:
+    completion = MockChatModel().complete([{"role": "user", "content": "hello there"}])
+    assert completion.text == "(mock) You said: hello there"
+    assert completion.usage.prompt_tokens == 3
+    assert completion.usage.completion_tokens == 7
+
+
+def test_naming_a_tool_returns_a_deterministic_tool_call() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+        }
+    ]
+    asked = [{"role": "user", "content": "please call get_weather for Paris"}]
+    completion = MockChatModel().complete(asked, tools=tools)
+    assert completion.text == ""
+    assert completion.finish_reason == "tool_calls"
+    assert completion.tool_calls == (
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+        },
+    )
+    answered = [
+        *asked,
+        completion.as_message(),
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    ]
+    assert MockChatModel().complete(answered, tools=tools).text == "(mock) Tool result: sunny"
+
+
+def test_acomplete_is_the_async_twin() -> None:
+    messages = [{"role": "user", "content": "hi"}]
+    result = asyncio.run(MockChatModel().acomplete(messages))
+    assert result == MockChatModel().complete(messages)
+
+
+def test_the_mock_provider_is_registered_and_configurable() -> None:
+    provider = resolve_provider("mock")
+    assert provider.name == "mock"
+    assert isinstance(provider.chat, MockChatModel)
+    assert isinstance(provider.embedder, HashEmbedder)
+    assert provider.embedder.model == "mock-hash-384"
+    small = mock_provider(ProviderSettings(options={"dimension": 64}))
+    assert isinstance(small.embedder, HashEmbedder) and small.embedder.dimension == 64
+    scripted = resolve_provider("mock:scripted")
+    assert isinstance(scripted.chat, ScriptedChatModel)
+    assert scripted.chat.complete([{"role": "user", "content": "hi"}]).text.startswith("(mock)")
+
+
+@pytest.mark.parametrize("dimension", ["384", 2, False])
+def test_a_bad_dimension_option_is_a_config_error(dimension: object) -> None:
+    with pytest.raises(ConfigError):
+        mock_provider(ProviderSettings(options={"dimension": dimension}))

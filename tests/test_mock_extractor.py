@@ -1,0 +1,275 @@
+"""The rule-based English extractor behind the mock provider's extract phase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from memgraph.providers.mock.rules import KnownEntity, extract, parse_known
+
+EMPTY: dict[str, Any] = {"entities": [], "relations": [], "expirations": []}
+
+
+def entity(result: dict[str, Any], name: str) -> dict[str, Any]:
+    matches = [e for e in result["entities"] if e["name"] == name]
+    assert len(matches) == 1, result
+    found: dict[str, Any] = matches[0]
+    return found
+
+
+def rel(source: str, type_: str, target: str) -> dict[str, str]:
+    return {"from": source, "to": target, "type": type_}
+
+
+def test_a_copula_sentence_becomes_an_is_observation_of_a_person() -> None:
+    assert extract("Alice is a senior engineer.") == {
+        "entities": [{"name": "Alice", "type": "person", "observations": ["is a senior engineer"]}],
+        "relations": [],
+        "expirations": [],
+    }
+
+
+def test_a_company_description_types_the_company_and_links_its_place() -> None:
+    assert extract("Acme is a robotics company based in Berlin") == {
+        "entities": [
+            {
+                "name": "Acme",
+                "type": "organization",
+                "observations": ["is a robotics company based in Berlin"],
+            },
+            {"name": "Berlin", "type": "place", "observations": []},
+        ],
+        "relations": [rel("Acme", "based_in", "Berlin")],
+        "expirations": [],
+    }
+
+
+def test_a_verb_and_its_object_become_an_observation() -> None:
+    result = extract("Alice prefers TypeScript.")
+    assert entity(result, "Alice") == {
+        "name": "Alice",
+        "type": "person",
+        "observations": ["prefers TypeScript"],
+    }
+    assert result["relations"] == [rel("Alice", "prefers", "TypeScript")]
+
+
+def test_working_at_a_named_place_adds_a_works_at_relation_to_an_organization() -> None:
+    assert extract("Alice works at Acme.") == {
+        "entities": [
+            {"name": "Alice", "type": "person", "observations": ["works at Acme"]},
+            {"name": "Acme", "type": "organization", "observations": []},
+        ],
+        "relations": [rel("Alice", "works_at", "Acme")],
+        "expirations": [],
+    }
+
+
+def test_two_jobs_said_one_after_the_other_both_produce_works_at_relations() -> None:
+    first = extract("Alice works at Acme.")
+    second = extract("Alice works at Globex.", "Alice (person)\n  - works at Acme")
+    assert first["relations"] == [rel("Alice", "works_at", "Acme")]
+    assert second["relations"] == [rel("Alice", "works_at", "Globex")]
+    assert entity(second, "Alice")["observations"] == ["works at Globex"]
+    assert entity(second, "Globex")["type"] == "organization"
+
+
+def test_a_possessive_subject_keeps_the_possessed_attribute() -> None:
+    assert extract("Alice's favourite colour is blue.") == {
+        "entities": [
+            {"name": "Alice", "type": "person", "observations": ["favourite colour is blue"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+
+
+@pytest.mark.parametrize("name", ["Alice", "Bob"])
+def test_my_name_is_becomes_a_name_fact_of_the_user(name: str) -> None:
+    assert extract(f"My name is {name}.") == {
+        "entities": [{"name": "User", "type": "person", "observations": [f"name is {name}"]}],
+        "relations": [],
+        "expirations": [],
+    }
+
+
+def test_a_new_name_expires_the_known_name() -> None:
+    result = extract("My name is Bob.", "User (person)\n  - name is Alice")
+    assert entity(result, "User")["observations"] == ["name is Bob"]
+    assert result["expirations"] == [{"entityName": "User", "observationContent": "name is Alice"}]
+
+
+def test_first_person_facts_are_conjugated_to_the_third_person() -> None:
+    assert extract("I live in Paris.") == {
+        "entities": [
+            {"name": "User", "type": "person", "observations": ["lives in Paris"]},
+            {"name": "Paris", "type": "place", "observations": []},
+        ],
+        "relations": [rel("User", "lives_in", "Paris")],
+        "expirations": [],
+    }
+    assert entity(extract("I love hiking"), "User")["observations"] == ["loves hiking"]
+
+
+def test_am_and_have_become_is_and_has() -> None:
+    result = extract("I'm a vegetarian and I have two cats.")
+    assert entity(result, "User")["observations"] == ["is a vegetarian", "has two cats"]
+
+
+def test_a_pronoun_carries_over_to_the_last_named_person() -> None:
+    result = extract("Alice works at Acme. She mentors Bob.")
+    assert entity(result, "Alice")["observations"] == ["works at Acme", "mentors Bob"]
+    assert rel("Alice", "mentors", "Bob") in result["relations"]
+    assert entity(result, "Bob")["type"] == "person"
+
+
+def test_a_pronoun_without_a_name_in_the_text_refers_to_the_first_known_entity() -> None:
+    result = extract("She mentors Bob.", "Alice (person)\n  - works at Acme")
+    assert entity(result, "Alice")["observations"] == ["mentors Bob"]
+    assert result["relations"] == [rel("Alice", "mentors", "Bob")]
+
+
+def test_two_named_people_are_linked_by_their_verb_phrase() -> None:
+    result = extract("Alice mentors Bob. Bob reports to Carol.")
+    assert result["relations"] == [
+        rel("Alice", "mentors", "Bob"),
+        rel("Bob", "reports_to", "Carol"),
+    ]
+    assert [e["type"] for e in result["entities"]] == ["person", "person", "person"]
+
+
+def test_no_longer_expires_the_matching_known_fact_without_adding_one() -> None:
+    known = "Alice (person)\n  - works at Acme"
+    assert extract("Alice no longer works at Acme", known) == {
+        "entities": [],
+        "relations": [],
+        "expirations": [{"entityName": "Alice", "observationContent": "works at Acme"}],
+    }
+
+
+def test_no_longer_without_a_known_fact_expires_the_unnegated_phrase() -> None:
+    result = extract("Alice no longer works at Acme.")
+    assert result["expirations"] == [{"entityName": "Alice", "observationContent": "works at Acme"}]
+    assert result["entities"] == []
+
+
+def test_not_anymore_and_stopped_also_expire_known_facts() -> None:
+    known = "User (person)\n  - lives in Paris"
+    assert extract("I don't live in Paris anymore.", known)["expirations"] == [
+        {"entityName": "User", "observationContent": "lives in Paris"}
+    ]
+    designer = "Alice (person)\n  - works at Acme as a designer"
+    assert extract("Alice stopped working at Acme.", designer)["expirations"] == [
+        {"entityName": "Alice", "observationContent": "works at Acme as a designer"}
+    ]
+
+
+def test_moving_expires_the_known_home() -> None:
+    result = extract("I moved to Berlin.", "User (person)\n  - lives in Paris")
+    assert entity(result, "User")["observations"] == ["moved to Berlin"]
+    assert result["relations"] == [rel("User", "moved_to", "Berlin")]
+    assert result["expirations"] == [{"entityName": "User", "observationContent": "lives in Paris"}]
+
+
+def test_and_joined_clauses_share_their_subject() -> None:
+    result = extract("Alice is an engineer and prefers TypeScript")
+    assert entity(result, "Alice")["observations"] == ["is an engineer", "prefers TypeScript"]
+    assert entity(result, "Alice")["type"] == "person"
+
+
+def test_and_between_objects_does_not_split_the_clause() -> None:
+    result = extract("Alice likes tea and coffee.")
+    assert entity(result, "Alice")["observations"] == ["likes tea and coffee"]
+
+
+def test_a_role_at_an_organization_is_a_works_at_relation() -> None:
+    result = extract("Alice is a senior engineer at Acme and lives in Berlin.")
+    assert entity(result, "Alice")["observations"] == [
+        "is a senior engineer at Acme",
+        "lives in Berlin",
+    ]
+    assert result["relations"] == [
+        rel("Alice", "works_at", "Acme"),
+        rel("Alice", "lives_in", "Berlin"),
+    ]
+    assert entity(result, "Berlin")["type"] == "place"
+
+
+def test_organization_suffixes_and_roles_type_entities() -> None:
+    hired = extract("Acme Inc hired Alice in 2020.")
+    assert entity(hired, "Acme Inc")["type"] == "organization"
+    assert entity(hired, "Alice")["type"] == "person"
+    ceo = extract("Carol is the CEO of Globex.")
+    assert ceo["relations"] == [rel("Carol", "ceo_of", "Globex")]
+    assert entity(ceo, "Globex")["type"] == "organization"
+
+
+def test_known_entities_keep_their_exact_name_and_type() -> None:
+    result = extract("Alice joined ACME last week.", "Acme (client)\n  - is a customer")
+    assert result["relations"] == [rel("Alice", "joined", "Acme")]
+    assert entity(result, "Acme")["type"] == "client"
+    lowercase = extract("alice likes tea", "Alice (person)\n  - works at Acme")
+    assert entity(lowercase, "Alice")["observations"] == ["likes tea"]
+
+
+def test_a_first_name_alone_refers_back_to_the_full_name() -> None:
+    result = extract("Alice Smith is a doctor. Alice lives in Oslo.")
+    assert entity(result, "Alice Smith")["observations"] == ["is a doctor", "lives in Oslo"]
+
+
+def test_compound_subjects_each_get_the_fact() -> None:
+    result = extract("Alice and Bob work at Acme.")
+    assert entity(result, "Alice")["observations"] == ["works at Acme"]
+    assert entity(result, "Bob")["observations"] == ["works at Acme"]
+    assert result["relations"] == [rel("Alice", "works_at", "Acme"), rel("Bob", "works_at", "Acme")]
+
+
+def test_my_relative_with_a_name_becomes_a_person_linked_to_the_user() -> None:
+    result = extract("My sister Carol lives in Rome.")
+    assert entity(result, "Carol")["observations"] == ["lives in Rome"]
+    assert rel("Carol", "sister_of", "User") in result["relations"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi!",
+        "Hello there, how are you?",
+        "Thanks!",
+        "Thank you so much!",
+        "Sounds good!",
+        "ok",
+        "What is my name?",
+        "Where does Alice work?",
+        "Tell me about Alice.",
+        "The weather is nice today.",
+        "I am fine, thanks.",
+        "",
+    ],
+)
+def test_greetings_questions_and_small_talk_produce_nothing(text: str) -> None:
+    assert extract(text) == EMPTY
+
+
+def test_a_greeting_before_a_fact_is_ignored() -> None:
+    result = extract("Hi, I'm Alice and I work at Acme.")
+    assert entity(result, "User")["observations"] == ["is Alice", "works at Acme"]
+    assert result["relations"] == [rel("User", "works_at", "Acme")]
+
+
+def test_user_prefixed_lines_are_read_and_assistant_lines_skipped() -> None:
+    text = (
+        "user: I live in Paris\nassistant: I will remember that Bob likes tea.\nuser: I love jazz"
+    )
+    result = extract(text)
+    assert [e["name"] for e in result["entities"]] == ["User", "Paris"]
+    assert entity(result, "User")["observations"] == ["lives in Paris", "loves jazz"]
+
+
+def test_parse_known_reads_headers_facts_and_relations() -> None:
+    known = "Alice (person)\n  - works at Acme\n  - works_at → Acme\nAcme (organization)\n"
+    assert parse_known(known) == [
+        KnownEntity("Alice", "person", ["works at Acme"], [("works_at", "Acme")]),
+        KnownEntity("Acme", "organization", [], []),
+    ]
+    assert parse_known("") == []
