@@ -42,8 +42,7 @@ from memgraph.provider import Provider
 from memgraph.resolve import OFFLINE_NOTICE, choose_provider
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit, Store, VectorBatch
-from memgraph.store.directory import DirectoryStore
-from memgraph.store.memory import InMemoryStore
+from memgraph.store import open_store
 from memgraph.tokens import token_counter
 from memgraph.vectors import VectorIndex
 
@@ -80,8 +79,9 @@ class Memory:
         config: a :class:`~memgraph.config.MemoryConfig`, a ``memory`` block
             dict, or a path to an ``agency.json``. Defaults to ``agency.json``
             in the working directory, if any.
-        store: a store to use instead of the directory store (``"memory"``
-            for a session-only, in-process store).
+        store: a :class:`~memgraph.store.base.Store`, or a ``memory.store``
+            setting (``"files"``, ``"memory"`` for a session-only in-process
+            store, ...). Defaults to ``MEMGRAPH_STORE``, then the config.
 
     Raises:
         InvalidScope: ``scope`` breaks the naming rule.
@@ -108,16 +108,13 @@ class Memory:
         self.provider, self.offline = choose_provider(provider, self.config)
         if self.offline:
             log.info(OFFLINE_NOTICE)
-        if isinstance(store, str) and store == "memory":
-            self.store: Store = InMemoryStore(self.scope)
-            self.dir: Path | None = None
-        elif store is not None and not isinstance(store, str):
-            self.store = store
-            self.dir = None
+        self.dir: Path | None = None
+        if store is not None and not isinstance(store, str):
+            self.store: Store = store
         else:
-            root = Path(dir) if dir is not None else (self.config.dir or default_dir())
-            self.dir = root
-            self.store = DirectoryStore(root, self.scope)
+            kind = store or os.environ.get("MEMGRAPH_STORE") or self.config.store
+            self.dir = Path(dir) if dir is not None else (self.config.dir or default_dir())
+            self.store = open_store(kind, self.dir, self.scope)
         self._count_tokens = token_counter(self.provider.chat.model or None)
         self._lock = threading.RLock()
         self._graph: Graph | None = None
@@ -611,6 +608,17 @@ class Memory:
                 key=lambda r: (r.valid_from, r.id),
             )
             return EntityHistory(entity, tuple(observations), tuple(relations))
+
+    def summary(self) -> dict[str, Any] | None:
+        """The stored conversation summary (``summary.json``), if any."""
+        with self._lock:
+            return self.store.read_summary()
+
+    def save_summary(self, summary: Mapping[str, Any]) -> None:
+        """Persist the conversation summary atomically (``summary``,
+        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields)."""
+        with self._lock:
+            self.store.write_summary(dict(summary))
 
     def stats(self) -> dict[str, int]:
         """Counts of entities, observations (all / current), relations and vectors."""
