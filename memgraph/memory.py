@@ -41,8 +41,8 @@ from memgraph.prompts import FORGET_SCHEMA, FORGET_SYSTEM, forget_message
 from memgraph.provider import Provider
 from memgraph.resolve import OFFLINE_NOTICE, choose_provider
 from memgraph.scope import validate_scope
-from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store import open_store
+from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.tokens import token_counter
 from memgraph.vectors import VectorIndex
 
@@ -248,11 +248,16 @@ class Memory:
         index.set_live(o["id"] for _, o in graph.current_observations())
 
     def _apply(self, commit: Commit) -> None:
-        graph, index = self._graph, self._vectors
-        assert graph is not None and index is not None
+        graph = self._graph
+        assert graph is not None
         graph.apply(commit.ops)
         graph.next_id = max(graph.next_id, commit.next_id)
         graph.seq = commit.seq
+        self._apply_vectors(commit)
+
+    def _apply_vectors(self, commit: Commit) -> None:
+        index = self._vectors
+        assert index is not None
         batch = commit.vectors
         if batch is not None and batch.ids and batch.model == index.model:
             index.add(batch.ids, batch.matrix)
@@ -312,16 +317,12 @@ class Memory:
             for (_obs_id, text), row in zip(draft.embed, self._embed(texts), strict=True):
                 vectors[text] = row
         with self._lock, self._writer():
-            graph = self._sync()
-            plan = plan_for(graph)
+            plan = plan_for(self._sync())
             missing = [text for _, text in plan.embed if text not in vectors]
-            missing += [text for _, text in self._missing_vectors(graph)]
             if missing and self.provider.embedder is not None:
                 for text, row in zip(missing, self._embed(missing), strict=True):
                     vectors[text] = row
-            extra = {obs_id: text for obs_id, text in self._missing_vectors(graph)}
-            plan.embed.extend(extra.items())
-            if not plan.ops and not extra:
+            if not plan.ops:
                 return plan, None
             by_id = {obs_id: vectors[text] for obs_id, text in plan.embed if text in vectors}
             return plan, self._commit(plan, by_id)
@@ -382,6 +383,89 @@ class Memory:
             log.warning("memgraph: %s", warning)
         return self._change_set(plan, commit, warnings)
 
+    def remember_many(
+        self,
+        texts: Sequence[str],
+        *,
+        at: str | datetime | None = None,
+        source: str | None = None,
+    ) -> list[ChangeSet]:
+        """Remember many texts with batched embedding calls and one commit.
+
+        The bulk path for imports: the texts are embedded for their context in
+        one batched call, extracted one by one (one LLM call each), applied in
+        order, and persisted as a single journal commit with one fsync. The
+        context of each extraction is the memory as it was before the batch.
+
+        Returns:
+            One change set per text, in order.
+
+        Raises:
+            TypeError, ValueError: a text is not acceptable (nothing is stored).
+            ProviderError: the model could not be reached; nothing is stored.
+            StoreError: the batch could not be persisted; nothing is stored.
+        """
+        cleaned = [self._check_text(text) for text in texts]
+        if not cleaned:
+            return []
+        source = source or "main"
+        said_at = _coerce_time(at)
+        with self._lock:
+            graph = self._sync()
+            vectors = None
+            if graph.entities and self.provider.embedder is not None:
+                vectors = self._embed(cleaned)
+            known = [
+                self._context_for(graph, text, None if vectors is None else vectors[i])
+                for i, text in enumerate(cleaned)
+            ]
+        answers = [
+            extract(self.provider.chat, text, known=context, said_at=said_at)
+            for text, context in zip(cleaned, known, strict=True)
+        ]
+        now = now_iso()
+        with self._lock, self._writer():
+            graph = self._sync()
+            plans: list[Plan | None] = []
+            ops: list[Doc] = []
+            embed: list[tuple[str, str]] = []
+            try:
+                for text, answer in zip(cleaned, answers, strict=True):
+                    if answer.value is None:
+                        plans.append(None)
+                        continue
+                    episode = {"text": text, "at": said_at, "recordedAt": now, "source": source}
+                    plan = plan_extraction(
+                        graph, answer.value, at=said_at, now=now, source=source, episode=episode
+                    )
+                    graph.apply(plan.ops)  # later texts resolve against earlier ones
+                    graph.next_id = plan.next_id
+                    plans.append(plan)
+                    ops.extend(plan.ops)
+                    embed.extend(plan.embed)
+                rows = self._embed([t for _, t in embed]) if embed and self.embedder_model else None
+                batch = None
+                if rows is not None and self.embedder_model is not None:
+                    batch = VectorBatch(self.embedder_model, tuple(i for i, _ in embed), rows)
+                commit = Commit(graph.seq + 1, now_iso(), graph.next_id, ops, batch)
+                if ops:
+                    self.store.commit(commit)
+            except BaseException:
+                self._graph = None  # the in-memory graph ran ahead of the store: reload
+                raise
+            if ops:
+                graph.seq = commit.seq
+                self._apply_vectors(commit)
+                self._maybe_checkpoint()
+            results = []
+            for planned, answer in zip(plans, answers, strict=True):
+                if planned is None:
+                    results.append(ChangeSet(warnings=tuple(answer.problems)))
+                else:
+                    warnings = tuple(answer.problems) + tuple(planned.warnings)
+                    results.append(self._change_set(planned, commit, warnings))
+            return results
+
     @staticmethod
     def _check_text(text: object) -> str:
         if isinstance(text, bytes):
@@ -414,11 +498,11 @@ class Memory:
         except TypeError as exc:
             raise TypeError(f"metadata must be JSON-serializable: {exc}") from exc
 
-    def _context_for(self, graph: Graph, text: str) -> str:
+    def _context_for(self, graph: Graph, text: str, query_vector: np.ndarray | None = None) -> str:
         """The bounded existing-entity context for an extraction prompt."""
         if not graph.entities:
             return ""
-        ranked = self._candidates(graph, text, limit=60)
+        ranked = self._candidates(graph, text, limit=60, query_vector=query_vector)
         return tiers.format_entities(
             graph,
             ranked,
@@ -472,7 +556,14 @@ class Memory:
         )
 
     # ------------------------------------------------------------------- reads
-    def _candidates(self, graph: Graph, query: str, *, limit: int = 200) -> list[tiers.Candidate]:
+    def _candidates(
+        self,
+        graph: Graph,
+        query: str,
+        *,
+        limit: int = 200,
+        query_vector: np.ndarray | None = None,
+    ) -> list[tiers.Candidate]:
         """Tiers 1 and 2, fused and floored."""
         embed = self._embed if self.provider.embedder is not None else None
         return tiers.fuse(
@@ -480,7 +571,7 @@ class Memory:
             names=tiers.name_matches(graph, query),
             types=tiers.type_matches(graph, query),
             keywords=tiers.keyword_matches(graph, query),
-            semantic=tiers.semantic_matches(self._vectors, embed, query),
+            semantic=tiers.semantic_matches(self._vectors, embed, query, query_vector=query_vector),
             floor=self.config.recall.floor,
             limit=limit,
         )

@@ -479,3 +479,24 @@ def test_export_writes_json_and_graphml(tmp_path: Path) -> None:
         assert graph.number_of_nodes() == 2 and graph.number_of_edges() == 1
         with pytest.raises(ValueError, match="graphml"):
             m.export("csv")
+
+
+def test_remember_many_stores_everything_in_one_commit(tmp_path: Path) -> None:
+    texts = [f"Person{i} works at Company{i}." for i in range(20)] + ["Person3 likes tea."]
+    with memory(tmp_path) as m:
+        results = m.remember_many(texts)
+        assert len(results) == len(texts)
+        assert all(results)
+        assert "likes tea" in current_contents(m, "Person3")
+        journal = (tmp_path / "mem" / "test" / "journal.jsonl").read_bytes()
+        assert journal.count(b"\n") == 1
+    with memory(tmp_path) as m:
+        assert "works at Company7" in m.recall("where does person7 work", rerank=False)
+        assert m.stats()["vectors"] == 21
+
+
+def test_remember_many_after_earlier_facts_supersedes_them(tmp_path: Path) -> None:
+    with memory(tmp_path) as m:
+        m.remember("Alice works at Acme.")
+        m.remember_many(["Bob likes jazz.", "Alice works at Globex."])
+        assert [c for c in current_contents(m, "Alice") if "works" in c] == ["works at Globex"]
