@@ -1,0 +1,374 @@
+"""The core of a Memory: its state, how it loads, syncs, locks and commits.
+
+Feature mixins in ``writing``, ``reading``, ``forgetting`` and ``extras``
+build on :class:`MemoryCore`; :class:`memgraph.memory.Memory` combines them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from memgraph import recall as tiers
+from memgraph.changes import Plan
+from memgraph.clock import iso, now_iso, parse_iso
+from memgraph.config import MemoryConfig, load_config
+from memgraph.errors import StoreConflict
+from memgraph.graph import Doc, Graph
+from memgraph.models import (
+    ChangeSet,
+    Entity,
+    Episode,
+    Observation,
+    Relation,
+)
+from memgraph.provider import Provider
+from memgraph.resolve import OFFLINE_NOTICE, choose_provider
+from memgraph.scope import validate_scope
+from memgraph.store import open_store
+from memgraph.store.base import Commit, Store, VectorBatch
+from memgraph.tokens import token_counter
+from memgraph.vectors import VectorIndex
+
+__all__ = ["CONTEXT_BUDGET", "MAX_TEXT_CHARS", "MemoryCore", "coerce_time", "default_dir"]
+
+log = logging.getLogger("memgraph")
+
+T = TypeVar("T")
+M = TypeVar("M", bound="MemoryCore")
+
+MAX_TEXT_CHARS = 100_000
+"""Longest text one ``remember`` accepts; split longer input into several calls."""
+
+EMBED_BATCH = 256
+BULK_VECTORS = 1000
+CONTEXT_BUDGET = 800
+
+
+def default_dir() -> Path:
+    """``MEMGRAPH_DIR`` if set, else ``.memgraph`` in the working directory."""
+    return Path(os.environ.get("MEMGRAPH_DIR") or ".memgraph")
+
+
+def coerce_time(value: str | datetime | None) -> str:
+    return now_iso() if value is None else iso(parse_iso(value))
+
+
+class MemoryCore:
+    """State and primitives shared by every part of :class:`memgraph.Memory`."""
+
+    def __init__(
+        self,
+        dir: str | os.PathLike[str] | None = None,
+        scope: str = "default",
+        *,
+        provider: Provider | str | None = None,
+        config: MemoryConfig | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+        store: Store | str | None = None,
+    ) -> None:
+        self.scope = validate_scope(scope)
+        self.config = self._resolve_config(config)
+        self.provider, self.offline = choose_provider(provider, self.config)
+        if self.offline:
+            log.info(OFFLINE_NOTICE)
+        self.dir: Path | None = None
+        if store is not None and not isinstance(store, str):
+            self.store: Store = store
+        else:
+            kind = store or os.environ.get("MEMGRAPH_STORE") or self.config.store
+            self.dir = Path(dir) if dir is not None else (self.config.dir or default_dir())
+            self.store = open_store(kind, self.dir, self.scope)
+        self._count_tokens = token_counter(self.provider.chat.model or None)
+        self._lock = threading.RLock()
+        self._graph: Graph | None = None
+        self._vectors: VectorIndex | None = None
+        self._episode_cache: dict[str, Doc] | None = None
+        self._closed = False
+        self._writing = False
+
+    @staticmethod
+    def _resolve_config(
+        config: MemoryConfig | Mapping[str, Any] | str | os.PathLike[str] | None,
+    ) -> MemoryConfig:
+        if isinstance(config, MemoryConfig):
+            return config
+        if isinstance(config, Mapping):
+            return MemoryConfig.from_dict(config)
+        if config is not None:
+            return load_config(Path(config)) or MemoryConfig()
+        return load_config() or MemoryConfig()
+
+    def __enter__(self: M) -> M:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release files. The memory can be reopened by creating a new ``Memory``."""
+        with self._lock:
+            self.store.close()
+            self._closed = True
+
+    def __repr__(self) -> str:
+        where = str(self.dir) if self.dir is not None else type(self.store).__name__
+        return f"Memory({where!r}, scope={self.scope!r}, provider={self.provider.name!r})"
+
+    @property
+    def embedder_model(self) -> str | None:
+        embedder = self.provider.embedder
+        return embedder.model if embedder is not None else None
+
+    def _sync(self) -> Graph:
+        """Bring the in-memory graph up to date with the store (cheap when nothing changed)."""
+        if self._graph is None:
+            self._load()
+            self._backfill_vectors()
+        else:
+            commits = self.store.changes_since(self._graph.seq)
+            if commits is None:
+                self._load()
+                self._backfill_vectors()
+            else:
+                for commit in commits:
+                    self._apply(commit)
+        assert self._graph is not None
+        return self._graph
+
+    def _backfill_vectors(self) -> None:
+        """Embed current observations that have no vector (new embedding model, Agency files).
+
+        Persisted when the scope's lock is free; otherwise kept in memory and
+        persisted by the next write.
+        """
+        graph = self._graph
+        assert graph is not None
+        missing = self._missing_vectors(graph)
+        if not missing:
+            return
+        log.info("memgraph: embedding %d observations of scope %r", len(missing), self.scope)
+        rows = self._embed([text for _, text in missing])
+        vectors = {obs_id: row for (obs_id, _), row in zip(missing, rows, strict=True)}
+        try:
+            with self._writer(min(self.config.lock_timeout, 1.0)):
+                commits = self.store.changes_since(graph.seq)
+                if commits is None:
+                    return
+                for commit in commits:
+                    self._apply(commit)
+                plan = Plan(next_id=graph.next_id, embed=[m for m in missing if m[0] in vectors])
+                if len(plan.embed) > BULK_VECTORS:
+                    assert self._vectors is not None
+                    self._vectors.add(list(vectors), np.stack(list(vectors.values())))
+                    self._maybe_checkpoint(force=True)
+                else:
+                    self._commit(plan, vectors)
+        except StoreConflict:
+            assert self._vectors is not None
+            self._vectors.add(list(vectors), np.stack(list(vectors.values())))
+
+    @contextlib.contextmanager
+    def _writer(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the store's single-writer lock (re-entrant within this object)."""
+        if self._writing:
+            yield
+            return
+        with self.store.lock(self.config.lock_timeout if timeout is None else timeout):
+            self._writing = True
+            try:
+                yield
+            finally:
+                self._writing = False
+
+    def checkpoint(self) -> None:
+        """Fold the journal into ``graph.json`` now (it also happens automatically)."""
+        with self._lock, self._writer():
+            self._sync()
+            self._maybe_checkpoint(force=True)
+
+    def _load(self) -> None:
+        snapshot = self.store.load()
+        graph = Graph.from_document(snapshot.document or {})
+        model = self.embedder_model
+        vectors = snapshot.vectors
+        if vectors is not None and model is not None and vectors.model == model:
+            index = VectorIndex(model, None, vectors.matrix, vectors.ids)
+        else:
+            if vectors is not None and len(vectors.ids) and model is not None:
+                log.warning(
+                    "memgraph: scope %r has vectors of model %r but the embedder is %r; "
+                    "rebuilding the index instead of mixing vector spaces",
+                    self.scope,
+                    vectors.model,
+                    model,
+                )
+            index = VectorIndex(model)
+        self._graph, self._vectors, self._episode_cache = graph, index, None
+        for commit in snapshot.commits:
+            self._apply(commit)
+        index.set_live(o["id"] for _, o in graph.current_observations())
+
+    def _apply(self, commit: Commit) -> None:
+        graph = self._graph
+        assert graph is not None
+        graph.apply(commit.ops)
+        graph.next_id = max(graph.next_id, commit.next_id)
+        graph.seq = commit.seq
+        self._apply_vectors(commit)
+
+    def _apply_vectors(self, commit: Commit) -> None:
+        index = self._vectors
+        assert index is not None
+        batch = commit.vectors
+        if batch is not None and batch.ids and batch.model == index.model:
+            index.add(batch.ids, batch.matrix)
+        index.discard(op["id"] for op in commit.ops if op["op"] == "expire_obs")
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        embedder = self.provider.embedder
+        assert embedder is not None
+        parts = [
+            embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)
+        ]
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _missing_vectors(self, graph: Graph) -> list[tuple[str, str]]:
+        index = self._vectors
+        if self.provider.embedder is None or index is None:
+            return []
+        return [
+            (obs["id"], f"{entity['name']} ({entity.get('type') or 'thing'}): {obs['content']}")
+            for entity, obs in graph.current_observations()
+            if obs["id"] not in index
+        ]
+
+    def _commit(self, plan: Plan, vectors: Mapping[str, np.ndarray]) -> Commit:
+        """Append ``plan`` as the next commit and apply it. Caller holds both locks."""
+        graph = self._graph
+        assert graph is not None
+        ids = [obs_id for obs_id, _ in plan.embed if obs_id in vectors]
+        batch = None
+        if ids and self.embedder_model is not None:
+            batch = VectorBatch(
+                self.embedder_model, tuple(ids), np.stack([vectors[i] for i in ids])
+            )
+        commit = Commit(graph.seq + 1, now_iso(), plan.next_id, plan.ops, batch)
+        self.store.commit(commit)
+        self._apply(commit)
+        self._maybe_checkpoint()
+        return commit
+
+    def _maybe_checkpoint(self, *, force: bool = False) -> None:
+        graph = self._graph
+        assert graph is not None
+        episodes = list(graph.episodes.values())
+        if self.store.checkpoint(graph.to_document(), self._vectors, episodes, force=force):
+            graph.episodes.clear()
+            if self._episode_cache is not None:
+                for episode in episodes:
+                    self._episode_cache[episode["id"]] = episode
+
+    def _write(self, plan_for: Any) -> tuple[Plan, Commit | None]:
+        """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""
+        with self._lock:
+            draft = plan_for(self._sync())
+        vectors: dict[str, np.ndarray] = {}
+        if self.provider.embedder is not None and draft.embed:
+            texts = [text for _, text in draft.embed]
+            for (_obs_id, text), row in zip(draft.embed, self._embed(texts), strict=True):
+                vectors[text] = row
+        with self._lock, self._writer():
+            plan = plan_for(self._sync())
+            missing = [text for _, text in plan.embed if text not in vectors]
+            if missing and self.provider.embedder is not None:
+                for text, row in zip(missing, self._embed(missing), strict=True):
+                    vectors[text] = row
+            if not plan.ops:
+                return plan, None
+            by_id = {obs_id: vectors[text] for obs_id, text in plan.embed if text in vectors}
+            return plan, self._commit(plan, by_id)
+
+    def _change_set(
+        self, plan: Plan, commit: Commit | None, warnings: tuple[str, ...]
+    ) -> ChangeSet:
+        if commit is None:
+            return ChangeSet(warnings=warnings)
+        graph = self._graph
+        assert graph is not None
+        episode = None
+        entities, observations, relations, expired_obs, expired_rels = [], [], [], [], []
+        for op in plan.ops:
+            kind = op["op"]
+            if kind == "episode":
+                episode = Episode.from_doc(op["episode"])
+            elif kind == "entity":
+                entities.append(Entity.from_doc(graph.entities[op["entity"]["id"]]))
+            elif kind == "obs":
+                observations.append(Observation.from_doc(op["obs"], op["entity"]))
+            elif kind == "rel":
+                relations.append(self._relation(op["rel"]))
+            elif kind == "expire_obs":
+                pair = graph.observation(op["id"])
+                if pair is not None:
+                    expired_obs.append(Observation.from_doc(pair[1], pair[0]["id"]))
+            elif kind == "expire_rel":
+                expired_rels.append(self._relation(graph.relations[op["id"]]))
+        return ChangeSet(
+            episode,
+            tuple(entities),
+            tuple(observations),
+            tuple(relations),
+            tuple(expired_obs),
+            tuple(expired_rels),
+            warnings,
+        )
+
+    def _relation(self, rel: Doc) -> Relation:
+        graph = self._graph
+        assert graph is not None
+        source, target = graph.entities.get(rel["from"]), graph.entities.get(rel["to"])
+        return Relation.from_doc(
+            rel, source["name"] if source else rel["from"], target["name"] if target else rel["to"]
+        )
+
+    def _candidates(
+        self,
+        graph: Graph,
+        query: str,
+        *,
+        limit: int = 200,
+        query_vector: np.ndarray | None = None,
+    ) -> list[tiers.Candidate]:
+        """Tiers 1 and 2, fused and floored."""
+        embed = self._embed if self.provider.embedder is not None else None
+        return tiers.fuse(
+            graph,
+            names=tiers.name_matches(graph, query),
+            types=tiers.type_matches(graph, query),
+            keywords=tiers.keyword_matches(graph, query),
+            semantic=tiers.semantic_matches(self._vectors, embed, query, query_vector=query_vector),
+            floor=self.config.recall.floor,
+            limit=limit,
+        )
+
+    def _write_ops(self, build: Callable[[Graph], list[Doc]]) -> Commit | None:
+        """Commit the ops ``build`` returns for the synced graph (no LLM, no vectors)."""
+        with self._lock, self._writer():
+            graph = self._sync()
+            ops = build(graph)
+            if not ops:
+                return None
+            return self._commit(Plan(ops=ops, next_id=graph.next_id), {})
+
+    def _read_graph(self, read: Callable[[Graph], T]) -> T:
+        """Run ``read`` on the synced graph under the object's lock."""
+        with self._lock:
+            return read(self._sync())
