@@ -111,9 +111,17 @@ class VectorIndex:
                 self._alive[row] = True
 
     def search(
-        self, query: npt.ArrayLike, k: int, threshold: float = 0.0
+        self,
+        query: npt.ArrayLike,
+        k: int,
+        threshold: float = 0.0,
+        *,
+        mask: npt.NDArray[np.bool_] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` most similar live rows with cosine >= ``threshold``, best first."""
+        """The ``k`` most similar live rows with cosine >= ``threshold``, best first.
+
+        ``mask`` (one boolean per row) replaces the liveness of rows.
+        """
         total = len(self)
         if total == 0 or k <= 0 or self.dimension is None:
             return []
@@ -126,7 +134,8 @@ class VectorIndex:
         if self.tail_ids:
             parts.append(self.tail @ vector)
         scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        scores = np.where(self._alive[:total], scores, -np.inf)
+        alive = self._alive[:total] if mask is None else mask[:total]
+        scores = np.where(alive, scores, -np.inf)
         top = np.argpartition(-scores, k - 1)[:k] if k < total else np.arange(total)
         top = top[np.argsort(-scores[top], kind="stable")]
         ids = self.base_ids
@@ -165,6 +174,15 @@ class VectorIndex:
         )
         keep = np.flatnonzero(alive)
         return [ids[i] for i in keep.tolist()], np.ascontiguousarray(matrix[keep])
+
+    def mask_for(self, obs_ids: Iterable[str]) -> npt.NDArray[np.bool_]:
+        """A row mask selecting the latest row of each of ``obs_ids``."""
+        mask = np.zeros(len(self), dtype=bool)
+        for obs_id in obs_ids:
+            row = self.row_of.get(obs_id)
+            if row is not None:
+                mask[row] = True
+        return mask
 
     def set_live(self, obs_ids: Iterable[str]) -> None:
         """Make exactly these observations searchable (their latest row each)."""

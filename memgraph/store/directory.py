@@ -96,6 +96,7 @@ class DirectoryStore:
         # the file's inode from being reused by a newer journal, so "same inode" on
         # the path always means "same journal"; None until a journal was seen.
         self._pin: int | None = None
+        self._graph_stamp: tuple[int, int, int, int] | None = None
         self._offset = 0  # bytes of the journal consumed (complete lines only)
         self._journal_lines = 0
         self._last_seq = 0
@@ -120,6 +121,7 @@ class DirectoryStore:
             pass
         except OSError as exc:
             raise StoreUnavailable(f"cannot read {str(self.journal_path)!r}: {exc}") from exc
+        self._graph_stamp = self._stamp(self.graph_path)
         try:
             raw = self.graph_path.read_bytes()
         except FileNotFoundError:
@@ -213,12 +215,25 @@ class DirectoryStore:
         try:
             stat = os.stat(self.journal_path)
         except FileNotFoundError:
-            return None if self._pin is not None or self.graph_path.exists() else []
+            # No journal (yet): nothing changed unless the checkpoint did (an
+            # imported Agency graph.json is read once, not on every call).
+            if self._pin is not None or self._stamp(self.graph_path) != self._graph_stamp:
+                return None
+            return []
         if not self._is_pinned(stat):
             return None  # a checkpoint replaced the journal (or created the first one)
         if stat.st_size == self._offset:
             return []
         return self._read_journal()
+
+    @staticmethod
+    def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+        """Identity of a file's current version (None when it does not exist)."""
+        try:
+            stat = os.stat(path)
+        except FileNotFoundError:
+            return None
+        return (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
     def _is_pinned(self, stat: os.stat_result) -> bool:
         """True when ``stat`` describes the journal this handle has read."""
@@ -368,6 +383,13 @@ class DirectoryStore:
         if not (force or (due and journal)):
             return False
         self._require_lock()
+        self._check_current()
+        folded = int(document.get("checkpointSeq") or 0)
+        if folded != self._last_seq:
+            raise StoreConflict(
+                f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
+                f"up to {self._last_seq}; catch up and retry"
+            )
         if episodes:
             self._append_episodes(episodes)
         if vectors is not None and len(vectors):
@@ -448,6 +470,7 @@ class DirectoryStore:
 
     def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
         self._require_lock()
+        self._check_current()
         ensure_dir(self.path)
         atomic_write(self.episodes_path, b"".join(orjson.dumps(e) + b"\n" for e in episodes))
         if vectors is not None and len(vectors):

@@ -90,6 +90,12 @@ class InMemoryStore:
     ) -> bool:
         if not force or not self._commits:
             return False
+        folded = int(document.get("checkpointSeq") or 0)
+        if folded != self._last_seq():
+            raise StoreConflict(
+                f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
+                f"up to {self._last_seq()}; catch up and retry"
+            )
         self.rewrite(document, vectors, [*self._episodes.values(), *episodes])
         return True
 

@@ -1,0 +1,164 @@
+"""The vector index: exact cosine top-k over a checkpointed base and a growable tail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memgraph.vectors import VectorIndex, normalize_rows
+
+
+def unit(*values: float) -> np.ndarray:
+    return normalize_rows(np.array(values, np.float32))[0]
+
+
+def index_of(vectors: dict[str, list[float]], model: str = "m") -> VectorIndex:
+    index = VectorIndex(model)
+    index.add(list(vectors), np.array(list(vectors.values()), np.float32))
+    return index
+
+
+def brute_force(index: VectorIndex, query: np.ndarray, live: set[str]) -> list[tuple[str, float]]:
+    rows = index.rows(0, len(index))
+    scored = {}
+    for row, obs_id in enumerate(index.ids()):
+        if obs_id in live and index.row_of[obs_id] == row:
+            scored[obs_id] = float(rows[row] @ unit(*query))
+    return sorted(scored.items(), key=lambda pair: -pair[1])
+
+
+def test_rows_are_stored_normalized_as_float32() -> None:
+    index = index_of({"a": [3, 4], "zero": [0, 0]})
+    rows = index.rows(0, 2)
+    assert rows.dtype == np.float32
+    assert rows[0].tolist() == pytest.approx([0.6, 0.8])
+    assert rows[1].tolist() == [0.0, 0.0]
+    assert index.dimension == 2 and len(index) == 2
+
+
+def test_search_returns_the_top_k_by_cosine_best_first() -> None:
+    index = index_of({"east": [1, 0], "north": [0, 1], "northeast": [1, 1], "west": [-1, 0]})
+    hits = index.search(np.array([2.0, 0.2]), k=2)
+    assert [obs_id for obs_id, _ in hits] == ["east", "northeast"]
+    assert hits[0][1] == pytest.approx(float(unit(1, 0) @ unit(2, 0.2)), abs=1e-6)
+    assert hits[0][1] >= hits[1][1]
+
+
+def test_search_applies_the_threshold() -> None:
+    index = index_of({"east": [1, 0], "north": [0, 1], "northeast": [1, 1]})
+    hits = index.search(np.array([1.0, 0.0]), k=10, threshold=0.5)
+    assert [obs_id for obs_id, _ in hits] == ["east", "northeast"]
+    assert all(score >= 0.5 for _, score in hits)
+
+
+def test_search_with_k_larger_than_the_index_returns_every_live_row() -> None:
+    index = index_of({"a": [1, 0], "b": [0, 1]})
+    assert {obs_id for obs_id, _ in index.search(np.array([1.0, 1.0]), k=50)} == {"a", "b"}
+
+
+def test_search_of_an_empty_index_or_a_wrong_dimension_finds_nothing() -> None:
+    assert VectorIndex("m").search(np.array([1.0, 0.0]), k=3) == []
+    index = index_of({"a": [1, 0]})
+    assert index.search(np.array([1.0, 0.0, 0.0]), k=3) == []
+    assert index.search(np.array([1.0, 0.0]), k=0) == []
+
+
+def test_discarded_rows_are_masked_and_can_be_revived() -> None:
+    index = index_of({"east": [1, 0], "northeast": [1, 1], "north": [0, 1]})
+    index.discard(["east", "unknown"])
+    assert [obs_id for obs_id, _ in index.search(np.array([1.0, 0.0]), k=3)] == [
+        "northeast",
+        "north",
+    ]
+    index.revive(["east"])
+    assert index.search(np.array([1.0, 0.0]), k=1)[0][0] == "east"
+
+
+def test_a_masked_row_is_never_returned_even_with_a_negative_threshold() -> None:
+    index = index_of({"east": [1, 0], "west": [-1, 0]})
+    index.discard(["west"])
+    assert [obs_id for obs_id, _ in index.search(np.array([1.0, 0.0]), k=5, threshold=-1.0)] == [
+        "east"
+    ]
+
+
+def test_set_live_makes_exactly_those_rows_searchable() -> None:
+    index = index_of({"a": [1, 0], "b": [1, 0.1], "c": [1, 0.2]})
+    index.set_live(["b", "nope"])
+    assert [obs_id for obs_id, _ in index.search(np.array([1.0, 0.0]), k=3)] == ["b"]
+    index.set_live(["a", "c"])
+    assert {obs_id for obs_id, _ in index.search(np.array([1.0, 0.0]), k=3)} == {"a", "c"}
+
+
+def test_replacing_a_vector_returns_the_id_once_with_its_new_vector() -> None:
+    index = index_of({"a": [1, 0], "b": [0, 1]})
+    index.add(["a"], np.array([[0, 1]], np.float32))
+    hits = index.search(np.array([0.0, 1.0]), k=5)
+    assert [obs_id for obs_id, _ in hits] == ["a", "b"] or [obs_id for obs_id, _ in hits] == [
+        "b",
+        "a",
+    ]
+    assert all(score == pytest.approx(1.0) for _, score in hits)
+    assert index.ids() == ["a", "b", "a"]
+    assert index.row_of["a"] == 2
+    ids, matrix = index.live_rows()
+    assert ids == ["b", "a"]
+    assert matrix.tolist() == [[0.0, 1.0], [0.0, 1.0]]
+
+
+def test_a_base_with_a_repeated_id_serves_only_its_latest_row() -> None:
+    base = normalize_rows(np.array([[1, 0], [0, 1], [0.6, 0.8]], np.float32))
+    index = VectorIndex("m", None, base, ["a", "b", "a"])
+    hits = index.search(np.array([1.0, 0.0]), k=5)
+    assert [obs_id for obs_id, _ in hits] == ["a", "b"]
+    assert hits[0][1] == pytest.approx(0.6)
+    ids, _ = index.live_rows()
+    assert ids == ["b", "a"]
+
+
+def test_rows_span_the_base_and_the_tail() -> None:
+    base = normalize_rows(np.eye(3, dtype=np.float32))
+    index = VectorIndex("m", None, base, ["x", "y", "z"])
+    index.add(["p", "q"], np.array([[1, 1, 0], [0, 1, 1]], np.float32))
+    every = index.rows(0, 5)
+    assert every.shape == (5, 3)
+    assert index.rows(1, 4).tolist() == every[1:4].tolist()
+    assert index.rows(3, 5).tolist() == every[3:5].tolist()
+    assert index.rows(0, 2).tolist() == base[:2].tolist()
+    assert index.rows(5, 5).shape == (0, 3)
+    assert index.ids() == ["x", "y", "z", "p", "q"]
+    assert [obs_id for obs_id, _ in index.search(np.array([0.0, 1.0, 1.0]), k=1)] == ["q"]
+    assert index.search(np.array([1.0, 0.0, 0.0]), k=1)[0][0] == "x"
+
+
+def test_a_base_longer_than_its_ids_uses_only_the_named_rows() -> None:
+    base = normalize_rows(np.eye(3, dtype=np.float32))
+    index = VectorIndex("m", None, base, ["x", "y"])
+    assert len(index) == 2
+    assert index.rows(0, 2).shape == (2, 3)
+    assert [obs_id for obs_id, _ in index.search(np.array([0.0, 0.0, 1.0]), k=5)] == ["x", "y"]
+
+
+def test_the_tail_grows_past_its_initial_capacity() -> None:
+    rng = np.random.default_rng(7)
+    index = VectorIndex("m")
+    matrix = rng.standard_normal((700, 8)).astype(np.float32)
+    for start in range(0, 700, 100):
+        index.add([f"obs-{i}" for i in range(start, start + 100)], matrix[start : start + 100])
+    assert len(index) == 700
+    assert np.allclose(index.rows(0, 700), normalize_rows(matrix), atol=1e-6)
+    query = rng.standard_normal(8).astype(np.float32)
+    live = {f"obs-{i}" for i in range(700)}
+    index.discard([f"obs-{i}" for i in range(0, 700, 3)])
+    live -= {f"obs-{i}" for i in range(0, 700, 3)}
+    expected = brute_force(index, query, live)[:10]
+    hits = index.search(query, k=10)
+    assert [obs_id for obs_id, _ in hits] == [obs_id for obs_id, _ in expected]
+
+
+def test_adding_vectors_of_another_dimension_is_refused() -> None:
+    index = index_of({"a": [1, 0]})
+    with pytest.raises(ValueError, match="dimension"):
+        index.add(["b"], np.array([[1, 0, 0]], np.float32))
+    with pytest.raises(ValueError, match="2 ids but 1 vectors"):
+        index.add(["b", "c"], np.array([[1, 0]], np.float32))
