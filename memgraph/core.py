@@ -62,6 +62,18 @@ def coerce_time(value: str | datetime | None) -> str:
     return now_iso() if value is None else iso(parse_iso(value))
 
 
+def _highest_id(ops: Sequence[Doc]) -> int:
+    highest = 0
+    for op in ops:
+        for key in ("entity", "obs", "rel"):
+            value = op.get(key)
+            if isinstance(value, dict):
+                _, _, number = str(value.get("id", "")).rpartition("-")
+                if number.isdigit():
+                    highest = max(highest, int(number))
+    return highest
+
+
 class MemoryCore:
     """State and primitives shared by every part of :class:`memgraph.Memory`."""
 
@@ -346,27 +358,58 @@ class MemoryCore:
         *,
         limit: int = 200,
         query_vector: np.ndarray | None = None,
+        lens: tiers.Lens = tiers.CURRENT,
     ) -> list[tiers.Candidate]:
-        """Tiers 1 and 2, fused and floored."""
+        """Tiers 1 and 2, fused and floored, through ``lens``."""
         embed = self._embed if self.provider.embedder is not None else None
+        history = lens.at is not None
+        mask = None
+        if history and self._vectors is not None and len(self._vectors):
+            visible = (o["id"] for _, o in graph.all_observations() if lens.visible(o))
+            mask = self._vectors.mask_for(visible)
         return tiers.fuse(
             graph,
             names=tiers.name_matches(graph, query),
             types=tiers.type_matches(graph, query),
-            keywords=tiers.keyword_matches(graph, query),
-            semantic=tiers.semantic_matches(self._vectors, embed, query, query_vector=query_vector),
+            keywords=tiers.keyword_matches(graph, query, history=history),
+            semantic=tiers.semantic_matches(
+                self._vectors,
+                embed,
+                query,
+                k=50 if lens == tiers.CURRENT else 200,
+                query_vector=query_vector,
+                mask=mask,
+            ),
             floor=self.config.recall.floor,
             limit=limit,
+            lens=lens,
         )
 
-    def _write_ops(self, build: Callable[[Graph], list[Doc]]) -> Commit | None:
-        """Commit the ops ``build`` returns for the synced graph (no LLM, no vectors)."""
+    def _write_ops(
+        self, build: Callable[[Graph], list[Doc]], *, vectors: bool = False
+    ) -> Commit | None:
+        """Commit the ops ``build`` returns for the synced graph (no LLM).
+
+        ``build`` may allocate ids past ``graph.next_id``; the counter moves past
+        the highest one. With ``vectors``, new observations are embedded.
+        """
         with self._lock, self._writer():
             graph = self._sync()
             ops = build(graph)
             if not ops:
                 return None
-            return self._commit(Plan(ops=ops, next_id=graph.next_id), {})
+            plan = Plan(ops=ops, next_id=max(graph.next_id, _highest_id(ops) + 1))
+            names = {op["entity"]["id"]: op["entity"] for op in ops if op["op"] == "entity"}
+            for op in ops:
+                if op["op"] == "obs" and vectors and self.provider.embedder is not None:
+                    entity = names.get(op["entity"]) or graph.entities[op["entity"]]
+                    text = f"{entity['name']} ({entity.get('type') or 'thing'}): {op['obs']['content']}"
+                    plan.embed.append((op["obs"]["id"], text))
+            by_id: dict[str, np.ndarray] = {}
+            if plan.embed:
+                rows = self._embed([text for _, text in plan.embed])
+                by_id = {obs_id: row for (obs_id, _), row in zip(plan.embed, rows, strict=True)}
+            return self._commit(plan, by_id)
 
     def _read_graph(self, read: Callable[[Graph], T]) -> T:
         """Run ``read`` on the synced graph under the object's lock."""

@@ -47,10 +47,12 @@ class Graph:
         self.episodes: dict[str, Doc] = {}  # episodes not yet checkpointed (the rest are on disk)
         self._by_name: dict[str, str] = {}
         self._obs: dict[str, tuple[Doc, Doc]] = {}
+        self.noted: dict[str, None] = {}  # ids of observations with a category or tags, in order
         self._by_type: dict[str, set[str]] = defaultdict(set)
         self._rels_of: dict[str, list[str]] = defaultdict(list)
         self._current_rel_keys: dict[tuple[str, str, str], str] = {}
         self._terms: dict[str, set[str]] | None = None  # term -> current obs ids, built lazily
+        self._all_terms: dict[str, set[str]] | None = None  # term -> every obs id (time travel)
         self._name_terms: dict[str, set[str]] | None = None  # term -> entity ids, built lazily
 
     # ----------------------------------------------------------------- loading
@@ -63,6 +65,8 @@ class Graph:
             graph._add_entity(entity)
             for obs in entity["observations"]:
                 graph._obs[obs["id"]] = (entity, obs)
+                if obs.get("category") or obs.get("tags"):
+                    graph.noted[obs["id"]] = None
         names = {e["name"]: e["id"] for e in graph.entities.values()}
         for rel in document.get("relations") or ():
             # Agency files may link by name; memgraph links by entity id.
@@ -144,6 +148,16 @@ class Graph:
             self._terms = index
         return self._terms
 
+    def all_term_index(self) -> dict[str, set[str]]:
+        """term -> ids of every observation, current or expired (built on first use)."""
+        if self._all_terms is None:
+            index: dict[str, set[str]] = defaultdict(set)
+            for _entity, obs in self._obs.values():
+                for term in set(index_terms(obs["content"])):
+                    index[term].add(obs["id"])
+            self._all_terms = index
+        return self._all_terms
+
     def name_term_index(self) -> dict[str, set[str]]:
         """term -> ids of entities whose name contains it (built on first use)."""
         if self._name_terms is None:
@@ -172,6 +186,11 @@ class Graph:
                 obs = dict(op["obs"])
                 entity["observations"].append(obs)
                 self._obs[obs["id"]] = (entity, obs)
+                if obs.get("category") or obs.get("tags"):
+                    self.noted[obs["id"]] = None
+                if self._all_terms is not None:
+                    for term in set(index_terms(obs["content"])):
+                        self._all_terms[term].add(obs["id"])
                 if self._terms is not None and obs.get("validTo") is None:
                     for term in set(index_terms(obs["content"])):
                         self._terms[term].add(obs["id"])
@@ -240,6 +259,7 @@ class Graph:
             self._by_type[name_key(entity.get("type") or "thing")].discard(entity_id)
         for obs_id in [i for i in doomed if i in self._obs]:
             entity, _obs = self._obs.pop(obs_id)
+            self.noted.pop(obs_id, None)
             entity["observations"] = [o for o in entity["observations"] if o["id"] != obs_id]
         for rel_id in [i for i in doomed if i in self.relations]:
             rel = self.relations.pop(rel_id)
@@ -250,4 +270,5 @@ class Graph:
         for episode_id in [i for i in doomed if i in self.episodes]:
             del self.episodes[episode_id]
         self._terms = None
+        self._all_terms = None
         self._name_terms = None

@@ -10,15 +10,20 @@ The class is assembled from small mixins, one job each: :mod:`memgraph.core`
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from memgraph.core import MAX_TEXT_CHARS, default_dir
+from memgraph.features import FeaturesMixin
 from memgraph.forgetting import ForgetMixin
+from memgraph.namespaces import state_dir, validate_name
 from memgraph.reading import ReadMixin
 from memgraph.writing import RememberMixin
 
 __all__ = ["MAX_TEXT_CHARS", "Memory", "default_dir"]
 
 
-class Memory(RememberMixin, ReadMixin, ForgetMixin):
+class Memory(RememberMixin, FeaturesMixin, ReadMixin, ForgetMixin):
     """Long-term memory for one scope, stored under ``dir/scope``.
 
     Args:
@@ -44,3 +49,27 @@ class Memory(RememberMixin, ReadMixin, ForgetMixin):
             memory.remember("Alice prefers concise answers.")
             print(memory.recall("how does alice like answers?"))
     """
+
+    @classmethod
+    def named(
+        cls,
+        name: str,
+        *,
+        provider: Any = None,
+        config: Any = None,
+        dir: str | Path | None = None,
+    ) -> Memory:
+        """Open the memory called ``name``: the name is its identity.
+
+        Two programs that open the same name share one memory, whatever their
+        file names. The memory lives in ``MEMGRAPH_STATE_DIR`` if set, else in
+        ``.memgraph`` next to the running program's main file (the working
+        directory in a REPL), or in ``dir`` when given. Nothing is created on
+        disk until the first write.
+
+        Raises:
+            InvalidScope: (a ``ValueError``) the name is empty or does not
+                match ``[A-Za-z0-9_-]+``.
+        """
+        validate_name(name)
+        return cls(dir if dir is not None else state_dir(), name, provider=provider, config=config)

@@ -16,6 +16,7 @@ from memgraph.models import (
     Hit,
     Observation,
 )
+from memgraph.namespaces import read_namespace
 
 __all__ = ["ReadMixin"]
 
@@ -25,29 +26,43 @@ log = logging.getLogger("memgraph")
 class ReadMixin(MemoryCore):
     """Reading memory: recall, search, entities, history, episodes."""
 
-    def _ranked(self, query: str, *, rerank: bool) -> list[tiers.Candidate]:
+    def _ranked(
+        self, query: str, *, rerank: bool, lens: tiers.Lens = tiers.CURRENT
+    ) -> list[tiers.Candidate]:
         if not isinstance(query, str):
             raise TypeError(f"query must be a string, got {type(query).__name__}")
         with self._lock:
             graph = self._sync()
             if not query.strip() or not graph.entities:
                 return []
-            ranked = self._candidates(graph, query)
+            ranked = self._candidates(graph, query, lens=lens)
             if not rerank:
                 return ranked
-            pool = ranked or (tiers.every_entity(graph) if len(graph.entities) <= 50 else [])
+            small = len(graph.entities) <= 50
+            pool = ranked or (tiers.every_entity(graph, lens) if small else [])
         if not pool:
             return []
         kept = tiers.rerank(self.provider.chat, query, pool)
         return ranked if kept is None else kept
 
-    def recall(self, query: str, *, rerank: bool = True) -> str:
+    def recall(self, query: str, *, rerank: bool = True, from_: str | None = None) -> str:
         """The facts relevant to ``query``, grouped by entity, as text ("" when none).
 
         Uses all three tiers; ``rerank=False`` skips the LLM (the variant that
         context injection uses). The text is capped by ``recall.tokenBudget``.
+
+        Args:
+            query: what to recall.
+            rerank: run tier 3 (the LLM keeps the relevant candidates).
+            from_: read one source namespace (``"*"`` for all); inside
+                ``with agent(...)`` the default is the agent's own entries.
         """
-        ranked = self._ranked(query, rerank=rerank)
+        return self._recall_text(
+            query, rerank=rerank, lens=tiers.Lens(source=read_namespace(from_))
+        )
+
+    def _recall_text(self, query: str, *, rerank: bool, lens: tiers.Lens) -> str:
+        ranked = self._ranked(query, rerank=rerank, lens=lens)
         if not ranked:
             return ""
         with self._lock:
@@ -58,10 +73,17 @@ class ReadMixin(MemoryCore):
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
                 max_entities=self.config.recall.max_entities,
+                lens=lens,
             )
 
     def search(
-        self, query: str, *, k: int = 10, rerank: bool = False, episodes: bool = False
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        rerank: bool = False,
+        episodes: bool = False,
+        from_: str | None = None,
     ) -> list[Hit]:
         """Ranked observation-level hits for ``query``, best first.
 
@@ -70,17 +92,19 @@ class ReadMixin(MemoryCore):
             k: how many hits at most.
             rerank: also run tier 3 (the LLM re-ranker).
             episodes: attach the episode each fact came from to its hit.
+            from_: read one source namespace (see :meth:`recall`).
         """
-        ranked = self._ranked(query, rerank=rerank)[:k]
+        lens = tiers.Lens(source=read_namespace(from_))
+        return self._hits(self._ranked(query, rerank=rerank, lens=lens)[:k], episodes, lens)
+
+    def _hits(self, ranked: list[tiers.Candidate], episodes: bool, lens: tiers.Lens) -> list[Hit]:
         with self._lock:
             graph = self._sync()
             hits = []
             for item in ranked:
                 entity = Entity.from_doc(item.entity)
                 rels = tuple(
-                    self._relation(r)
-                    for r in graph.relations_of(entity.id)
-                    if r.get("validTo") is None
+                    self._relation(r) for r in graph.relations_of(entity.id) if lens.visible(r)
                 )
                 obs = Observation.from_doc(item.obs, entity.id) if item.obs is not None else None
                 episode = None

@@ -31,9 +31,11 @@ from memgraph.text import STOP_WORDS, index_terms, terms, words
 from memgraph.vectors import VectorIndex
 
 __all__ = [
+    "CURRENT",
     "RELEVANCE_FLOOR",
     "SEMANTIC_THRESHOLD",
     "Candidate",
+    "Lens",
     "format_entities",
     "fuse",
     "keyword_matches",
@@ -47,6 +49,37 @@ SEMANTIC_THRESHOLD = 0.3
 RELEVANCE_FLOOR = 0.25
 WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.3}
 MAX_POSTINGS = 20_000  # terms this common only re-score, they do not generate candidates
+
+
+@dataclass(frozen=True)
+class Lens:
+    """What a read can see: by default the current facts of every source.
+
+    Attributes:
+        at: a past moment (ISO-8601 UTC) for time travel, ``None`` for now.
+        source: only facts written by this source namespace, ``None`` for all.
+    """
+
+    at: str | None = None
+    source: str | None = None
+
+    def visible(self, doc: Doc) -> bool:
+        """Whether an observation or relation is visible through this lens."""
+        if self.source is not None and doc.get("source") != self.source:
+            return False
+        if self.at is None:
+            return doc.get("validTo") is None
+        valid_to = doc.get("validTo")
+        return (doc.get("validFrom") or "") <= self.at and (valid_to is None or valid_to > self.at)
+
+    def entity_visible(self, entity: Doc) -> bool:
+        """Whether an entity with no visible facts still shows (by itself)."""
+        if self.source is not None and entity.get("source") != self.source:
+            return False
+        return self.at is None or (entity.get("createdAt") or "") <= self.at
+
+
+CURRENT = Lens()
 
 
 @dataclass
@@ -106,12 +139,15 @@ def type_matches(graph: Graph, query: str) -> set[str]:
     return found
 
 
-def keyword_matches(graph: Graph, query: str) -> dict[str, float]:
-    """Current observations containing query terms, scored by their share of IDF weight."""
+def keyword_matches(graph: Graph, query: str, *, history: bool = False) -> dict[str, float]:
+    """Observations containing query terms, scored by their share of IDF weight.
+
+    Only current observations, unless ``history`` (time travel) asks for all.
+    """
     query_terms = list(dict.fromkeys(index_terms(query)))
     if not query_terms:
         return {}
-    index = graph.term_index()
+    index = graph.all_term_index() if history else graph.term_index()
     total = max(graph.observation_count, 1)
     idf = {t: math.log(1.0 + total / (1 + len(index.get(t, ())))) for t in query_terms}
     weight = sum(idf.values())
@@ -139,15 +175,20 @@ def semantic_matches(
     k: int = 50,
     threshold: float = SEMANTIC_THRESHOLD,
     query_vector: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
 ) -> dict[str, float]:
-    """Observations whose vectors are closest to the query's (cosine >= threshold)."""
+    """Observations whose vectors are closest to the query's (cosine >= threshold).
+
+    ``mask`` (one boolean per row) replaces the index's own liveness, for
+    reads of the past.
+    """
     if index is None or len(index) == 0:
         return {}
     if query_vector is None:
         if embed is None:
             return {}
         query_vector = embed([query])[0]
-    return dict(index.search(query_vector, k, threshold))
+    return dict(index.search(query_vector, k, threshold, mask=mask))
 
 
 # ---------------------------------------------------------------------- fusion
@@ -167,10 +208,10 @@ def fuse(
     semantic: dict[str, float] | None = None,
     floor: float = RELEVANCE_FLOOR,
     limit: int = 200,
-    current: Callable[[Doc], bool] | None = None,
+    lens: Lens = CURRENT,
 ) -> list[Candidate]:
     """Merge tier signals into one ranked list of observation (or entity) candidates."""
-    is_current = current or (lambda doc: doc.get("validTo") is None)
+    is_current = lens.visible
     named, typed = set(names), set(types)
     candidates: dict[str, Candidate] = {}
 
@@ -195,6 +236,8 @@ def fuse(
             if entity is None:
                 continue
             current_obs = [o for o in entity["observations"] if is_current(o)]
+            if not current_obs and not lens.entity_visible(entity):
+                continue
             for obs in current_obs or [None]:
                 candidate(entity, obs).signals[signal] = 1.0
     for item in candidates.values():
@@ -211,12 +254,13 @@ def fuse(
     return ranked[:limit]
 
 
-def every_entity(graph: Graph, current: Callable[[Doc], bool] | None = None) -> list[Candidate]:
+def every_entity(graph: Graph, lens: Lens = CURRENT) -> list[Candidate]:
     """All entities as low-score candidates (for small scopes when nothing matched)."""
-    is_current = current or (lambda doc: doc.get("validTo") is None)
     result = []
     for entity in graph.entities.values():
-        current_obs = [o for o in entity["observations"] if is_current(o)]
+        current_obs = [o for o in entity["observations"] if lens.visible(o)]
+        if not current_obs and not lens.entity_visible(entity):
+            continue
         for obs in current_obs or [None]:
             result.append(Candidate(entity, obs, {}, 0.0))
     return result
@@ -281,7 +325,7 @@ def format_entities(
     budget: int = 2000,
     max_entities: int = 10,
     extra_facts: int = 5,
-    current: Callable[[Doc], bool] | None = None,
+    lens: Lens = CURRENT,
 ) -> str:
     """Agency's recall text: an ``Name (type):`` header per entity, then ``  - `` lines.
 
@@ -289,7 +333,7 @@ def format_entities(
     matching facts first, then its relations, then a few other current facts,
     and the whole text stops at ``budget`` tokens.
     """
-    is_current = current or (lambda doc: doc.get("validTo") is None)
+    is_current = lens.visible
     order: dict[str, list[Doc]] = {}
     for item in ranked:
         facts = order.setdefault(item.entity["id"], [])

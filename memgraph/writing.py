@@ -19,6 +19,8 @@ from memgraph.graph import Doc, Graph
 from memgraph.models import (
     ChangeSet,
 )
+from memgraph.namespaces import current_source
+from memgraph.notes import note_fields
 from memgraph.store.base import Commit, VectorBatch
 
 __all__ = ["RememberMixin"]
@@ -36,6 +38,8 @@ class RememberMixin(MemoryCore):
         at: str | datetime | None = None,
         source: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        category: str | None = None,
+        tags: Sequence[str] | str | None = None,
     ) -> ChangeSet:
         """Extract facts from ``text`` and store them, with the text as an episode.
 
@@ -46,6 +50,9 @@ class RememberMixin(MemoryCore):
             source: where the text came from (an agent, a channel); kept on the
                 episode and every fact.
             metadata: a JSON-serializable dict stored with the episode.
+            category: a category for every extracted fact (``preference``,
+                ``rule``, ``learning``, ``decision`` or ``context``).
+            tags: tags for every extracted fact.
 
         Returns:
             What changed. Empty (falsy) when nothing new was learned or the
@@ -58,9 +65,10 @@ class RememberMixin(MemoryCore):
             StoreError: the write could not be persisted; nothing was stored.
         """
         clean = self._check_text(text)
-        source = source or "main"
+        source = source or current_source()
         said_at = coerce_time(at)
         meta = self._check_metadata(metadata)
+        fields = note_fields(category, tags)
         with self._lock:
             graph = self._sync()
             known = self._context_for(graph, clean)
@@ -75,7 +83,13 @@ class RememberMixin(MemoryCore):
 
         def plan_for(graph: Graph) -> Plan:
             return plan_extraction(
-                graph, extraction, at=said_at, now=now, source=source, episode=episode
+                graph,
+                extraction,
+                at=said_at,
+                now=now,
+                source=source,
+                episode=episode,
+                observation_fields=fields,
             )
 
         plan, commit = self._write(plan_for)
@@ -109,7 +123,7 @@ class RememberMixin(MemoryCore):
         cleaned = [self._check_text(text) for text in texts]
         if not cleaned:
             return []
-        source = source or "main"
+        source = source or current_source()
         said_at = coerce_time(at)
         with self._lock:
             graph = self._sync()
@@ -179,6 +193,13 @@ class RememberMixin(MemoryCore):
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         clean = text.replace("\x00", "").strip()
+        try:
+            clean.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"text holds a lone surrogate at index {exc.start} and is not valid Unicode; "
+                "decode it properly before remembering"
+            ) from exc
         if not clean:
             raise ValueError("text is empty; there is nothing to remember")
         if len(clean) > MAX_TEXT_CHARS:

@@ -25,7 +25,15 @@ def load_fixture(name: str) -> Any:
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """No test sees the developer's keys, provider choice or memory directory."""
-    for name in ("OPENAI_API_KEY", "MEMGRAPH_PROVIDER", "MEMGRAPH_DIR", "MEMGRAPH_SCOPE"):
+    for name in (
+        "OPENAI_API_KEY",
+        "MEMGRAPH_PROVIDER",
+        "MEMGRAPH_DIR",
+        "MEMGRAPH_SCOPE",
+        "MEMGRAPH_STORE",
+        "MEMGRAPH_BASE_URL",
+    ):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEMGRAPH_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.chdir(tmp_path)
     yield

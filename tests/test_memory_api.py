@@ -500,3 +500,22 @@ def test_remember_many_after_earlier_facts_supersedes_them(tmp_path: Path) -> No
         m.remember("Alice works at Acme.")
         m.remember_many(["Bob likes jazz.", "Alice works at Globex."])
         assert [c for c in current_contents(m, "Alice") if "works" in c] == ["works at Globex"]
+
+
+def test_text_with_a_lone_surrogate_is_refused_before_the_model_call(tmp_path: Path) -> None:
+    provider = scripted(fallback=False)  # any LLM call would raise
+    with memory(tmp_path, provider=provider) as m, pytest.raises(ValueError, match="surrogate"):
+        m.remember("Alice \ud800 likes tea.")
+
+
+def test_an_imported_graph_json_is_not_reloaded_on_every_read(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import fixture_path
+
+    shutil.copytree(fixture_path("agency-memory"), tmp_path / "mem")
+    with Memory(tmp_path / "mem", scope="alice", provider="mock") as m:
+        m.recall("alice", rerank=False)
+        graph = m._graph
+        m.recall("bob", rerank=False)
+        assert m._graph is graph
