@@ -17,12 +17,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from memgraph import recall as tiers
+from memgraph import ranking as tiers
 from memgraph.changes import Plan
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
 from memgraph.errors import StoreConflict
 from memgraph.graph import Doc, Graph
+from memgraph.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.models import (
     ChangeSet,
     Entity,
@@ -105,6 +106,7 @@ class MemoryCore:
         self._episode_cache: dict[str, Doc] | None = None
         self._closed = False
         self._writing = False
+        self._training: threading.Thread | None = None
 
     @staticmethod
     def _resolve_config(
@@ -153,7 +155,44 @@ class MemoryCore:
                 for commit in commits:
                     self._apply(commit)
         assert self._graph is not None
+        self._maybe_train()
         return self._graph
+
+    def _maybe_train(self) -> None:
+        """Start training the approximate vector index in the background when due.
+
+        Due when the scope has at least ``IVF_MIN_ROWS`` vectors and the index
+        covers less than half of them. Searches stay exact until it is ready.
+        """
+        index = self._vectors
+        if index is None or len(index) < IVF_MIN_ROWS or self._training is not None:
+            return
+        if index.coarse is not None and index.coarse.covered * 2 >= len(index):
+            return
+        count = len(index)
+        rows = index.rows(0, count)
+
+        def train() -> None:
+            try:
+                trained = CoarseIndex.train(rows)
+                with self._lock:
+                    if self._vectors is index:
+                        trained.extend(index.rows(trained.covered, len(index)))
+                        index.coarse = trained
+            except Exception:  # a failed background build only costs speed
+                log.exception("memgraph: building the vector index of %r failed", self.scope)
+            finally:
+                self._training = None
+
+        self._training = threading.Thread(target=train, name="memgraph-ivf", daemon=True)
+        self._training.start()
+
+    def wait_for_index(self, timeout: float | None = None) -> bool:
+        """Wait until a background vector-index build (if any) is done; True if none runs."""
+        thread = self._training
+        if thread is not None:
+            thread.join(timeout)
+        return self._training is None
 
     def _backfill_vectors(self) -> None:
         """Embed current observations that have no vector (new embedding model, Agency files).
@@ -213,6 +252,10 @@ class MemoryCore:
         vectors = snapshot.vectors
         if vectors is not None and model is not None and vectors.model == model:
             index = VectorIndex(model, None, vectors.matrix, vectors.ids)
+            if vectors.coarse is not None and vectors.coarse.centroids.shape[1:] == (
+                index.dimension,
+            ):
+                index.coarse = vectors.coarse
         else:
             if vectors is not None and len(vectors.ids) and model is not None:
                 log.warning(
@@ -287,6 +330,7 @@ class MemoryCore:
             if self._episode_cache is not None:
                 for episode in episodes:
                     self._episode_cache[episode["id"]] = episode
+        self._maybe_train()
 
     def _write(self, plan_for: Any) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from memgraph import progress as boards
-from memgraph import recall as tiers
+from memgraph import ranking as tiers
 from memgraph import rules as rulebook
 from memgraph.clock import now_iso
 from memgraph.errors import NotFound

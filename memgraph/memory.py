@@ -2,7 +2,7 @@
 
 The engine orchestrates; the pieces compute. ``remember`` runs
 extract → plan → embed → lock → catch up → re-plan → commit → apply;
-``recall`` runs the tiers of :mod:`memgraph.recall` over the in-memory graph.
+``recall`` runs the tiers of :mod:`memgraph.ranking` over the in-memory graph.
 The class is assembled from small mixins, one job each: :mod:`memgraph.core`
 (state, sync, locking, commits), :mod:`memgraph.writing`,
 :mod:`memgraph.reading` and :mod:`memgraph.forgetting`.

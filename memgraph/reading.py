@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from memgraph import recall as tiers
+from memgraph import ranking as tiers
 from memgraph.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.models import (

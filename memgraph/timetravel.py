@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memgraph import recall as tiers
+from memgraph import ranking as tiers
 from memgraph.clock import iso, parse_iso
 from memgraph.errors import NotFound
 from memgraph.graph import Doc, Graph

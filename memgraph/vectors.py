@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from memgraph.ivf import CoarseIndex
+
 __all__ = ["VectorIndex", "normalize_rows"]
 
 Matrix = npt.NDArray[np.float32]
@@ -49,6 +51,7 @@ class VectorIndex:
         # Only the latest row of an id is live (an id repeats when its vector was replaced).
         self._alive = np.zeros(len(self.base_ids), dtype=bool)
         self._alive[np.fromiter(self.row_of.values(), np.intp, len(self.row_of))] = True
+        self.coarse: CoarseIndex | None = None  # approximate index over a prefix of the rows
 
     def __len__(self) -> int:
         return len(self.base_ids) + len(self.tail_ids)
@@ -96,6 +99,8 @@ class VectorIndex:
             self.row_of[obs_id] = row
             self._alive[row] = True
         self.tail_ids.extend(ids)
+        if self.coarse is not None and self.coarse.covered == len(self) - len(ids):
+            self.coarse.extend(rows)
 
     def discard(self, obs_ids: Iterable[str]) -> None:
         """Stop returning these observations (expired or purged)."""
@@ -128,16 +133,34 @@ class VectorIndex:
         vector = normalize_rows(query)[0]
         if vector.shape[0] != self.dimension:
             return []
-        parts = []
-        if len(self.base_ids):
-            parts.append(self.base[: len(self.base_ids)] @ vector)
-        if self.tail_ids:
-            parts.append(self.tail @ vector)
-        scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
         alive = self._alive[:total] if mask is None else mask[:total]
-        scores = np.where(alive, scores, -np.inf)
-        top = np.argpartition(-scores, k - 1)[:k] if k < total else np.arange(total)
-        top = top[np.argsort(-scores[top], kind="stable")]
+        coarse = self.coarse
+        if coarse is not None and mask is None and coarse.covered <= total:
+            rows = np.concatenate(
+                [coarse.candidates(vector), np.arange(coarse.covered, total, dtype=np.int64)]
+            )
+            rows = rows[alive[rows]]
+            row_scores = self.gather(rows) @ vector
+            keep = min(k, len(rows))
+            if keep <= 0:
+                return []
+            best = np.argpartition(-row_scores, keep - 1)[:keep] if keep < len(rows) else None
+            chosen = rows if best is None else rows[best]
+            chosen_scores = row_scores if best is None else row_scores[best]
+            order = np.argsort(-chosen_scores, kind="stable")
+            top = chosen[order]
+            scores = np.full(total, -np.inf, dtype=np.float32)
+            scores[top] = chosen_scores[order]
+        else:
+            parts = []
+            if len(self.base_ids):
+                parts.append(self.base[: len(self.base_ids)] @ vector)
+            if self.tail_ids:
+                parts.append(self.tail @ vector)
+            scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            scores = np.where(alive, scores, -np.inf)
+            top = np.argpartition(-scores, k - 1)[:k] if k < total else np.arange(total)
+            top = top[np.argsort(-scores[top], kind="stable")]
         ids = self.base_ids
         hits: list[tuple[str, float]] = []
         for row in top.tolist():
@@ -147,6 +170,19 @@ class VectorIndex:
             obs_id = ids[row] if row < len(ids) else self.tail_ids[row - len(ids)]
             hits.append((obs_id, score))
         return hits
+
+    def gather(self, rows: npt.NDArray[np.int64]) -> Matrix:
+        """The vectors of ``rows`` (ascending row numbers) across base and tail."""
+        base_count = len(self.base_ids)
+        split = int(np.searchsorted(rows, base_count))
+        parts = []
+        if split:
+            parts.append(np.asarray(self.base[rows[:split]], dtype=np.float32))
+        if split < len(rows):
+            parts.append(self._tail[rows[split:] - base_count])
+        if not parts:
+            return np.zeros((0, self.dimension or 0), np.float32)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def ids(self) -> list[str]:
         """Every row's observation id, in row order."""

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from memgraph import recall as tiers
+from memgraph import ranking as tiers
 from memgraph.changes import Plan, plan_extraction
 from memgraph.clock import now_iso
 from memgraph.core import CONTEXT_BUDGET, MAX_TEXT_CHARS, MemoryCore, coerce_time

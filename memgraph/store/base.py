@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from memgraph.ivf import CoarseIndex
+
 if TYPE_CHECKING:
     from memgraph.vectors import VectorIndex
 
@@ -88,6 +90,7 @@ class VectorSet:
     model: str
     ids: Sequence[str]
     matrix: npt.NDArray[np.float32]
+    coarse: CoarseIndex | None = None
 
 
 @dataclass

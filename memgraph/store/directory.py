@@ -19,6 +19,8 @@ the checkpoint, so their cost is amortized and cold loads replay little.
 from __future__ import annotations
 
 import contextlib
+import io
+import logging
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -29,9 +31,12 @@ import numpy as np
 import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.ivf import CoarseIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet
 from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
 from memgraph.vectors import VectorIndex
+
+log = logging.getLogger("memgraph")
 
 __all__ = ["NPY_HEADER_BYTES", "DirectoryStore", "read_npy_rows"]
 
@@ -89,6 +94,7 @@ class DirectoryStore:
         self.episodes_path = self.path / "episodes.jsonl"
         self.vectors_path = self.path / "vectors.npy"
         self.header_path = self.path / "vectors.json"
+        self.ivf_path = self.path / "vectors.ivf.npz"
         self.summary_path = self.path / "summary.json"
         self._lock = FileLock(self.path / ".lock", scope)
         self._journal_fd: int | None = None
@@ -170,7 +176,23 @@ class DirectoryStore:
         self._vector_count, self._vector_model = count, header.get("model")
         if matrix is None:
             return VectorSet(header.get("model") or "", [], np.zeros((0, 0), np.float32))
-        return VectorSet(header.get("model") or "", ids, matrix)
+        return VectorSet(header.get("model") or "", ids, matrix, self._load_coarse(count))
+
+    def _load_coarse(self, count: int) -> CoarseIndex | None:
+        """The saved approximate index, if it fits these vectors (it is derived data:
+        anything unusable is ignored and rebuilt in the background)."""
+        try:
+            with np.load(self.ivf_path) as saved:
+                centroids = np.ascontiguousarray(saved["centroids"], dtype=np.float32)
+                labels = np.ascontiguousarray(saved["labels"], dtype=np.int32)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("memgraph: ignoring unreadable %s (%s)", self.ivf_path, exc)
+            return None
+        if len(labels) > count or (len(labels) and int(labels.max()) >= len(centroids)):
+            return None
+        return CoarseIndex(centroids, labels)
 
     def _read_journal(self) -> list[Commit]:
         """Commits from the consumed offset on; complete, parseable lines only.
@@ -394,6 +416,7 @@ class DirectoryStore:
             self._append_episodes(episodes)
         if vectors is not None and len(vectors):
             self._save_vectors(vectors)
+            self._save_coarse(vectors)
         self._replace_checkpoint(document)
         return True
 
@@ -447,6 +470,14 @@ class DirectoryStore:
         atomic_write(self.header_path, orjson.dumps({**header, "ids": index.ids()}))
         self._vector_count, self._vector_model = total, index.model
 
+    def _save_coarse(self, index: VectorIndex) -> None:
+        coarse = index.coarse
+        if coarse is None or coarse.covered > len(index):
+            return
+        buffer = io.BytesIO()
+        np.savez(buffer, centroids=coarse.centroids, labels=coarse.labels)
+        atomic_write(self.ivf_path, buffer.getvalue())
+
     def _replace_checkpoint(self, document: Doc) -> None:
         data = orjson.dumps(document)
         atomic_write(self.graph_path, data)
@@ -481,6 +512,8 @@ class DirectoryStore:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
             self._vector_count, self._vector_model = 0, None
+        with contextlib.suppress(FileNotFoundError):
+            self.ivf_path.unlink()  # row numbers changed: the approximate index is rebuilt
         self._replace_checkpoint(document)
 
     def write_summary(self, summary: Doc) -> None:
