@@ -8,7 +8,29 @@
 
 from __future__ import annotations
 
+from memgraph.api import forget, recall, remember
+from memgraph.approval import (
+    ApprovalHandler,
+    Decision,
+    approval_handler,
+    preapprove,
+    set_approval_handler,
+)
+from memgraph.cache import close_all
+from memgraph.compaction import Compaction
+from memgraph.concurrency import ContextThreadPoolExecutor, spawn
+from memgraph.conditions import ConditionError
 from memgraph.config import MemoryConfig, load_config
+from memgraph.context import (
+    MemoryBlock,
+    disable_memory,
+    enable_memory,
+    get_memory_id,
+    is_memory_active,
+    memory,
+    set_memory_id,
+)
+from memgraph.conversation import LLMReply, allm, llm
 from memgraph.errors import (
     ApprovalRequired,
     BadResponse,
@@ -25,8 +47,13 @@ from memgraph.errors import (
     StoreUnavailable,
     UnknownProvider,
 )
+from memgraph.features import MemorySummary
+from memgraph.kv import KeyValueMemory, KeyVersion
 from memgraph.memory import MAX_TEXT_CHARS, Memory
 from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Observation, Relation
+from memgraph.namespaces import agent, current_source
+from memgraph.notes import CATEGORIES, Note
+from memgraph.progress import Board, Step
 from memgraph.provider import (
     ChatModel,
     Completion,
@@ -39,17 +66,27 @@ from memgraph.provider import (
     register_provider,
     resolve_provider,
 )
+from memgraph.rules import Rule, Violation
+from memgraph.thread import Thread
+from memgraph.timetravel import MemoryView
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CATEGORIES",
     "MAX_TEXT_CHARS",
+    "ApprovalHandler",
     "ApprovalRequired",
     "BadResponse",
+    "Board",
     "ChangeSet",
     "ChatModel",
+    "Compaction",
     "Completion",
+    "ConditionError",
     "ConfigError",
+    "ContextThreadPoolExecutor",
+    "Decision",
     "Embedder",
     "Entity",
     "EntityHistory",
@@ -57,26 +94,55 @@ __all__ = [
     "Hit",
     "InvalidScope",
     "JsonSchema",
+    "KeyValueMemory",
+    "KeyVersion",
+    "LLMReply",
     "MemgraphError",
     "Memory",
+    "MemoryBlock",
     "MemoryConfig",
+    "MemorySummary",
+    "MemoryView",
     "MissingCredentials",
     "NotFound",
+    "Note",
     "Observation",
     "Provider",
     "ProviderError",
     "ProviderSettings",
     "ProviderUnavailable",
     "Relation",
+    "Rule",
+    "Step",
     "StoreConflict",
     "StoreCorrupt",
     "StoreError",
     "StoreUnavailable",
+    "Thread",
     "UnknownProvider",
     "Usage",
+    "Violation",
     "__version__",
+    "agent",
+    "allm",
+    "approval_handler",
+    "close_all",
+    "current_source",
+    "disable_memory",
+    "enable_memory",
+    "forget",
+    "get_memory_id",
+    "is_memory_active",
     "known_providers",
+    "llm",
     "load_config",
+    "memory",
+    "preapprove",
+    "recall",
     "register_provider",
+    "remember",
     "resolve_provider",
+    "set_approval_handler",
+    "set_memory_id",
+    "spawn",
 ]

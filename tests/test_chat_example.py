@@ -1,0 +1,69 @@
+"""The README's chat-with-memory example remembers across process restarts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "chat.py"
+
+
+def chat(cwd: Path, *lines: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMGRAPH_", "OPENAI_"))}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_chat_example_recalls_facts_from_an_earlier_run(tmp_path: Path) -> None:
+    first = chat(tmp_path, "Hi, my name is Alice.", "I work at Acme.", "I live in Lyon.")
+    assert first.count("agent: ") == 3
+    assert (tmp_path / ".memgraph-chat" / "me").is_dir()
+    second = chat(tmp_path, "Where do I work?", "Where do I live?")
+    answers = second.splitlines()
+    assert "Acme" in answers[0]
+    assert "Lyon" in answers[1]
+
+
+def test_the_chat_example_starts_with_an_empty_memory(tmp_path: Path) -> None:
+    assert chat(tmp_path, "Where do I work?") == "agent: (mock) You said: Where do I work?\n"
+
+
+def readme_chat_loop() -> str:
+    readme = (EXAMPLE.parent.parent / "README.md").read_text()
+    section = readme[readme.index("## Chat with memory") :]
+    return section[section.index("```python\n") + 10 : section.index("```\n")]
+
+
+def test_the_readme_chat_loop_remembers_across_restarts(tmp_path: Path) -> None:
+    script = tmp_path / "loop.py"
+    script.write_text(readme_chat_loop())
+
+    def run(*lines: str) -> str:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMGRAPH_", "OPENAI_"))}
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            input="\n".join([*lines, ""]) + "\n",  # an empty line ends the loop
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run("I work at Acme.")
+    assert "Acme" in run("Where do I work?")
