@@ -13,10 +13,21 @@ from memgraph.graph import Doc, Graph
 __all__ = ["to_graphml", "to_json", "to_networkx"]
 
 
-def to_json(graph: Graph, episodes: Iterable[Doc], *, scope: str) -> bytes:
-    """The whole scope as pretty JSON: graph.json's shape plus the episodes."""
+def to_json(
+    graph: Graph, episodes: Iterable[Doc], *, scope: str, current_only: bool = False
+) -> bytes:
+    """The whole scope as pretty JSON: graph.json's shape plus the episodes.
+
+    ``current_only`` leaves out expired observations and relations.
+    """
     document = graph.to_document()
     document.pop("checkpointSeq", None)
+    if current_only:
+        document["entities"] = [
+            {**e, "observations": [o for o in e["observations"] if o.get("validTo") is None]}
+            for e in document["entities"]
+        ]
+        document["relations"] = [r for r in document["relations"] if r.get("validTo") is None]
     document["scope"] = scope
     document["episodes"] = list(episodes)
     return orjson.dumps(document, option=orjson.OPT_INDENT_2)

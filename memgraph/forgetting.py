@@ -171,6 +171,8 @@ class ForgetMixin(MemoryCore):
     def export(self, format: str = "json", *, current_only: bool = False) -> bytes:
         """The scope as JSON (graph + episodes) or GraphML bytes.
 
+        ``current_only`` leaves out expired facts and links.
+
         Raises:
             ValueError: ``format`` is not ``"json"`` or ``"graphml"``.
         """
@@ -179,7 +181,9 @@ class ForgetMixin(MemoryCore):
             if format == "json":
                 episodes = {e["id"]: e for e in self.store.episodes()}
                 episodes.update(graph.episodes)
-                return to_json(graph, episodes.values(), scope=self.scope)
+                return to_json(
+                    graph, episodes.values(), scope=self.scope, current_only=current_only
+                )
             if format == "graphml":
                 return to_graphml(graph, current_only=current_only)
         raise ValueError(f"unknown export format {format!r}; use 'json' or 'graphml'")

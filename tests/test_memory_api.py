@@ -519,3 +519,18 @@ def test_an_imported_graph_json_is_not_reloaded_on_every_read(tmp_path: Path) ->
         graph = m._graph
         m.recall("bob", rerank=False)
         assert m._graph is graph
+
+
+def test_export_current_only_leaves_out_expired_facts(tmp_path: Path) -> None:
+    import orjson
+
+    with memory(tmp_path) as m:
+        m.remember("Alice works at Acme.")
+        m.remember("Alice works at Globex.")
+        full = orjson.loads(m.export("json"))
+        current = orjson.loads(m.export("json", current_only=True))
+    contents = [o["content"] for e in full["entities"] for o in e["observations"]]
+    assert "works at Acme" in contents
+    contents = [o["content"] for e in current["entities"] for o in e["observations"]]
+    assert contents == ["works at Globex"]
+    assert all(r["validTo"] is None for r in current["relations"])
