@@ -18,11 +18,11 @@ The rules (each one is a regression test):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgraph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
 from memgraph.extract import Extraction
 from memgraph.graph import Doc, Graph
 from memgraph.text import content_key, name_key, similarity
@@ -30,50 +30,6 @@ from memgraph.text import content_key, name_key, similarity
 __all__ = ["EXPIRE_SIMILARITY", "Plan", "attribute_of", "plan_extraction", "plan_forget"]
 
 EXPIRE_SIMILARITY = 0.6
-
-_SINGLE_VALUED_RELATIONS = {
-    "works_at": "employer",
-    "works_for": "employer",
-    "employed_by": "employer",
-    "lives_in": "residence",
-    "based_in": "residence",
-    "resides_in": "residence",
-    "married_to": "spouse",
-    "reports_to": "manager",
-}
-_VERB_ATTRIBUTES = [
-    (re.compile(r"^(?:now\s+)?(?:works|is working|worked)\s+(?:at|for)\s+\S"), "employer"),
-    (re.compile(r"^(?:is\s+)?employed\s+(?:at|by)\s+\S"), "employer"),
-    (re.compile(r"^(?:now\s+)?(?:lives|is living|resides)\s+in\s+\S"), "residence"),
-    (re.compile(r"^(?:has\s+)?moved\s+to\s+\S"), "residence"),
-    (re.compile(r"^is\s+based\s+in\s+\S"), "residence"),
-    (re.compile(r"^is\s+(?:called|named)\s+\S"), "name"),
-    (re.compile(r"^is\s+\d+\s+years?\s+old"), "age"),
-    (re.compile(r"^is\s+married\s+to\s+\S"), "spouse"),
-    (re.compile(r"^reports\s+to\s+\S"), "manager"),
-]
-_ATTRIBUTE_IS = re.compile(
-    r"^(?:(?:his|her|their|its|my|the)\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+(?:is|are|was)\s+\S"
-)
-_NOT_ATTRIBUTES = {"he", "she", "it", "they", "this", "that", "there", "who", "what", "which"}
-
-
-def attribute_of(content: str) -> str | None:
-    """The single-valued attribute an observation states, if any.
-
-    ``"name is Bob"`` → ``"name"``; ``"works at Globex"`` → ``"employer"``;
-    ``"prefers tea"`` → ``None`` (a preference is not exclusive).
-    """
-    text = content_key(content)
-    for pattern, attribute in _VERB_ATTRIBUTES:
-        if pattern.match(text):
-            return attribute
-    match = _ATTRIBUTE_IS.match(text)
-    if match:
-        subject = match.group(1)
-        if subject.split()[0] not in _NOT_ATTRIBUTES:
-            return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
-    return None
 
 
 @dataclass
@@ -130,10 +86,31 @@ class _Planner:
         ]
         return old + self.new_obs.get(entity["id"], [])
 
+    def has_current(self, entity: Doc, key: str) -> bool:
+        """Whether a fact with this content key is current on ``entity`` (indexed)."""
+        if any(content_key(o["content"]) == key for o in self.new_obs.get(entity["id"], [])):
+            return True
+        if entity["id"] not in self.graph.entities:
+            return False
+        found = self.graph.facts_of(entity["id"]).keys.get(key)
+        return found is not None and found not in self.expired
+
+    def holding(self, entity: Doc, attribute: str) -> list[Doc]:
+        """Current facts of ``entity`` stating ``attribute`` (indexed)."""
+        held = [
+            o for o in self.new_obs.get(entity["id"], []) if attribute_of(o["content"]) == attribute
+        ]
+        if entity["id"] in self.graph.entities:
+            for obs_id in sorted(self.graph.facts_of(entity["id"]).attributes.get(attribute, ())):
+                pair = self.graph.observation(obs_id)
+                if pair is not None and obs_id not in self.expired:
+                    held.insert(0, pair[1])
+        return held
+
     # ------------------------------------------------------------- observations
     def observe(self, entity: Doc, content: str, extra: Mapping[str, Any]) -> None:
         key = content_key(content)
-        if not key or any(content_key(o["content"]) == key for o in self.current_obs(entity)):
+        if not key or self.has_current(entity, key):
             return
         obs: Doc = {
             "id": self.take_id("obs"),
@@ -147,9 +124,8 @@ class _Planner:
         }
         attribute = attribute_of(content)
         if attribute is not None:
-            for old in self.current_obs(entity):
-                if old["id"] not in self.expired and attribute_of(old["content"]) == attribute:
-                    self.expire_obs(old, superseded_by=obs["id"])
+            for old in self.holding(entity, attribute):
+                self.expire_obs(old, superseded_by=obs["id"])
         self.new_obs.setdefault(entity["id"], []).append(obs)
         self.plan.ops.append({"op": "obs", "entity": entity["id"], "obs": obs})
         self.plan.embed.append((obs["id"], f"{entity['name']} ({entity['type']}): {content}"))
@@ -225,14 +201,14 @@ class _Planner:
         existing = self.graph.current_relation(*key)
         if existing is not None and existing["id"] not in self.expired:
             return
-        attribute = _SINGLE_VALUED_RELATIONS.get(relation_type)
+        attribute = SINGLE_VALUED_RELATIONS.get(relation_type)
         if attribute is not None:
             for rel in list(self.graph.relations_of(start["id"])):
                 if (
                     rel["from"] == start["id"]
                     and rel.get("validTo") is None
                     and rel["to"] != end["id"]
-                    and _SINGLE_VALUED_RELATIONS.get(rel["type"]) == attribute
+                    and SINGLE_VALUED_RELATIONS.get(rel["type"]) == attribute
                 ):
                     self.expire_rel(rel)
         doc: Doc = {

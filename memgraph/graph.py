@@ -23,15 +23,41 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from memgraph.text import index_terms, name_key, terms
+from memgraph.attributes import attribute_of
+from memgraph.text import content_key, index_terms, name_key, terms
 
 __all__ = ["EXTRA_OPS", "Doc", "Graph"]
 
 Doc = dict[str, Any]
 
 EXTRA_OPS: dict[str, Callable[[Graph, Doc], None]] = {}
+
+
+@dataclass
+class Facts:
+    """An entity's current facts by content key and by single-valued attribute."""
+
+    keys: dict[str, str] = field(default_factory=dict)  # content key -> obs id
+    attributes: dict[str, set[str]] = field(default_factory=dict)  # attribute -> obs ids
+
+    def add(self, obs: Doc) -> None:
+        self.keys[content_key(obs["content"])] = obs["id"]
+        attribute = attribute_of(obs["content"])
+        if attribute is not None:
+            self.attributes.setdefault(attribute, set()).add(obs["id"])
+
+    def remove(self, obs: Doc) -> None:
+        key = content_key(obs["content"])
+        if self.keys.get(key) == obs["id"]:
+            del self.keys[key]
+        attribute = attribute_of(obs["content"])
+        if attribute is not None:
+            self.attributes.get(attribute, set()).discard(obs["id"])
+
+
 """Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
 
 
@@ -47,7 +73,10 @@ class Graph:
         self.episodes: dict[str, Doc] = {}  # episodes not yet checkpointed (the rest are on disk)
         self._by_name: dict[str, str] = {}
         self._obs: dict[str, tuple[Doc, Doc]] = {}
-        self.noted: dict[str, None] = {}  # ids of observations with a category or tags, in order
+        self.noted: dict[str, None] = {}
+        self._facts: dict[
+            str, Facts
+        ] = {}  # entity id -> indexed current facts, built lazily  # ids of observations with a category or tags, in order
         self._by_type: dict[str, set[str]] = defaultdict(set)
         self._rels_of: dict[str, list[str]] = defaultdict(list)
         self._current_rel_keys: dict[tuple[str, str, str], str] = {}
@@ -129,6 +158,17 @@ class Graph:
             if obs.get("validTo") is None:
                 yield entity, obs
 
+    def facts_of(self, entity_id: str) -> Facts:
+        """The current facts of an entity, indexed (built on first use, then maintained)."""
+        facts = self._facts.get(entity_id)
+        if facts is None:
+            facts = Facts()
+            for obs in self.entities[entity_id]["observations"]:
+                if obs.get("validTo") is None:
+                    facts.add(obs)
+            self._facts[entity_id] = facts
+        return facts
+
     def all_observations(self) -> Iterator[tuple[Doc, Doc]]:
         """Every ``(entity, observation)`` pair, current and expired."""
         return iter(self._obs.values())
@@ -186,6 +226,8 @@ class Graph:
                 obs = dict(op["obs"])
                 entity["observations"].append(obs)
                 self._obs[obs["id"]] = (entity, obs)
+                if obs.get("validTo") is None and entity["id"] in self._facts:
+                    self._facts[entity["id"]].add(obs)
                 if obs.get("category") or obs.get("tags"):
                     self.noted[obs["id"]] = None
                 if self._all_terms is not None:
@@ -239,7 +281,9 @@ class Graph:
             del self._current_rel_keys[key]
 
     def _expire_observation(self, op: Doc) -> None:
-        _, obs = self._obs[op["id"]]
+        entity, obs = self._obs[op["id"]]
+        if obs.get("validTo") is None and entity["id"] in self._facts:
+            self._facts[entity["id"]].remove(obs)
         obs["validTo"] = op["validTo"]
         obs["retiredAt"] = op.get("retiredAt")
         if op.get("supersededBy"):
@@ -250,6 +294,7 @@ class Graph:
 
     def _purge(self, ids: Iterable[str]) -> None:
         doomed = set(ids)
+        self._facts.clear()
         for entity_id in [i for i in doomed if i in self.entities]:
             entity = self.entities.pop(entity_id)
             doomed.update(o["id"] for o in entity["observations"])

@@ -48,7 +48,9 @@ __all__ = [
 SEMANTIC_THRESHOLD = 0.3
 RELEVANCE_FLOOR = 0.25
 WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.3}
-MAX_POSTINGS = 20_000  # terms this common only re-score, they do not generate candidates
+MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
+ENTITY_FACTS = 20  # facts a name or type match brings in per entity (the newest)
+MAX_TYPED = 50  # entities a type match brings in (the newest)
 
 
 @dataclass(frozen=True)
@@ -230,16 +232,25 @@ def fuse(
             if signal == "semantic":
                 value = (value - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD)
             candidate(*pair).signals[signal] = value
-    for signal, entity_ids in (("name", named), ("type", typed)):
+    newest_typed = sorted(typed, key=_id_number, reverse=True)[:MAX_TYPED]
+    for signal, entity_ids in (("name", sorted(named)), ("type", newest_typed)):
         for entity_id in entity_ids:
             entity = graph.entities.get(entity_id)
             if entity is None:
                 continue
-            current_obs = [o for o in entity["observations"] if is_current(o)]
-            if not current_obs and not lens.entity_visible(entity):
+            # The newest visible facts stand for the entity; older facts that match
+            # the query by keyword or meaning are already candidates.
+            newest: list[Doc] = []
+            for obs in reversed(entity["observations"]):
+                if is_current(obs):
+                    newest.append(obs)
+                    if len(newest) >= ENTITY_FACTS:
+                        break
+            if not newest and not lens.entity_visible(entity):
                 continue
-            for obs in current_obs or [None]:
-                candidate(entity, obs).signals[signal] = 1.0
+            facts: list[Doc | None] = list(newest) or [None]
+            for fact in facts:
+                candidate(entity, fact).signals[signal] = 1.0
     for item in candidates.values():
         entity_signals = {"name", "type"} & set(item.signals)
         if item.obs is not None and not entity_signals:
@@ -252,6 +263,11 @@ def fuse(
         key=lambda c: (c.score, (c.obs or c.entity).get("validFrom") or "", c.id), reverse=True
     )
     return ranked[:limit]
+
+
+def _id_number(item_id: str) -> int:
+    _, _, number = item_id.rpartition("-")
+    return int(number) if number.isdigit() else 0
 
 
 def every_entity(graph: Graph, lens: Lens = CURRENT) -> list[Candidate]:

@@ -1,0 +1,58 @@
+"""Single-valued attributes: facts of which an entity has only one current value.
+
+``"name is Bob"`` and ``"name is Alice"`` state the same attribute (``name``),
+so a new one supersedes the old; ``"prefers tea"`` states no attribute, so it
+never retires ``"prefers coffee"``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memgraph.text import content_key
+
+__all__ = ["SINGLE_VALUED_RELATIONS", "attribute_of"]
+
+SINGLE_VALUED_RELATIONS = {
+    "works_at": "employer",
+    "works_for": "employer",
+    "employed_by": "employer",
+    "lives_in": "residence",
+    "based_in": "residence",
+    "resides_in": "residence",
+    "married_to": "spouse",
+    "reports_to": "manager",
+}
+_VERB_ATTRIBUTES = [
+    (re.compile(r"^(?:now\s+)?(?:works|is working|worked)\s+(?:at|for)\s+\S"), "employer"),
+    (re.compile(r"^(?:is\s+)?employed\s+(?:at|by)\s+\S"), "employer"),
+    (re.compile(r"^(?:now\s+)?(?:lives|is living|resides)\s+in\s+\S"), "residence"),
+    (re.compile(r"^(?:has\s+)?moved\s+to\s+\S"), "residence"),
+    (re.compile(r"^is\s+based\s+in\s+\S"), "residence"),
+    (re.compile(r"^is\s+(?:called|named)\s+\S"), "name"),
+    (re.compile(r"^is\s+\d+\s+years?\s+old"), "age"),
+    (re.compile(r"^is\s+married\s+to\s+\S"), "spouse"),
+    (re.compile(r"^reports\s+to\s+\S"), "manager"),
+]
+_ATTRIBUTE_IS = re.compile(
+    r"^(?:(?:his|her|their|its|my|the)\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+(?:is|are|was)\s+\S"
+)
+_NOT_ATTRIBUTES = {"he", "she", "it", "they", "this", "that", "there", "who", "what", "which"}
+
+
+def attribute_of(content: str) -> str | None:
+    """The single-valued attribute an observation states, if any.
+
+    ``"name is Bob"`` → ``"name"``; ``"works at Globex"`` → ``"employer"``;
+    ``"prefers tea"`` → ``None`` (a preference is not exclusive).
+    """
+    text = content_key(content)
+    for pattern, attribute in _VERB_ATTRIBUTES:
+        if pattern.match(text):
+            return attribute
+    match = _ATTRIBUTE_IS.match(text)
+    if match:
+        subject = match.group(1)
+        if subject.split()[0] not in _NOT_ATTRIBUTES:
+            return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
+    return None
