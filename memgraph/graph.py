@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgraph.attributes import attribute_of
-from memgraph.text import content_key, index_terms, name_key, terms
+from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms
 
 __all__ = ["EXTRA_OPS", "Doc", "Graph"]
 
@@ -59,6 +59,15 @@ class Facts:
 
 
 """Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
+
+
+def _inverted(observations: list[Doc]) -> dict[str, set[str]]:
+    index: dict[str, set[str]] = defaultdict(set)
+    contents = [obs["content"] for obs in observations]
+    for obs, found in zip(observations, index_terms_many(contents), strict=True):
+        for term in set(found):
+            index[term].add(obs["id"])
+    return index
 
 
 class Graph:
@@ -180,22 +189,14 @@ class Graph:
     def term_index(self) -> dict[str, set[str]]:
         """term -> ids of current observations containing it (built on first use)."""
         if self._terms is None:
-            index: dict[str, set[str]] = defaultdict(set)
-            for _entity, obs in self._obs.values():
-                if obs.get("validTo") is None:
-                    for term in set(index_terms(obs["content"])):
-                        index[term].add(obs["id"])
-            self._terms = index
+            current = [obs for _entity, obs in self._obs.values() if obs.get("validTo") is None]
+            self._terms = _inverted(current)
         return self._terms
 
     def all_term_index(self) -> dict[str, set[str]]:
         """term -> ids of every observation, current or expired (built on first use)."""
         if self._all_terms is None:
-            index: dict[str, set[str]] = defaultdict(set)
-            for _entity, obs in self._obs.values():
-                for term in set(index_terms(obs["content"])):
-                    index[term].add(obs["id"])
-            self._all_terms = index
+            self._all_terms = _inverted([obs for _entity, obs in self._obs.values()])
         return self._all_terms
 
     def name_term_index(self) -> dict[str, set[str]]:

@@ -9,6 +9,7 @@ __all__ = [
     "STOP_WORDS",
     "content_key",
     "index_terms",
+    "index_terms_many",
     "name_key",
     "similarity",
     "stem",
@@ -18,6 +19,8 @@ __all__ = [
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_ASCII_SPLIT = {code: " " for code in range(1, 128) if not chr(code).isalnum()} | {0: " \x00 "}
+_WORD_OR_SEPARATOR = re.compile(r"[^\W_]+|\x00", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s\b", re.UNICODE)
 _TRAILING = re.compile(r"[\s.!;,]+$")
 
@@ -88,6 +91,47 @@ def stem(word: str) -> str:
     return word
 
 
+_TERM_OF: dict[str, str] = {}  # word -> its index term ("" for a stop word), memoized
+
+
+def _index_term(word: str) -> str:
+    found = _TERM_OF.get(word)
+    if found is None:
+        found = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
+        if len(_TERM_OF) < 1_000_000:
+            _TERM_OF[word] = found
+    return found
+
+
 def index_terms(text: str) -> list[str]:
     """Stemmed content terms of ``text``: what the keyword index stores and looks up."""
-    return [stem(term) for term in terms(text)]
+    return [term for term in map(_index_term, words(text)) if term]
+
+
+def index_terms_many(texts: list[str]) -> list[list[str]]:
+    """:func:`index_terms` of many texts at once (one normalization, one regex pass)."""
+    if not texts:
+        return []
+    joined = "\x00".join(t.replace("\x00", " ") for t in texts)
+    folded = unicodedata.normalize("NFKC", joined).casefold()
+    folded = _POSSESSIVE.sub("", folded).replace("'", "").replace("’", "")
+    if folded.count("\x00") != len(texts) - 1:  # NFKC merged a separator: go one by one
+        return [index_terms(text) for text in texts]
+    if folded.isascii():  # the common case: a C-speed split instead of a regex scan
+        tokens = folded.translate(_ASCII_SPLIT).split()
+    else:
+        tokens = _WORD_OR_SEPARATOR.findall(folded)
+    result: list[list[str]] = [[]]
+    current = result[0]
+    term_of = _TERM_OF
+    for token in tokens:
+        if token == "\x00":
+            current = []
+            result.append(current)
+            continue
+        term = term_of.get(token)
+        if term is None:
+            term = _index_term(token)
+        if term:
+            current.append(term)
+    return result

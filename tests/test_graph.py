@@ -361,3 +361,21 @@ def test_an_empty_document_is_an_empty_graph() -> None:
     graph = Graph.from_document({})
     assert graph.entities == {} and graph.relations == {}
     assert graph.next_id == 1 and graph.seq == 0
+
+
+def test_bulk_term_indexing_matches_one_by_one_indexing() -> None:
+    from memgraph.text import index_terms, index_terms_many
+
+    texts = [
+        "Alice's works at Acme",
+        "snake_case words_here",
+        "a-b c.d e/f",
+        "x\x1fy z",
+        "nul\x00inside it",
+        "",
+        "Tab\there",
+        "é café Straße",
+        "Ｆｕｌｌ width",
+        "the cats are running",
+    ]
+    assert index_terms_many(texts) == [index_terms(text) for text in texts]
