@@ -51,6 +51,7 @@ class _Planner:
         self.now = now
         self.source = source
         self.episode_id = episode_id
+        graph.check_next_id()
         self.plan = Plan(next_id=graph.next_id)
         self.new_entities: dict[str, Doc] = {}  # name key -> entity doc added by this plan
         self.new_obs: dict[str, list[Doc]] = {}  # entity id -> observations added by this plan

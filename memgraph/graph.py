@@ -21,6 +21,7 @@ hooks registered in :data:`EXTRA_OPS`.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -61,6 +62,11 @@ class Facts:
 """Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
 
 
+@functools.lru_cache(maxsize=4096)
+def _type_key(type_: str) -> str:
+    return name_key(type_)
+
+
 def _inverted(observations: list[Doc]) -> dict[str, set[str]]:
     index: dict[str, set[str]] = defaultdict(set)
     contents = [obs["content"] for obs in observations]
@@ -77,6 +83,7 @@ class Graph:
         self.entities: dict[str, Doc] = {}
         self.relations: dict[str, Doc] = {}
         self.next_id = 1
+        self._next_id_checked = True
         self.seq = 0
         self.extra: dict[str, Any] = {}
         self.episodes: dict[str, Doc] = {}  # episodes not yet checkpointed (the rest are on disk)
@@ -115,7 +122,9 @@ class Graph:
         graph.next_id = int(document.get("nextId") or 1)
         graph.seq = int(document.get("checkpointSeq") or 0)
         graph.extra = dict(document.get("memgraph") or {})
-        graph.next_id = max(graph.next_id, graph._highest_id() + 1)
+        graph._next_id_checked = "nextId" not in document  # else checked before the first write
+        if graph._next_id_checked:
+            graph.next_id = max(graph.next_id, graph._highest_id() + 1)
         return graph
 
     def to_document(self) -> Doc:
@@ -129,6 +138,13 @@ class Graph:
         if self.extra:
             document["memgraph"] = self.extra
         return document
+
+    def check_next_id(self) -> None:
+        """Move ``next_id`` past every id in use (a stale ``nextId`` in an imported
+        file must not reuse ids); done once, before the first write."""
+        if not self._next_id_checked:
+            self.next_id = max(self.next_id, self._highest_id() + 1)
+            self._next_id_checked = True
 
     def _highest_id(self) -> int:
         highest = 0
@@ -212,6 +228,7 @@ class Graph:
     # ------------------------------------------------------------------ changes
     def take_id(self, prefix: str) -> str:
         """Allocate the next ``prefix-N`` id from the shared counter."""
+        self.check_next_id()
         value = f"{prefix}-{self.next_id}"
         self.next_id += 1
         return value
@@ -273,7 +290,7 @@ class Graph:
 
     @staticmethod
     def _rel_key(rel: Doc) -> tuple[str, str, str]:
-        return (rel["from"], name_key(rel["type"]), rel["to"])
+        return (rel["from"], _type_key(rel["type"]), rel["to"])
 
     def _uncurrent(self, rel: Doc) -> None:
         """Drop ``rel`` from the current-relation index (not a newer one with its key)."""

@@ -17,6 +17,7 @@ nothing rather than the least-bad match. Ties break by recency.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -47,7 +48,10 @@ __all__ = [
 
 SEMANTIC_THRESHOLD = 0.3
 RELEVANCE_FLOOR = 0.25
-WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.3}
+WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.2}
+"""A type match alone (0.2) stays under the floor: it only boosts other evidence."""
+MAX_KEYWORD_HITS = 500  # keyword candidates kept per query (the best by score)
+MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
 MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
 ENTITY_FACTS = 20  # facts a name or type match brings in per entity (the newest)
 MAX_TYPED = 50  # entities a type match brings in (the newest)
@@ -165,7 +169,11 @@ def keyword_matches(graph: Graph, query: str, *, history: bool = False) -> dict[
             for obs_id in scores:
                 if obs_id in postings:
                     scores[obs_id] += idf[term]
-    return {obs_id: score / weight for obs_id, score in scores.items()}
+    cutoff = MIN_KEYWORD_SHARE * weight
+    kept = [(score, obs_id) for obs_id, score in scores.items() if score >= cutoff]
+    if len(kept) > MAX_KEYWORD_HITS:
+        kept = heapq.nlargest(MAX_KEYWORD_HITS, kept)
+    return {obs_id: score / weight for score, obs_id in kept}
 
 
 # --------------------------------------------------------------------- tier 2

@@ -306,6 +306,7 @@ def test_an_agency_document_linking_by_name_resolves_to_entity_ids() -> None:
 
 def test_an_agency_document_with_a_stale_next_id_never_reuses_an_id() -> None:
     graph = Graph.from_document(copy.deepcopy(AGENCY_DOCUMENT))
+    graph.check_next_id()  # done once before the first write, not at load
     assert graph.next_id == 8
     assert graph.seq == 0
     assert graph.take_id("obs") == "obs-8"
