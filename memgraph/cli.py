@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -366,7 +367,11 @@ def export(format_: str, output: Path | None, current_only: bool) -> None:
         stream.write(data if data.endswith(b"\n") else data + b"\n")
         stream.flush()
     else:
-        output.write_bytes(data)
+        # Exports are personal data: owner-only, like everything memgraph writes.
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o600)
+            handle.write(data)
 
 
 @cli.command()
@@ -399,6 +404,78 @@ def demo() -> None:
             echo=click.echo,
             on_offline=lambda: click.echo(OFFLINE_NOTICE, err=True),
         )
+
+
+@cli.command("migrate")
+@click.option(
+    "--from", "source", required=True, metavar="SRC", help="Directory or DSN to copy from."
+)
+@click.option(
+    "--to", "destination", required=True, metavar="DST", help="Directory or DSN to copy to."
+)
+@click.option("--scope", "scopes", multiple=True, help="Copy only this scope (repeatable).")
+@click.option("--replace", is_flag=True, help="Overwrite scopes that already hold data at DST.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def migrate_scopes(
+    source: str, destination: str, scopes: tuple[str, ...], replace: bool, as_json: bool
+) -> None:
+    """Copy scopes between a memory directory and PostgreSQL, either way, and verify them.
+
+    SRC and DST are each a directory or a postgresql:// DSN. Every scope (or
+    each --scope) is copied with its full history: expired facts, episodes,
+    vectors and the summary. The copy is read back and must match the source
+    in counts and a SHA-256 checksum.
+    """
+    from memgraph.migrate import migrate, show
+
+    as_json = as_json or bool(_opt("json"))
+
+    def echo(report: Any) -> None:
+        if not as_json:
+            counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+            click.echo(f"{report.scope}: {counts}; sha256 {report.checksum} verified")
+
+    reports = migrate(source, destination, scopes, replace=replace, progress=echo)
+    if as_json:
+        _emit_json(reports)
+    else:
+        click.echo(f"migrated {len(reports)} scope(s) from {show(source)} to {show(destination)}")
+
+
+@cli.command()
+@click.option("--repair", is_flag=True, help="Back the scope up, then rebuild what can be.")
+@_global_options(top=False)
+def doctor(repair: bool) -> None:
+    """Check a scope's files; --repair backs it up and rebuilds what can be rebuilt.
+
+    Every file is reported ok, missing or damaged (with the position). With
+    --repair the scope is first copied to <scope>.backup-<UTC time> next to it;
+    the report then lists what was rebuilt and what was lost. Exits 0 when the
+    scope is healthy (or was repaired), 1 when problems remain.
+    """
+    import os
+
+    from memgraph.core import MemoryCore, default_dir
+    from memgraph.doctor import check_scope, repair_scope
+    from memgraph.store.pg_schema import mask_dsn
+
+    with _logging(_opt("verbose", 0)):
+        config = MemoryCore._resolve_config(_opt("config"))
+        kind = os.environ.get("MEMGRAPH_STORE") or config.store
+        if kind != "files":
+            shown = mask_dsn(kind) if "://" in kind or "=" in kind else kind
+            raise click.UsageError(f"doctor checks memory directories; memory.store is {shown!r}")
+        root = _opt("dir") or config.dir or default_dir()
+        scope = _opt("scope", "default")
+        if repair:
+            report = repair_scope(root, scope, _opt("provider"), config=config)
+        else:
+            report = check_scope(root, scope)
+    if _opt("json"):
+        _emit_json(report.to_dict())
+    else:
+        click.echo(report.render())
+    click.get_current_context().exit(0 if report.ok else 1)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -346,6 +346,8 @@ def _evaluate(node: Node, context: Mapping[str, Any]) -> Any:
         return _OPERATORS[op](left, right)
     except ZeroDivisionError as exc:
         raise ConditionError("division by zero") from exc
+    except OverflowError as exc:
+        raise ConditionError(f"{op!r} overflows on {left!r} and {right!r}") from exc
     except TypeError as exc:
         raise ConditionError(f"cannot apply {op!r} to {left!r} and {right!r}") from exc
 

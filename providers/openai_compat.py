@@ -516,6 +516,12 @@ class _Connection:
             raw=self.redact(_body_text(exc)),
         )
 
+    def masked(self, exc: BaseException) -> UpstreamError:
+        """The SDK error as a cause that is safe to log (the server may quote the key)."""
+        masked = UpstreamError(f"{type(exc).__name__}: {self.redact(str(exc))}")
+        masked.__suppress_context__ = True
+        return masked
+
     # -- loops -------------------------------------------------------------------------
 
     def call(self, fn: Callable[[], _T], what: str, *, model: str, schema_sent: bool = False) -> _T:
@@ -526,7 +532,7 @@ class _Connection:
             except openai.OpenAIError as exc:
                 outcome = self.decide(exc, attempt, what, model=model, schema_sent=schema_sent)
                 if isinstance(outcome, Exception):
-                    raise outcome from exc
+                    raise outcome from self.masked(exc)
             (time.sleep if self._sleep is None else self._sleep)(outcome)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -540,7 +546,7 @@ class _Connection:
             except openai.OpenAIError as exc:
                 outcome = self.decide(exc, attempt, what, model=model, schema_sent=schema_sent)
                 if isinstance(outcome, Exception):
-                    raise outcome from exc
+                    raise outcome from self.masked(exc)
             if self._sleep is None:
                 await asyncio.sleep(outcome)
             else:
@@ -627,6 +633,10 @@ class _ClientOwner:
 
 
 # --------------------------------------------------------------------------- chat
+
+
+class UpstreamError(Exception):
+    """The OpenAI SDK's error, re-raised as a cause with secrets masked."""
 
 
 class OpenAIChatModel(_ClientOwner):

@@ -23,6 +23,7 @@ import io
 import logging
 import os
 import re
+import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from memgraph.vectors import VectorIndex
 
 log = logging.getLogger("memgraph")
 
-__all__ = ["NPY_HEADER_BYTES", "DirectoryStore", "read_npy_rows"]
+__all__ = ["NPY_HEADER_BYTES", "DirectoryStore", "doctor_hint", "read_npy_rows"]
 
 VECTOR_FORMAT = 1
 NPY_HEADER_BYTES = 128
@@ -48,16 +49,50 @@ JOURNAL_RATIO = 0.25
 _JSON_POSITION = re.compile(r"line (\d+) column (\d+)|char (\d+)")
 
 
-def _decode_error(path: Path, exc: Exception, line: int | None = None) -> StoreCorrupt:
+def doctor_hint(path: Path, *, repair: bool = False) -> str:
+    """The ``memgraph doctor`` command that checks (or repairs) the scope holding ``path``."""
+    scope_dir = path.parent
+    flag = " --repair" if repair else ""
+    return (
+        f"`memgraph doctor --dir {shlex.quote(str(scope_dir.parent))} "
+        f"--scope {shlex.quote(scope_dir.name)}{flag}`"
+    )
+
+
+def _damaged(path: Path, position: str, problem: str, *, vectors: bool = False) -> StoreCorrupt:
+    """A StoreCorrupt naming ``path``, the ``position`` and what is wrong there."""
+    advice = (
+        f"run {doctor_hint(path, repair=True)} to rebuild the vectors from the observations"
+        if vectors
+        else f"run {doctor_hint(path)} to inspect it"
+    )
+    return StoreCorrupt(
+        f"{str(path)!r} is damaged at {position}: {problem}. It was left untouched; {advice}.",
+        path=str(path),
+        position=position,
+    )
+
+
+def _decode_error(
+    path: Path, exc: Exception, line: int | None = None, data: bytes | None = None
+) -> StoreCorrupt:
+    """A StoreCorrupt naming ``path`` and where in it (``data``: the file's bytes) it broke."""
     text = str(exc)
     match = _JSON_POSITION.search(text)
     where = f"line {line}" if line is not None else ""
     if match and line is None:
         where = f"line {match.group(1)}, column {match.group(2)}" if match.group(1) else ""
         where = where or f"byte {match.group(3)}"
+    if data is not None and line is None:
+        try:  # orjson reports invalid UTF-8 at char 0 whatever its place: find the byte
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            number = data.count(b"\n", 0, bad.start) + 1
+            where = f"byte {bad.start} (line {number})"
     return StoreCorrupt(
         f"{str(path)!r} is damaged at {where or 'an unknown position'}: {text}. "
-        "It was left untouched; run `memgraph doctor` to inspect it.",
+        f"It was left untouched; run {doctor_hint(path)} to inspect it "
+        "(add --repair to rebuild what can be rebuilt).",
         path=str(path),
         position=where,
     )
@@ -71,14 +106,39 @@ def _npy_header(rows: int, dim: int) -> bytes:
 
 
 def read_npy_rows(path: Path, rows: int) -> np.ndarray[Any, np.dtype[np.float32]]:
-    """The first ``rows`` rows of a memgraph ``vectors.npy``, memory-mapped read-only."""
-    matrix = np.load(path, mmap_mode="r")
-    if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] < rows:
+    """The first ``rows`` rows of a memgraph ``vectors.npy``, memory-mapped read-only.
+
+    Raises:
+        StoreCorrupt: the file is missing, truncated, or not a float32 matrix
+            of at least ``rows`` rows (naming the file and the position).
+    """
+    try:
+        matrix = np.load(path, mmap_mode="r")  # never unpickles: allow_pickle is False
+    except (OSError, ValueError, EOFError) as exc:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = -1
+        if size < 0:
+            where = "byte 0 (the file is missing)"
+        elif size < NPY_HEADER_BYTES:
+            where = f"byte {size} (the file ends inside its {NPY_HEADER_BYTES}-byte header)"
+        elif "header" in str(exc).lower() or "magic" in str(exc).lower():
+            where = f"header (bytes 0-{NPY_HEADER_BYTES - 1})"
+        else:
+            where = f"byte {size} (the file ends before the rows its header declares)"
         raise StoreCorrupt(
-            f"{str(path)!r} holds {matrix.shape} {matrix.dtype} rows, expected at least "
-            f"{rows} float32 rows; run `memgraph doctor --repair` to rebuild the vectors",
+            f"{str(path)!r} is damaged at {where}: {exc}. It was left untouched; run "
+            f"{doctor_hint(path, repair=True)} to rebuild the vectors from the observations",
             path=str(path),
-            position=f"header (shape {matrix.shape})",
+            position=where,
+        ) from exc
+    if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] < rows:
+        raise _damaged(
+            path,
+            f"header (shape {matrix.shape})",
+            f"it holds {matrix.dtype} rows, expected at least {rows} float32 rows",
+            vectors=True,
         )
     return matrix[:rows]  # type: ignore[no-any-return]
 
@@ -129,25 +189,29 @@ class DirectoryStore:
             raise StoreUnavailable(f"cannot read {str(self.journal_path)!r}: {exc}") from exc
         self._graph_stamp = self._stamp(self.graph_path)
         try:
-            raw = self.graph_path.read_bytes()
+            raw: bytes | None = self.graph_path.read_bytes()
         except FileNotFoundError:
-            raw = b""
+            raw = None
         except OSError as exc:
             raise StoreUnavailable(f"cannot read {str(self.graph_path)!r}: {exc}") from exc
-        if raw:
+        if raw is not None:  # an empty graph.json is damaged too (memgraph never writes one)
             try:
                 document = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                raise _decode_error(self.graph_path, exc) from exc
-            if not isinstance(document, dict) or not isinstance(document.get("entities", []), list):
-                raise StoreCorrupt(
-                    f"{str(self.graph_path)!r} is not a graph document (no 'entities' list)",
-                    path=str(self.graph_path),
-                    position="top level",
+                raise _decode_error(self.graph_path, exc, data=raw) from exc
+            if (
+                not isinstance(document, dict)
+                or not isinstance(document.get("entities", []), list)
+                or type(document.get("checkpointSeq") or 0) is not int
+            ):
+                raise _damaged(
+                    self.graph_path,
+                    "top level",
+                    "not a graph document (no 'entities' list, or a bad 'checkpointSeq')",
                 )
             snapshot.document = document
-            checkpoint_seq = int(document.get("checkpointSeq") or 0)
-        self._checkpoint_bytes = len(raw)
+            checkpoint_seq = document.get("checkpointSeq") or 0
+        self._checkpoint_bytes = len(raw or b"")
         self._last_seq = checkpoint_seq
         self._offset = 0
         self._journal_lines = 0
@@ -157,22 +221,43 @@ class DirectoryStore:
 
     def _load_vectors(self) -> VectorSet | None:
         try:
-            header = orjson.loads(self.header_path.read_bytes())
+            raw = self.header_path.read_bytes()
         except FileNotFoundError:
             self._vector_count, self._vector_model = 0, None
             return None
+        try:
+            header = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise _decode_error(self.header_path, exc) from exc
+            raise _decode_error(self.header_path, exc, data=raw) from exc
+        if not isinstance(header, dict):
+            raise _damaged(
+                self.header_path, "top level", "not a vectors header (a JSON object)", vectors=True
+            )
         ids = header.get("ids") or []
-        count = int(header.get("count", len(ids)))
-        if header.get("format") != VECTOR_FORMAT or count != len(ids):
-            raise StoreCorrupt(
-                f"{str(self.header_path)!r} has an unknown format or {len(ids)} ids for "
-                f"{count} rows; run `memgraph doctor --repair` to rebuild the vectors",
-                path=str(self.header_path),
-                position="header",
+        count = header.get("count", len(ids) if isinstance(ids, list) else 0)
+        if (
+            header.get("format") != VECTOR_FORMAT
+            or not isinstance(ids, list)
+            or not all(isinstance(i, str) for i in ids)
+            or type(count) is not int
+            or count != len(ids)
+        ):
+            shown = len(ids) if isinstance(ids, list) else "no"
+            raise _damaged(
+                self.header_path,
+                "header",
+                f"an unknown format, or {shown} ids for {count!r} rows",
+                vectors=True,
             )
         matrix = read_npy_rows(self.vectors_path, count) if count else None
+        dim = header.get("dim")
+        if matrix is not None and type(dim) is int and matrix.shape[1] != dim:
+            raise _damaged(
+                self.vectors_path,
+                f"header (shape {matrix.shape})",
+                f"rows of {matrix.shape[1]} floats, but {str(self.header_path)!r} says {dim}",
+                vectors=True,
+            )
         self._vector_count, self._vector_model = count, header.get("model")
         if matrix is None:
             return VectorSet(header.get("model") or "", [], np.zeros((0, 0), np.float32))
@@ -211,7 +296,7 @@ class DirectoryStore:
             number = self._journal_lines + index + 1
             try:
                 commit = Commit.from_record(orjson.loads(line))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError) as exc:
                 if index == len(lines) - 1 and consumed + len(line) + 1 == len(data):
                     break  # torn last line: leave it unconsumed
                 raise _decode_error(self.journal_path, exc, line=number) from exc
@@ -221,7 +306,8 @@ class DirectoryStore:
             if commit.seq != self._last_seq + 1:
                 raise StoreCorrupt(
                     f"{str(self.journal_path)!r} line {number}: commit {commit.seq} follows "
-                    f"{self._last_seq}; commits are missing. Run `memgraph doctor`.",
+                    f"{self._last_seq}; commits are missing. It was left untouched; run "
+                    f"{doctor_hint(self.journal_path)} to inspect it.",
                     path=str(self.journal_path),
                     position=f"line {number}",
                 )
@@ -285,6 +371,14 @@ class DirectoryStore:
                 if number == len(lines):
                     break  # torn tail of an interrupted checkpoint
                 raise _decode_error(self.episodes_path, exc, line=number) from exc
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise StoreCorrupt(
+                    f"{str(self.episodes_path)!r} line {number} is not an episode (a JSON "
+                    f"object with an 'id'). It was left untouched; run "
+                    f"{doctor_hint(self.episodes_path)} to inspect it.",
+                    path=str(self.episodes_path),
+                    position=f"line {number}",
+                )
             seen[record["id"]] = record
         return iter(seen.values())
 
@@ -296,13 +390,9 @@ class DirectoryStore:
         try:
             summary = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise _decode_error(self.summary_path, exc) from exc
+            raise _decode_error(self.summary_path, exc, data=raw) from exc
         if not isinstance(summary, dict):
-            raise StoreCorrupt(
-                f"{str(self.summary_path)!r} is not a JSON object",
-                path=str(self.summary_path),
-                position="top level",
-            )
+            raise _damaged(self.summary_path, "top level", "not a JSON object")
         return summary
 
     # ------------------------------------------------------------------ writing

@@ -85,7 +85,8 @@ class FileLock:
                     if time.monotonic() >= deadline:
                         raise StoreConflict(
                             f"scope {self.scope!r} is locked by another writer; gave up after "
-                            f"{timeout:g} s (raise `lock_timeout` or serialize the writers)"
+                            f"{timeout:g} s (raise `lockTimeout` in the memory config or "
+                            "serialize the writers)"
                         ) from None
                     time.sleep(delay)
                     delay = min(delay * 2, 0.05)
