@@ -351,6 +351,10 @@ class MemoryCore:
     def _maybe_checkpoint(self, *, force: bool = False) -> None:
         graph = self._graph
         assert graph is not None
+        due = getattr(self.store, "checkpoint_due", None)
+        if not force and due is not None and not due():
+            self._maybe_train()
+            return  # building the document for a store that would decline costs O(n)
         episodes = list(graph.episodes.values())
         if self.store.checkpoint(graph.to_document(), self._vectors, episodes, force=force):
             graph.episodes.clear()

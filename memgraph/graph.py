@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgraph.attributes import attribute_of
-from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms
+from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms, words
 
 __all__ = ["EXTRA_OPS", "Doc", "Graph"]
 
@@ -89,10 +89,11 @@ class Graph:
         self.episodes: dict[str, Doc] = {}  # episodes not yet checkpointed (the rest are on disk)
         self._by_name: dict[str, str] = {}
         self._obs: dict[str, tuple[Doc, Doc]] = {}
-        self.noted: dict[str, None] = {}
-        self._facts: dict[
-            str, Facts
-        ] = {}  # entity id -> indexed current facts, built lazily  # ids of observations with a category or tags, in order
+        self.noted: dict[str, None] = {}  # ids of facts with a category or tags, in order
+        self._facts: dict[str, Facts] = {}  # entity id -> current facts, indexed lazily
+        self._name_words: dict[
+            str, tuple[str, ...]
+        ] = {}  # ids of observations with a category or tags, in order
         self._by_type: dict[str, set[str]] = defaultdict(set)
         self._rels_of: dict[str, list[str]] = defaultdict(list)
         self._current_rel_keys: dict[tuple[str, str, str], str] = {}
@@ -182,6 +183,13 @@ class Graph:
         for entity, obs in self._obs.values():
             if obs.get("validTo") is None:
                 yield entity, obs
+
+    def name_words(self, entity_id: str) -> tuple[str, ...]:
+        """The word tokens of an entity's name (memoized; names never change)."""
+        found = self._name_words.get(entity_id)
+        if found is None:
+            found = self._name_words[entity_id] = tuple(words(self.entities[entity_id]["name"]))
+        return found
 
     def facts_of(self, entity_id: str) -> Facts:
         """The current facts of an entity, indexed (built on first use, then maintained)."""
@@ -313,6 +321,7 @@ class Graph:
     def _purge(self, ids: Iterable[str]) -> None:
         doomed = set(ids)
         self._facts.clear()
+        self._name_words.clear()
         for entity_id in [i for i in doomed if i in self.entities]:
             entity = self.entities.pop(entity_id)
             doomed.update(o["id"] for o in entity["observations"])

@@ -73,9 +73,14 @@ class CoarseIndex:
 
     def extend(self, rows: Matrix) -> None:
         """Assign ``rows`` (the next rows after :attr:`covered`) to their nearest lists."""
-        if len(rows):
-            self.labels = np.concatenate([self.labels, _nearest(rows, self.centroids)])
-            self._lists = None
+        if not len(rows):
+            return
+        start = self.covered
+        labels = _nearest(rows, self.centroids)
+        self.labels = np.concatenate([self.labels, labels])
+        if self._lists is not None:  # keep the lists instead of re-sorting every label
+            for offset, label in enumerate(labels.tolist()):
+                self._lists[label] = np.append(self._lists[label], start + offset)
 
     def lists(self) -> list[npt.NDArray[np.int64]]:
         """Row numbers of each list, ascending."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +49,7 @@ SEMANTIC_THRESHOLD = 0.3
 RELEVANCE_FLOOR = 0.25
 WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.2}
 """A type match alone (0.2) stays under the floor: it only boosts other evidence."""
+KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
 MAX_KEYWORD_HITS = 500  # keyword candidates kept per query (the best by score)
 MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
 MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
@@ -109,9 +109,12 @@ class Candidate:
 # --------------------------------------------------------------------- tier 1
 def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
     size = len(needle)
-    return size > 0 and any(
-        list(haystack[i : i + size]) == list(needle) for i in range(len(haystack) - size + 1)
-    )
+    if size == 0 or size > len(haystack):
+        return False
+    if size == 1:
+        return needle[0] in haystack
+    hay, pin = tuple(haystack), tuple(needle)
+    return any(hay[i : i + size] == pin for i in range(len(hay) - size + 1))
 
 
 def name_matches(graph: Graph, query: str) -> set[str]:
@@ -128,7 +131,7 @@ def name_matches(graph: Graph, query: str) -> set[str]:
         entity = graph.entities.get(entity_id)
         if entity is None:
             continue
-        name_words = words(entity["name"])
+        name_words = graph.name_words(entity_id)
         if len(entity["name"].strip()) < 3 or all(w in STOP_WORDS for w in name_words):
             continue
         if _contains(query_words, name_words) or _contains(name_words, query_terms):
@@ -157,18 +160,27 @@ def keyword_matches(graph: Graph, query: str, *, history: bool = False) -> dict[
     total = max(graph.observation_count, 1)
     idf = {t: math.log(1.0 + total / (1 + len(index.get(t, ())))) for t in query_terms}
     weight = sum(idf.values())
-    scores: dict[str, float] = defaultdict(float)
+    scores: dict[str, float] = {}
+    # Rarest terms first: they carry the most weight. Once the candidate budget is
+    # spent, commoner terms only add to the scores of candidates already found.
     for term in sorted(query_terms, key=lambda t: len(index.get(t, ()))):
         postings = index.get(term)
         if not postings:
             continue
-        if len(postings) <= MAX_POSTINGS:
+        value = idf[term]
+        fits = not scores or len(scores) + len(postings) <= KEYWORD_BUDGET
+        if len(postings) <= MAX_POSTINGS and fits:
+            get = scores.get
             for obs_id in postings:
-                scores[obs_id] += idf[term]
-        else:
+                scores[obs_id] = get(obs_id, 0.0) + value
+        elif len(scores) < len(postings):
             for obs_id in scores:
                 if obs_id in postings:
-                    scores[obs_id] += idf[term]
+                    scores[obs_id] += value
+        else:
+            for obs_id in postings:
+                if obs_id in scores:
+                    scores[obs_id] += value
     cutoff = MIN_KEYWORD_SHARE * weight
     kept = [(score, obs_id) for obs_id, score in scores.items() if score >= cutoff]
     if len(kept) > MAX_KEYWORD_HITS:

@@ -476,6 +476,13 @@ class DirectoryStore:
         self._offset = os.fstat(fd).st_size
         self._journal_lines += 1
 
+    def checkpoint_due(self) -> bool:
+        """Whether the journal outgrew its share of the checkpoint (cheap: one stat)."""
+        journal = self._journal_bytes()
+        return journal > 0 and journal > max(
+            MIN_JOURNAL_BYTES, JOURNAL_RATIO * self._checkpoint_bytes
+        )
+
     def _journal_bytes(self) -> int:
         try:
             return os.stat(self.journal_path).st_size
@@ -490,9 +497,7 @@ class DirectoryStore:
         *,
         force: bool = False,
     ) -> bool:
-        journal = self._journal_bytes()
-        due = journal > max(MIN_JOURNAL_BYTES, JOURNAL_RATIO * self._checkpoint_bytes)
-        if not (force or (due and journal)):
+        if not (force or self.checkpoint_due()):
             return False
         self._require_lock()
         self._check_current()
