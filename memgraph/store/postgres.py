@@ -1,0 +1,751 @@
+"""A PostgreSQL store: many app servers sharing one memory.
+
+Select it with a DSN as ``memory.store`` (or ``MEMGRAPH_STORE``), e.g.
+``"store": "postgresql://memgraph@db.internal/memgraph"``. It keeps exactly
+what the directory store keeps, in tables of one PostgreSQL schema
+(``memgraph``; see :mod:`memgraph.store.pg_schema` for the DDL)::
+
+    scopes      one row per scope: the checkpoint document (graph.json), its
+                seq, the last committed seq, the rewrite epoch, vector header
+    commits     the journal: one row per commit since the checkpoint,
+                PRIMARY KEY (scope, seq), with the new observations' vectors
+    episodes    remembered texts, folded in at checkpoints (episodes.jsonl)
+    vectors     checkpointed float32 rows, one per row of the index (vectors.npy)
+    coarse      the approximate (IVF) index of those rows (vectors.ivf.npz)
+    summaries   the conversation summary (summary.json)
+
+Semantics match the directory store: a commit is one transaction that must
+follow the scope's last seq (``StoreConflict`` otherwise; the primary key also
+makes a duplicate seq impossible); checkpoints fold the journal into the
+checkpoint when it outgrows a fraction of it, in one transaction, so cold
+loads replay little; a rewrite (purge) replaces everything and bumps the
+scope's epoch so every other process reloads.
+
+One writer per scope across machines: :meth:`PostgresStore.lock` holds a
+session-level ``pg_advisory_lock`` on a hash of (schema, scope), waiting at
+most the timeout (``lock_timeout``), then ``StoreConflict``. A crashed app
+server's lock ends with its connection. Readers never lock: before every
+read the engine calls :meth:`PostgresStore.changes_since`, one indexed query
+that returns the commits another process made (or asks for a reload), so a
+recall never misses a committed write.
+
+Vectors are stored as little-endian float32 bytes and searched in-process
+with numpy (the engine's :class:`~memgraph.vectors.VectorIndex`); the
+``vector`` extension is not needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+import orjson
+
+from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.ivf import CoarseIndex
+from memgraph.scope import validate_scope
+from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet
+from memgraph.store.pg_schema import (
+    DEFAULT_SCHEMA,
+    advisory_key,
+    connect,
+    ensure_schema,
+    import_psycopg,
+    mask_dsn,
+    translate_errors,
+    validate_schema_name,
+)
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+
+    from memgraph.vectors import VectorIndex
+
+__all__ = ["JOURNAL_RATIO", "MIN_JOURNAL_BYTES", "PostgresStore", "list_scopes"]
+
+MIN_JOURNAL_BYTES = 1 << 20
+JOURNAL_RATIO = 0.25
+
+T = TypeVar("T")
+_COMMIT_COLUMNS = "seq, at, next_id, ops::text, vector_model, vector_dim, vector_ids, vector_data"
+
+
+def list_scopes(dsn: str, *, schema: str = DEFAULT_SCHEMA) -> list[str]:
+    """The scopes stored under ``schema`` at ``dsn`` (with a graph or a summary), sorted."""
+    schema = validate_schema_name(schema)
+    with contextlib.closing(connect(dsn)) as connection, translate_errors(dsn, "listing scopes"):
+        ensure_schema(connection, schema, dsn)
+        rows = connection.execute(
+            f'SELECT scope FROM "{schema}".scopes UNION SELECT scope FROM "{schema}".summaries '
+            "ORDER BY 1"
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+class PostgresStore:
+    """Persist one scope in PostgreSQL (see the module docstring).
+
+    Args:
+        dsn: a ``postgresql://`` connection URI.
+        scope: the scope id.
+        schema: the PostgreSQL schema holding memgraph's tables.
+
+    The handle opens one connection lazily and reconnects after a lost
+    connection (never while it holds the scope's lock). It is safe to share
+    between threads; :class:`~memgraph.memory.Memory` serializes its calls.
+    """
+
+    def __init__(self, dsn: str, scope: str, *, schema: str = DEFAULT_SCHEMA) -> None:
+        import_psycopg()
+        self.dsn = dsn
+        self.scope = validate_scope(scope)
+        self.schema = validate_schema_name(schema)
+        self._s = f'"{self.schema}"'
+        self._key = advisory_key(self.schema, self.scope)
+        self._conn: Connection[tuple[Any, ...]] | None = None
+        self._io = threading.RLock()  # one database conversation at a time per handle
+        self._writer = threading.Lock()  # one lock() block at a time per handle
+        self._held_by: Connection[tuple[Any, ...]] | None = None
+        self._epoch: int | None = None  # the rewrite epoch this handle's state comes from
+        self._seen_seq = 0  # the last commit this handle loaded, returned or made
+        self._journal_bytes = 0
+        self._checkpoint_bytes = 0
+        # The stored vector rows' ids as this handle last saw them, and their generation
+        # (bumped whenever the rows are replaced rather than appended to).
+        self._vector_ids: list[str] = []
+        self._vector_generation: int | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"PostgresStore({mask_dsn(self.dsn)!r}, scope={self.scope!r}, schema={self.schema!r})"
+        )
+
+    # ------------------------------------------------------------- connection
+    def _connection(self) -> Connection[tuple[Any, ...]]:
+        conn = self._conn
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        if self._held_by is not None:
+            raise self._lost_lock("the connection is closed")
+        if conn is not None:
+            conn.close()
+            self._conn = None
+        conn = connect(self.dsn)
+        try:
+            ensure_schema(conn, self.schema, self.dsn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    def _run(self, what: str, work: Callable[[Connection[tuple[Any, ...]]], T]) -> T:
+        """Run ``work`` on the connection, translating errors.
+
+        A read that fails because the connection was lost (a restarted server,
+        a failover) is retried once on a fresh connection, unless this handle
+        holds the lock (whose loss the caller must see).
+        """
+        psycopg = import_psycopg()
+        with self._io:
+            for attempt in (1, 2):
+                conn = self._connection()
+                try:
+                    with translate_errors(self.dsn, f"{what} scope {self.scope!r}"):
+                        return work(conn)
+                except StoreUnavailable as exc:
+                    lost = isinstance(exc.__cause__, psycopg.OperationalError) and conn.broken
+                    if lost and self._held_by is conn:
+                        raise self._lost_lock(str(exc)) from exc.__cause__
+                    if attempt == 2 or not lost or self._held_by is not None:
+                        raise
+            raise AssertionError("unreachable")  # pragma: no cover
+
+    # ---------------------------------------------------------------- reading
+    def exists(self) -> bool:
+        def work(conn: Connection[tuple[Any, ...]]) -> bool:
+            row = conn.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {self._s}.scopes WHERE scope = %s)", [self.scope]
+            ).fetchone()
+            return bool(row and row[0])
+
+        return self._run("checking", work)
+
+    def load(self) -> Snapshot:
+        return self._run("loading", self._load)
+
+    def _load(self, conn: Connection[tuple[Any, ...]]) -> Snapshot:
+        with conn.transaction(), conn.cursor(binary=True) as cursor:
+            # One snapshot of the whole scope: a checkpoint committed meanwhile
+            # cannot delete commits between the document and the journal read here.
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return self._read_snapshot(cursor)
+
+    def _read_snapshot(self, cursor: Any) -> Snapshot:
+        snapshot = Snapshot()
+        row = cursor.execute(
+            "SELECT epoch, last_seq, checkpoint_seq, checkpoint::text, checkpoint_bytes, "
+            "journal_bytes, vector_model, vector_dim, vector_count, vector_generation "
+            f"FROM {self._s}.scopes WHERE scope = %s",
+            [self.scope],
+        ).fetchone()
+        if row is None:
+            self._epoch, self._seen_seq = 0, 0
+            self._journal_bytes, self._checkpoint_bytes = 0, 0
+            self._vector_ids, self._vector_generation = [], 0
+            return snapshot
+        epoch, last_seq, checkpoint_seq, document = row[0], row[1], row[2], row[3]
+        model, dim, count, generation = row[6], row[7], row[8], row[9]
+        if document is not None:
+            snapshot.document = self._decode(document, "scopes.checkpoint", "checkpoint")
+            if not isinstance(snapshot.document, dict):
+                raise self._corrupt("scopes.checkpoint", "is not a graph document")
+        cursor.execute(
+            f"SELECT {_COMMIT_COLUMNS} FROM {self._s}.commits "
+            "WHERE scope = %s AND seq > %s ORDER BY seq",
+            [self.scope, checkpoint_seq],
+        )
+        snapshot.commits = [self._commit_of(r) for r in cursor.fetchall()]
+        self._check_sequence(snapshot.commits, checkpoint_seq, last_seq)
+        ids: list[str] = []
+        if model is not None:
+            ids, matrix = self._read_vectors(cursor, count, dim)
+            coarse = self._read_coarse(cursor, count, dim) if count else None
+            snapshot.vectors = VectorSet(model, ids, matrix, coarse)
+        self._epoch, self._seen_seq = epoch, last_seq
+        self._checkpoint_bytes, self._journal_bytes = row[4], row[5]
+        self._vector_ids, self._vector_generation = ids, generation
+        return snapshot
+
+    def _read_vectors(
+        self, cursor: Any, count: int, dim: int
+    ) -> tuple[list[str], np.ndarray[Any, np.dtype[np.float32]]]:
+        if count == 0:
+            return [], np.zeros((0, 0), np.float32)
+        ids: list[str] = []
+        # Rows go straight into a numpy-allocated matrix (aligned, and on huge pages
+        # where numpy asks for them, which random row gathers in search notice).
+        matrix = np.empty((count, dim), dtype="<f4")
+        target = matrix.data.cast("B")
+        width, position = dim * 4, 0
+        # Binary COPY streams the rows about twice as fast as fetching them.
+        query = (
+            f"COPY (SELECT obs_id, data FROM {self._s}.vectors WHERE scope = %s "
+            "AND row_index < %s ORDER BY row_index) TO STDOUT (FORMAT BINARY)"
+        )
+        with cursor.copy(query, [self.scope, count]) as copy:
+            copy.set_types(["text", "bytea"])
+            for obs_id, row in copy.rows():
+                if len(row) != width or len(ids) == count:
+                    raise self._corrupt(
+                        "vectors", f"row {len(ids)} holds {len(row)} bytes, expected {width}"
+                    )
+                target[position : position + width] = row
+                position += width
+                ids.append(obs_id)
+        if len(ids) != count:
+            raise self._corrupt("vectors", f"holds {len(ids)} rows, expected {count}")
+        return ids, matrix.astype(np.float32, copy=False)
+
+    def _read_coarse(self, cursor: Any, count: int, dim: int) -> CoarseIndex | None:
+        """The saved approximate index, if it fits these rows (derived data: anything
+        unusable is ignored, and the engine rebuilds it in the background)."""
+        row = cursor.execute(
+            f"SELECT lists, dim, centroids, labels FROM {self._s}.coarse WHERE scope = %s",
+            [self.scope],
+        ).fetchone()
+        if row is None:
+            return None
+        lists, width, centroids, labels = row
+        if width != dim or len(centroids) != lists * dim * 4 or len(labels) % 4:
+            return None
+        label_array = np.frombuffer(labels, dtype="<i4").astype(np.int32)
+        if len(label_array) > count or (len(label_array) and int(label_array.max()) >= lists):
+            return None
+        matrix = np.frombuffer(centroids, dtype="<f4").astype(np.float32).reshape(lists, dim)
+        return CoarseIndex(matrix, label_array)
+
+    def _commit_of(self, row: Sequence[Any]) -> Commit:
+        seq, at, next_id, ops_text, model, dim, ids, data = row
+        ops = self._decode(ops_text, "commits.ops", f"seq {seq}")
+        batch = None
+        if ids:
+            raw = bytes(data or b"")
+            if len(raw) != len(ids) * dim * 4:
+                raise self._corrupt("commits.vector_data", f"seq {seq} has the wrong length")
+            matrix = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(len(ids), dim)
+            batch = VectorBatch(model or "", tuple(ids), matrix)
+        return Commit(seq=int(seq), at=at, next_id=int(next_id), ops=ops, vectors=batch)
+
+    def _decode(self, text: str, column: str, where: str) -> Any:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise self._corrupt(column, f"{where} is not valid JSON: {exc}") from exc
+
+    def _corrupt(self, column: str, problem: str) -> StoreCorrupt:
+        table = f"{self.schema}.{column}"
+        return StoreCorrupt(
+            f"{table} of scope {self.scope!r} in {mask_dsn(self.dsn)!r} {problem}; "
+            "it was left untouched",
+            path=table,
+            position=f"scope {self.scope!r}",
+        )
+
+    def _check_sequence(self, commits: Sequence[Commit], after: int, last: int) -> None:
+        expected = after
+        for commit in commits:
+            if commit.seq != expected + 1:
+                raise self._corrupt(
+                    "commits", f"jumps from seq {expected} to {commit.seq}; commits are missing"
+                )
+            expected = commit.seq
+        if expected != last:
+            raise self._corrupt("commits", f"ends at seq {expected}, the scope says {last}")
+
+    def changes_since(self, seq: int) -> list[Commit] | None:
+        def work(conn: Connection[tuple[Any, ...]]) -> list[Commit] | None:
+            # One statement, one snapshot: the scope's counters and the newer commits.
+            with conn.cursor(binary=True) as cursor:
+                rows = cursor.execute(
+                    "SELECT s.epoch, s.last_seq, s.checkpoint_seq, "
+                    "c.seq, c.at, c.next_id, c.ops::text, c.vector_model, c.vector_dim, "
+                    f"c.vector_ids, c.vector_data FROM {self._s}.scopes s "
+                    f"LEFT JOIN {self._s}.commits c ON c.scope = s.scope AND c.seq > %s "
+                    "WHERE s.scope = %s ORDER BY c.seq",
+                    [seq, self.scope],
+                ).fetchall()
+            if not rows:
+                return [] if seq == 0 else None
+            epoch, last_seq, checkpoint_seq = rows[0][0], rows[0][1], rows[0][2]
+            if self._epoch is not None and epoch != self._epoch:
+                return None  # rewritten (purged) since this handle read it: reload
+            if not checkpoint_seq <= seq <= last_seq:
+                return None  # the commits after seq were folded into a newer checkpoint
+            commits = [self._commit_of(r[3:]) for r in rows if r[3] is not None]
+            self._check_sequence(commits, seq, last_seq)
+            self._epoch, self._seen_seq = epoch, last_seq
+            return commits
+
+        return self._run("reading changes of", work)
+
+    def episodes(self) -> Iterator[Doc]:
+        def work(conn: Connection[tuple[Any, ...]]) -> list[Doc]:
+            rows = conn.execute(
+                f"SELECT id, record::text FROM {self._s}.episodes WHERE scope = %s ORDER BY ordinal",
+                [self.scope],
+            ).fetchall()
+            return [self._decode(text, "episodes.record", f"episode {id_!r}") for id_, text in rows]
+
+        return iter(self._run("reading episodes of", work))
+
+    def read_summary(self) -> Doc | None:
+        def work(conn: Connection[tuple[Any, ...]]) -> Doc | None:
+            row = conn.execute(
+                f"SELECT summary::text FROM {self._s}.summaries WHERE scope = %s", [self.scope]
+            ).fetchone()
+            if row is None:
+                return None
+            summary = self._decode(row[0], "summaries.summary", "the summary")
+            if not isinstance(summary, dict):
+                raise self._corrupt("summaries.summary", "is not a JSON object")
+            return summary
+
+        return self._run("reading the summary of", work)
+
+    # ---------------------------------------------------------------- locking
+    def lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
+        return self._hold(timeout)
+
+    @contextlib.contextmanager
+    def _hold(self, timeout: float) -> Iterator[None]:
+        """Hold the scope's advisory lock for the ``with`` block.
+
+        Raises:
+            StoreConflict: another handle or process kept it for ``timeout`` seconds.
+        """
+        started = time.monotonic()
+        if not self._writer.acquire(timeout=max(timeout, 0.0)):
+            raise self._lock_timeout(timeout)
+        try:
+            left = max(timeout - (time.monotonic() - started), 0.0)
+            self._acquire(left, timeout)
+            try:
+                yield
+            finally:
+                self._release()
+        finally:
+            self._writer.release()
+
+    def _lock_timeout(self, timeout: float) -> StoreConflict:
+        return StoreConflict(
+            f"scope {self.scope!r} is locked by another writer; gave up after {timeout:g} s "
+            "(raise `lockTimeout` or serialize the writers)"
+        )
+
+    def _acquire(self, left: float, timeout: float) -> None:
+        from psycopg import errors as pg
+
+        def work(conn: Connection[tuple[Any, ...]]) -> Connection[tuple[Any, ...]]:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", [self._key]).fetchone()
+            if row and row[0]:
+                return conn  # free: one round trip
+            # Held elsewhere: wait server-side, bounded by lock_timeout. No polling,
+            # and the lock is granted the moment the holder releases it.
+            wait = f"{max(1, round(left * 1000))}ms"  # 0 would mean "wait forever"
+            conn.execute("SELECT set_config('lock_timeout', %s, false)", [wait])
+            try:
+                conn.execute("SELECT pg_advisory_lock(%s)", [self._key])
+            except pg.LockNotAvailable:
+                raise self._lock_timeout(timeout) from None
+            finally:
+                if not conn.broken:
+                    conn.execute("SELECT set_config('lock_timeout', '0', false)")
+            return conn
+
+        self._held_by = self._run("locking", work)
+
+    def _release(self) -> None:
+        conn, self._held_by = self._held_by, None
+        if conn is None or conn.closed or conn.broken:
+            return  # the server released it with the session
+        with (
+            self._io,
+            contextlib.suppress(StoreUnavailable),
+            translate_errors(self.dsn, f"unlocking scope {self.scope!r}"),
+        ):
+            conn.execute("SELECT pg_advisory_unlock(%s)", [self._key])
+
+    def _require_lock(self) -> Connection[tuple[Any, ...]]:
+        conn = self._held_by
+        if conn is None:
+            raise StoreConflict(f"write to scope {self.scope!r} without holding its lock")
+        if conn is not self._conn or conn.closed or conn.broken:
+            raise self._lost_lock("the connection is closed")
+        return conn
+
+    def _lost_lock(self, reason: str) -> StoreUnavailable:
+        return StoreUnavailable(
+            f"lost the connection to PostgreSQL while holding scope {self.scope!r}'s lock "
+            f"({reason}); the lock is gone and nothing more was written: retry the write"
+        )
+
+    def _lock_scope_row(self, conn: Connection[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """The scope's row, locked for this transaction (created if missing)."""
+        query = (
+            "SELECT epoch, last_seq, vector_model, vector_dim, vector_count, vector_generation "
+            f"FROM {self._s}.scopes WHERE scope = %s FOR UPDATE"
+        )
+        row = conn.execute(query, [self.scope]).fetchone()
+        if row is None:
+            conn.execute(
+                f"INSERT INTO {self._s}.scopes (scope) VALUES (%s) ON CONFLICT DO NOTHING",
+                [self.scope],
+            )
+            row = conn.execute(query, [self.scope]).fetchone()
+            assert row is not None
+        return row
+
+    def _check_epoch(self, epoch: int) -> None:
+        if self._epoch is not None and epoch != self._epoch:
+            raise StoreConflict(
+                f"scope {self.scope!r} moved on: it was rewritten since this handle read it; "
+                "reload and retry"
+            )
+
+    # ---------------------------------------------------------------- writing
+    def commit(self, commit: Commit) -> None:
+        self._require_lock()
+        ops = orjson.dumps(list(commit.ops), option=orjson.OPT_SERIALIZE_NUMPY).decode()
+        batch = commit.vectors
+        model, dim, ids, data = None, 0, None, None
+        if batch is not None and len(batch.ids):
+            matrix = np.ascontiguousarray(batch.matrix, dtype="<f4")
+            model, ids, data = batch.model, list(batch.ids), matrix.tobytes()
+            dim = int(matrix.shape[1]) if matrix.ndim == 2 else 0
+        params = {
+            "scope": self.scope,
+            "seq": commit.seq,
+            "at": commit.at,
+            "next_id": commit.next_id,
+            "ops": ops,
+            "model": model,
+            "dim": dim,
+            "ids": ids,
+            "data": data,
+            "size": len(ops) + len(data or b""),
+            "epoch": self._epoch,
+        }
+
+        def work(conn: Connection[tuple[Any, ...]]) -> tuple[int, int, int]:
+            # One statement is one transaction: lock the scope's row, insert the commit
+            # only if it follows last_seq in the epoch this handle read, advance the
+            # counters. All or nothing, in one round trip.
+            row = conn.execute(self._commit_sql, params).fetchone()
+            if row is None:  # the scope's first commit: create its row first
+                with conn.transaction():
+                    self._lock_scope_row(conn)
+                    row = conn.execute(self._commit_sql, params).fetchone()
+            assert row is not None
+            epoch, last_seq, journal, checkpoint = row
+            if journal is None:
+                self._check_epoch(epoch)
+                raise StoreConflict(
+                    f"scope {self.scope!r} moved on: commit {commit.seq} does not follow "
+                    f"{last_seq}; reload and retry"
+                )
+            return int(epoch), int(journal), int(checkpoint)
+
+        self._epoch, self._journal_bytes, self._checkpoint_bytes = self._run("committing to", work)
+        self._seen_seq = commit.seq
+
+    @property
+    def _commit_sql(self) -> str:
+        return (
+            f"WITH scope AS (SELECT epoch, last_seq FROM {self._s}.scopes "
+            "WHERE scope = %(scope)s FOR UPDATE), "
+            f"added AS (INSERT INTO {self._s}.commits (scope, seq, at, next_id, ops, "
+            "vector_model, vector_dim, vector_ids, vector_data) "
+            "SELECT %(scope)s, %(seq)s, %(at)s::text, %(next_id)s, %(ops)s::json, "
+            "%(model)s::text, %(dim)s, %(ids)s::text[], %(data)s::bytea FROM scope "
+            "WHERE scope.last_seq = %(seq)s - 1 "
+            "AND (%(epoch)s::bigint IS NULL OR scope.epoch = %(epoch)s::bigint) RETURNING seq), "
+            f"moved AS (UPDATE {self._s}.scopes SET last_seq = %(seq)s, "
+            "journal_bytes = journal_bytes + %(size)s, updated_at = now() "
+            "WHERE scope = %(scope)s AND EXISTS (SELECT 1 FROM added) "
+            "RETURNING journal_bytes, checkpoint_bytes) "
+            "SELECT scope.epoch, scope.last_seq, moved.journal_bytes, moved.checkpoint_bytes "
+            "FROM scope LEFT JOIN moved ON true"
+        )
+
+    def checkpoint_due(self) -> bool:
+        """Whether the journal outgrew its share of the checkpoint (no query: the
+        sizes come back with every commit this handle makes, and with each load)."""
+        journal = self._journal_bytes
+        return journal > 0 and journal > max(
+            MIN_JOURNAL_BYTES, JOURNAL_RATIO * self._checkpoint_bytes
+        )
+
+    def checkpoint(
+        self,
+        document: Doc,
+        vectors: VectorIndex | None,
+        episodes: Sequence[Doc],
+        *,
+        force: bool = False,
+    ) -> bool:
+        if not (force or self.checkpoint_due()):
+            return False
+        self._require_lock()
+        data = orjson.dumps(document).decode()
+        seq = int(document.get("checkpointSeq") or 0)
+
+        def work(conn: Connection[tuple[Any, ...]]) -> int:
+            with conn.transaction():
+                row = self._lock_scope_row(conn)
+                epoch, last_seq = row[0], row[1]
+                self._check_epoch(epoch)
+                if seq != last_seq:
+                    raise StoreConflict(
+                        f"scope {self.scope!r} moved on: a checkpoint of seq {seq} cannot fold "
+                        f"the journal, which ends at {last_seq}; reload and retry"
+                    )
+                if episodes:
+                    self._insert_episodes(conn, episodes, upsert=True)
+                self._save_vectors(conn, vectors, row)
+                conn.execute(
+                    f"UPDATE {self._s}.scopes SET checkpoint = %s, checkpoint_seq = %s, "
+                    "checkpoint_bytes = %s, journal_bytes = 0, updated_at = now() WHERE scope = %s",
+                    [data, seq, len(data), self.scope],
+                )
+                conn.execute(
+                    f"DELETE FROM {self._s}.commits WHERE scope = %s AND seq <= %s",
+                    [self.scope, seq],
+                )
+                return int(epoch)
+
+        self._epoch = self._run("checkpointing", work)
+        self._seen_seq = seq
+        self._checkpoint_bytes, self._journal_bytes = len(data), 0
+        return True
+
+    def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
+        self._require_lock()
+        data = orjson.dumps(document).decode()
+        seq = int(document.get("checkpointSeq") or 0)
+
+        def work(conn: Connection[tuple[Any, ...]]) -> int:
+            with conn.transaction():
+                row = self._lock_scope_row(conn)
+                if row[1] != self._seen_seq or (self._epoch is not None and row[0] != self._epoch):
+                    raise StoreConflict(
+                        f"scope {self.scope!r} moved on: another writer committed since this "
+                        "handle read it, and a rewrite would drop that; reload and retry"
+                    )
+                for table in ("commits", "episodes", "vectors"):
+                    conn.execute(f"DELETE FROM {self._s}.{table} WHERE scope = %s", [self.scope])
+                self._insert_episodes(conn, episodes, upsert=False)
+                self._save_vectors(conn, vectors, row, replace=True)
+                new = conn.execute(
+                    f"UPDATE {self._s}.scopes SET epoch = epoch + 1, last_seq = %s, "
+                    "checkpoint_seq = %s, checkpoint = %s, checkpoint_bytes = %s, "
+                    "journal_bytes = 0, updated_at = now() WHERE scope = %s RETURNING epoch",
+                    [seq, seq, data, len(data), self.scope],
+                ).fetchone()
+                assert new is not None
+                return int(new[0])
+
+        self._epoch = self._run("rewriting", work)
+        self._seen_seq = seq
+        self._checkpoint_bytes, self._journal_bytes = len(data), 0
+
+    def _insert_episodes(
+        self, conn: Connection[tuple[Any, ...]], episodes: Sequence[Doc], *, upsert: bool
+    ) -> None:
+        if not episodes:
+            return
+        conflict = " ON CONFLICT (scope, id) DO UPDATE SET record = EXCLUDED.record"
+        if not upsert:  # rewrite: the table holds nothing of this scope; last duplicate wins
+            unique = {e["id"]: e for e in episodes}
+            episodes = list(unique.values())
+            conflict = ""
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {self._s}.episodes (scope, id, record) VALUES (%s, %s, %s){conflict}",
+                [(self.scope, e["id"], orjson.dumps(e).decode()) for e in episodes],
+            )
+
+    def _save_vectors(
+        self,
+        conn: Connection[tuple[Any, ...]],
+        index: VectorIndex | None,
+        row: tuple[Any, ...],
+        *,
+        replace: bool = False,
+    ) -> None:
+        """Store the index: append its new rows when the stored ones are its prefix.
+
+        ``row`` is the scope's locked row. The stored rows are replaced instead
+        when the model or dimension changed, or when they are not this index's
+        first rows (another process kept vectors this one does not have).
+        """
+        model, dim, count, generation = row[2], row[3], row[4], row[5]
+        if index is None or not len(index):
+            if replace:
+                self._set_vectors(conn, None, 0, 0, generation + 1, [])
+                self._drop_coarse(conn)
+            return
+        total, ids = len(index), index.ids()
+        width = index.dimension or 0
+        start = 0
+        if not replace and model == index.model and dim == width and count <= total:
+            stored = self._stored_vector_ids(conn, count, generation)
+            start = count if stored == ids[:count] else 0
+            if start == total:
+                self._save_coarse(conn, index)
+                return
+        if start == 0:
+            conn.execute(f"DELETE FROM {self._s}.vectors WHERE scope = %s", [self.scope])
+            generation += 1
+            self._drop_coarse(conn)  # row numbers changed
+        rows = np.ascontiguousarray(index.rows(start, total), dtype="<f4")
+        copy_sql = (
+            f"COPY {self._s}.vectors (scope, row_index, obs_id, data) FROM STDIN (FORMAT BINARY)"
+        )
+        with conn.cursor() as cursor, cursor.copy(copy_sql) as copy:
+            copy.set_types(["text", "int4", "text", "bytea"])
+            for offset in range(total - start):
+                number = start + offset
+                copy.write_row((self.scope, number, ids[number], rows[offset].tobytes()))
+        self._set_vectors(conn, index.model, width, total, generation, ids)
+        self._save_coarse(conn, index)
+
+    def _save_coarse(self, conn: Connection[tuple[Any, ...]], index: VectorIndex) -> None:
+        """Keep the index's approximate (IVF) index with the rows it covers, if it has one."""
+        coarse = index.coarse
+        if coarse is None or coarse.covered > len(index):
+            return
+        centroids = np.ascontiguousarray(coarse.centroids, dtype="<f4")
+        if centroids.ndim != 2 or centroids.shape[1] != (index.dimension or 0):
+            return
+        labels = np.ascontiguousarray(coarse.labels, dtype="<i4")
+        conn.execute(
+            f"INSERT INTO {self._s}.coarse (scope, lists, dim, centroids, labels) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope) DO UPDATE SET lists = EXCLUDED.lists,"
+            " dim = EXCLUDED.dim, centroids = EXCLUDED.centroids, labels = EXCLUDED.labels",
+            [
+                self.scope,
+                centroids.shape[0],
+                centroids.shape[1],
+                centroids.tobytes(),
+                labels.tobytes(),
+            ],
+        )
+
+    def _drop_coarse(self, conn: Connection[tuple[Any, ...]]) -> None:
+        conn.execute(f"DELETE FROM {self._s}.coarse WHERE scope = %s", [self.scope])
+
+    def _set_vectors(
+        self,
+        conn: Connection[tuple[Any, ...]],
+        model: str | None,
+        dim: int,
+        count: int,
+        generation: int,
+        ids: list[str],
+    ) -> None:
+        conn.execute(
+            f"UPDATE {self._s}.scopes SET vector_model = %s, vector_dim = %s, vector_count = %s, "
+            "vector_generation = %s WHERE scope = %s",
+            [model, dim, count, generation, self.scope],
+        )
+        # Takes effect only if the transaction commits; a rollback raises before use.
+        self._vector_ids, self._vector_generation = list(ids), generation
+
+    def _stored_vector_ids(
+        self, conn: Connection[tuple[Any, ...]], count: int, generation: int
+    ) -> list[str]:
+        """The ids of the first ``count`` stored rows (reading only what this handle lacks)."""
+        known = self._vector_ids if self._vector_generation == generation else []
+        if len(known) > count:
+            known = []
+        if len(known) < count:
+            rows = conn.execute(
+                f"SELECT obs_id FROM {self._s}.vectors WHERE scope = %s AND row_index >= %s "
+                "AND row_index < %s ORDER BY row_index",
+                [self.scope, len(known), count],
+            ).fetchall()
+            known = [*known, *(r[0] for r in rows)]
+        self._vector_ids, self._vector_generation = known, generation
+        return known
+
+    def write_summary(self, summary: Doc) -> None:
+        text = orjson.dumps(summary).decode()
+
+        def work(conn: Connection[tuple[Any, ...]]) -> None:
+            conn.execute(
+                f"INSERT INTO {self._s}.summaries (scope, summary) VALUES (%s, %s) "
+                "ON CONFLICT (scope) DO UPDATE SET summary = EXCLUDED.summary, updated_at = now()",
+                [self.scope, text],
+            )
+
+        self._run("writing the summary of", work)
+
+    def delete_summary(self) -> None:
+        """Remove the scope's summary (``read_summary`` answers ``None`` afterwards)."""
+
+        def work(conn: Connection[tuple[Any, ...]]) -> None:
+            conn.execute(f"DELETE FROM {self._s}.summaries WHERE scope = %s", [self.scope])
+
+        self._run("deleting the summary of", work)
+
+    def close(self) -> None:
+        with self._io:
+            conn, self._conn = self._conn, None
+            self._held_by = None
+            if conn is not None:
+                conn.close()
