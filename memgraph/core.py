@@ -102,7 +102,7 @@ class MemoryCore:
             kind = store or os.environ.get("MEMGRAPH_STORE") or self.config.store
             self.dir = Path(dir) if dir is not None else (self.config.dir or default_dir())
             self.store = open_store(kind, self.dir, self.scope)
-        self._count_tokens = token_counter(self.provider.chat.model or None)
+        self._token_model = self.provider.chat.model or None
         self._lock = threading.RLock()
         self._graph: Graph | None = None
         self._vectors: VectorIndex | None = None
@@ -138,6 +138,10 @@ class MemoryCore:
     def __repr__(self) -> str:
         where = str(self.dir) if self.dir is not None else type(self.store).__name__
         return f"Memory({where!r}, scope={self.scope!r}, provider={self.provider.name!r})"
+
+    def _count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` for the chat model (the encoding loads on first use)."""
+        return token_counter(self._token_model)(text)
 
     @property
     def embedder_model(self) -> str | None:
