@@ -73,3 +73,33 @@ def test_the_index_is_saved_at_checkpoints_and_loaded_with_the_vectors(
         assert memory._vectors is not None and memory._vectors.coarse is not None
         assert memory._training is None  # loaded, not retrained
         assert "works at Company3" in memory.recall("where does person10 work", rerank=False)
+
+
+def test_a_model_change_drops_the_saved_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgraph.providers.mock import HashEmbedder, MockChatModel
+
+    import memgraph.core
+    from memgraph import Provider
+
+    monkeypatch.setattr(memgraph.core, "IVF_MIN_ROWS", 50)
+    texts = [f"Person{i} works at Company{i % 7}." for i in range(80)]
+    with Memory(tmp_path / "mem", scope="s", provider="mock") as memory:
+        memory.remember_many(texts)
+        assert memory.wait_for_index(30)
+        memory.checkpoint()
+    ivf = tmp_path / "mem" / "s" / "vectors.ivf.npz"
+    assert ivf.exists()
+    other = Provider("other", MockChatModel(), HashEmbedder(64))
+    with Memory(tmp_path / "mem", scope="s", provider=other) as memory:
+        memory.recall("company", rerank=False)  # re-embeds every fact with the new model
+        assert memory.wait_for_index(30)
+        vectors = memory._vectors
+        assert vectors is not None and vectors.model == "mock-hash-64"
+        coarse = vectors.coarse
+        assert coarse is None or coarse.centroids.shape[1] == 64
+        memory.checkpoint()  # the first checkpoint rewrites every vector in the new space
+    if ivf.exists():  # only an index of the new vectors may remain
+        with np.load(ivf) as saved:
+            assert saved["centroids"].shape[1] == 64

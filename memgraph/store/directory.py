@@ -556,6 +556,10 @@ class DirectoryStore:
                 handle.flush()
                 os.fsync(handle.fileno())
         else:
+            # Every row is new (a new model or a rewrite): an approximate index saved
+            # for the old rows must not be loaded with these.
+            with contextlib.suppress(FileNotFoundError):
+                self.ivf_path.unlink()
             matrix = index.rows(0, total)
             atomic_write(
                 self.vectors_path,
