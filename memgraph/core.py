@@ -355,8 +355,7 @@ class MemoryCore:
     def _maybe_checkpoint(self, *, force: bool = False) -> None:
         graph = self._graph
         assert graph is not None
-        due = getattr(self.store, "checkpoint_due", None)
-        if not force and due is not None and not due():
+        if not force and not self.store.checkpoint_due():
             self._maybe_train()
             return  # building the document for a store that would decline costs O(n)
         episodes = list(graph.episodes.values())

@@ -24,7 +24,7 @@ from memgraph.ivf import CoarseIndex
 if TYPE_CHECKING:
     from memgraph.vectors import VectorIndex
 
-__all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet"]
+__all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet", "journal_outgrew"]
 
 Doc = dict[str, Any]
 
@@ -102,6 +102,15 @@ class Snapshot:
     vectors: VectorSet | None = None
 
 
+def journal_outgrew(
+    journal_bytes: int, checkpoint_bytes: int, *, minimum: int, ratio: float
+) -> bool:
+    """The checkpoint rule every store shares: fold the journal once it exceeds
+    ``max(minimum, ratio * checkpoint_bytes)``, so a checkpoint's cost (which
+    grows with the scope) is paid once per proportional amount of writing."""
+    return journal_bytes > 0 and journal_bytes > max(minimum, ratio * checkpoint_bytes)
+
+
 @runtime_checkable
 class Store(Protocol):
     """Persistence for one scope. Writers hold :meth:`lock` around :meth:`commit`."""
@@ -126,6 +135,10 @@ class Store(Protocol):
 
     def commit(self, commit: Commit) -> None:
         """Durably append ``commit``; its seq must follow the last stored one."""
+        ...
+
+    def checkpoint_due(self) -> bool:
+        """Whether :meth:`checkpoint` would fold the journal now (cheap to ask)."""
         ...
 
     def checkpoint(

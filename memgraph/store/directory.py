@@ -33,7 +33,7 @@ import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.ivf import CoarseIndex
-from memgraph.store.base import Commit, Doc, Snapshot, VectorSet
+from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
 from memgraph.vectors import VectorIndex
 
@@ -478,9 +478,11 @@ class DirectoryStore:
 
     def checkpoint_due(self) -> bool:
         """Whether the journal outgrew its share of the checkpoint (cheap: one stat)."""
-        journal = self._journal_bytes()
-        return journal > 0 and journal > max(
-            MIN_JOURNAL_BYTES, JOURNAL_RATIO * self._checkpoint_bytes
+        return journal_outgrew(
+            self._journal_bytes(),
+            self._checkpoint_bytes,
+            minimum=MIN_JOURNAL_BYTES,
+            ratio=JOURNAL_RATIO,
         )
 
     def _journal_bytes(self) -> int:

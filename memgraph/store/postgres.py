@@ -48,7 +48,7 @@ import orjson
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.ivf import CoarseIndex
 from memgraph.scope import validate_scope
-from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet
+from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet, journal_outgrew
 from memgraph.store.pg_schema import (
     DEFAULT_SCHEMA,
     advisory_key,
@@ -525,9 +525,11 @@ class PostgresStore:
     def checkpoint_due(self) -> bool:
         """Whether the journal outgrew its share of the checkpoint (no query: the
         sizes come back with every commit this handle makes, and with each load)."""
-        journal = self._journal_bytes
-        return journal > 0 and journal > max(
-            MIN_JOURNAL_BYTES, JOURNAL_RATIO * self._checkpoint_bytes
+        return journal_outgrew(
+            self._journal_bytes,
+            self._checkpoint_bytes,
+            minimum=MIN_JOURNAL_BYTES,
+            ratio=JOURNAL_RATIO,
         )
 
     def checkpoint(
