@@ -103,9 +103,8 @@ def run_config(opts: Options, workload_name: str, dim: int, size: int) -> dict[s
         # background build finish (once, as a real writer's checkpoint would
         # persist it) so the timings below measure the steady state.
         started = time.perf_counter()
-        if hasattr(memory, "wait_for_index"):
-            memory.wait_for_index(600)
-            memory.checkpoint()
+        memory.wait_for_index(600)
+        memory.checkpoint()
         result["index_build_s"] = round(time.perf_counter() - started, 2)
         ctx = Context(opts, workload, dim, size, root, scope, memory, chat, clock, result)
         for step in _steps(opts, workload_name, dim, size):

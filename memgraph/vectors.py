@@ -136,39 +136,33 @@ class VectorIndex:
         alive = self._alive[:total] if mask is None else mask[:total]
         coarse = self.coarse
         if coarse is not None and mask is None and coarse.covered <= total:
+            # Approximate: only the rows of the nearest lists (and rows not yet
+            # covered), each still scored exactly.
             rows = np.concatenate(
                 [coarse.candidates(vector), np.arange(coarse.covered, total, dtype=np.int64)]
             )
             rows = rows[alive[rows]]
-            row_scores = self.gather(rows) @ vector
-            keep = min(k, len(rows))
-            if keep <= 0:
-                return []
-            best = np.argpartition(-row_scores, keep - 1)[:keep] if keep < len(rows) else None
-            chosen = rows if best is None else rows[best]
-            chosen_scores = row_scores if best is None else row_scores[best]
-            order = np.argsort(-chosen_scores, kind="stable")
-            top = chosen[order]
-            scores = np.full(total, -np.inf, dtype=np.float32)
-            scores[top] = chosen_scores[order]
+            scores = self.gather(rows) @ vector
         else:
+            rows = np.flatnonzero(alive)
             parts = []
             if len(self.base_ids):
                 parts.append(self.base[: len(self.base_ids)] @ vector)
             if self.tail_ids:
                 parts.append(self.tail @ vector)
-            scores = parts[0] if len(parts) == 1 else np.concatenate(parts)
-            scores = np.where(alive, scores, -np.inf)
-            top = np.argpartition(-scores, k - 1)[:k] if k < total else np.arange(total)
-            top = top[np.argsort(-scores[top], kind="stable")]
+            scores = (parts[0] if len(parts) == 1 else np.concatenate(parts))[rows]
+        keep = min(k, len(rows))
+        if keep <= 0:
+            return []
+        best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(rows) else np.arange(keep)
+        best = best[np.argsort(-scores[best], kind="stable")]
         ids = self.base_ids
         hits: list[tuple[str, float]] = []
-        for row in top.tolist():
-            score = float(scores[row])
+        for row, score in zip(rows[best].tolist(), scores[best].tolist(), strict=True):
             if score < threshold:
                 break
             obs_id = ids[row] if row < len(ids) else self.tail_ids[row - len(ids)]
-            hits.append((obs_id, score))
+            hits.append((obs_id, float(score)))
         return hits
 
     def gather(self, rows: npt.NDArray[np.int64]) -> Matrix:
