@@ -158,7 +158,10 @@ class PostgresStore:
                     with translate_errors(self.dsn, f"{what} scope {self.scope!r}"):
                         return work(conn)
                 except StoreUnavailable as exc:
-                    lost = isinstance(exc.__cause__, psycopg.OperationalError) and conn.broken
+                    # psycopg marks a connection the server dropped either broken or
+                    # closed, depending on when it noticed.
+                    gone = conn.broken or conn.closed
+                    lost = isinstance(exc.__cause__, psycopg.OperationalError) and gone
                     if lost and self._held_by is conn:
                         raise self._lost_lock(str(exc)) from exc.__cause__
                     if attempt == 2 or not lost or self._held_by is not None:
