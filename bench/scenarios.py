@@ -49,7 +49,7 @@ def content_bytes(scope_dir: Path) -> dict[str, int]:
 def scenario_disk(ctx: Context) -> dict[str, Any]:
     sizes = file_sizes(ctx.scope_dir)
     raw = content_bytes(ctx.scope_dir)
-    graph_files = sum(sizes.get(n, 0) for n in ("graph.json", "journal.jsonl"))
+    graph_files = sum(sizes.get(n, 0) for n in ("graph.json", "graph.idx", "journal.jsonl"))
     with_episodes = graph_files + sizes.get("episodes.jsonl", 0)
     agency = agency_sizes(ctx.scope_dir)
     vectors = sizes.get("vectors.npy", 0)
@@ -68,6 +68,7 @@ def scenario_disk(ctx: Context) -> dict[str, Any]:
         "graph_files": graph_files,
         "graph_files_with_episodes": with_episodes,
         "graph_json": sizes.get("graph.json", 0),
+        "graph_idx": sizes.get("graph.idx", 0),
         "total": sum(sizes.values()),
         **agency,
         "graph_files_ratio_to_agency": round(graph_files / agency["agency_graph_json"], 4),

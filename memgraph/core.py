@@ -255,7 +255,7 @@ class MemoryCore:
     def _load(self) -> None:
         snapshot = self.store.load()
         try:
-            graph = Graph.from_document(snapshot.document or {})
+            graph = snapshot.graph()
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise self._corrupt("graph_path", "is not a valid graph", "structure", exc) from exc
         model = self.embedder_model
@@ -284,7 +284,7 @@ class MemoryCore:
                 self._graph = None
                 problem = "does not apply to the graph"
                 raise self._corrupt("journal_path", problem, f"commit {commit.seq}", exc) from exc
-        index.set_live(o["id"] for _, o in graph.current_observations())
+        index.set_live(graph.current_observation_ids())
         if graph.observation_count >= FREEZE_AFTER:
             # A large graph is long-lived: keep the cyclic GC from re-scanning it on
             # every full collection (it cost a fifth of write time at 100k facts).
@@ -330,11 +330,15 @@ class MemoryCore:
         index = self._vectors
         if self.provider.embedder is None or index is None:
             return []
-        return [
-            (obs["id"], f"{entity['name']} ({entity.get('type') or 'thing'}): {obs['content']}")
-            for entity, obs in graph.current_observations()
-            if obs["id"] not in index
-        ]
+        missing = []
+        for obs_id in graph.current_observation_ids():
+            if obs_id not in index:
+                pair = graph.observation(obs_id)
+                assert pair is not None
+                entity, obs = pair
+                text = f"{entity['name']} ({entity.get('type') or 'thing'}): {obs['content']}"
+                missing.append((obs_id, text))
+        return missing
 
     def _commit(self, plan: Plan, vectors: Mapping[str, np.ndarray]) -> Commit:
         """Append ``plan`` as the next commit and apply it. Caller holds both locks."""
@@ -359,7 +363,7 @@ class MemoryCore:
             self._maybe_train()
             return  # building the document for a store that would decline costs O(n)
         episodes = list(graph.episodes.values())
-        if self.store.checkpoint(graph.to_document(), self._vectors, episodes, force=force):
+        if self.store.checkpoint(graph, self._vectors, episodes, force=force):
             graph.episodes.clear()
             if self._episode_cache is not None:
                 for episode in episodes:

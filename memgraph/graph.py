@@ -5,6 +5,12 @@ on-disk ``graph.json`` shape. Every change arrives as a list of *ops* (the same
 records the journal stores), applied by :meth:`Graph.apply`, so replaying the
 journal on load and applying a fresh change go through one code path.
 
+A graph opened from a saved checkpoint (:meth:`Graph.from_saved`) is lazy: an
+entity or relation is parsed from the checkpoint's bytes the first time it is
+read, and the keyword and name indexes start from the arrays saved with the
+checkpoint (see :mod:`memgraph.snapshot`). Its behaviour is the same as a graph
+built from the whole document; only the cost of opening differs.
+
 Op records::
 
     {"op": "entity",     "entity": {id, name, type, source, createdAt}}
@@ -23,18 +29,30 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from memgraph.attributes import attribute_of
+from memgraph.errors import StoreCorrupt
+from memgraph.lazy import LazyDocs, PostingIndex
 from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms, words
 
-__all__ = ["EXTRA_OPS", "Doc", "Graph"]
+if TYPE_CHECKING:
+    from memgraph.snapshot import SavedGraph
+
+__all__ = ["EXTRA_OPS", "Doc", "Graph", "SavedDocumentError"]
 
 Doc = dict[str, Any]
 
 EXTRA_OPS: dict[str, Callable[[Graph, Doc], None]] = {}
+"""Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
+
+
+class SavedDocumentError(StoreCorrupt):
+    """A saved entity or relation could not be parsed from the checkpoint's bytes."""
 
 
 @dataclass
@@ -59,12 +77,10 @@ class Facts:
             self.attributes.get(attribute, set()).discard(obs["id"])
 
 
-"""Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
-
-
 @functools.lru_cache(maxsize=4096)
-def _type_key(type_: str) -> str:
-    return name_key(type_)
+def type_key(type_: str | None) -> str:
+    """The normalized key of an entity or relation type."""
+    return name_key(type_ or "thing")
 
 
 def _inverted(observations: list[Doc]) -> dict[str, set[str]]:
@@ -80,46 +96,51 @@ class Graph:
     """Entities, observations and relations of one scope, with lookup indexes."""
 
     def __init__(self) -> None:
-        self.entities: dict[str, Doc] = {}
-        self.relations: dict[str, Doc] = {}
+        self.entities: MutableMapping[str, Doc] = {}
+        self.relations: MutableMapping[str, Doc] = {}
         self.next_id = 1
         self._next_id_checked = True
         self.seq = 0
         self.extra: dict[str, Any] = {}
         self.episodes: dict[str, Doc] = {}  # episodes not yet checkpointed (the rest are on disk)
+        self.saved: SavedGraph | None = None  # the checkpoint a lazy graph reads from
         self._by_name: dict[str, str] = {}
-        self._obs: dict[str, tuple[Doc, Doc]] = {}
-        self.noted: dict[str, None] = {}  # ids of facts with a category or tags, in order
+        self._obs: MutableMapping[str, tuple[Doc, Doc]] = {}
+        self.noted: dict[str, None] = {}  # ids of observations with a category or tags, in order
         self._facts: dict[str, Facts] = {}  # entity id -> current facts, indexed lazily
-        self._name_words: dict[
-            str, tuple[str, ...]
-        ] = {}  # ids of observations with a category or tags, in order
-        self._by_type: dict[str, set[str]] = defaultdict(set)
-        self._rels_of: dict[str, list[str]] = defaultdict(list)
-        self._current_rel_keys: dict[tuple[str, str, str], str] = {}
-        self._terms: dict[str, set[str]] | None = None  # term -> current obs ids, built lazily
+        self._name_words: dict[str, tuple[str, ...]] = {}
+        # Derived indexes, built on first use and maintained from then on.
+        self._by_type: dict[str, set[str]] | None = None
+        self._rels_of: dict[str, list[str]] | None = None
+        self._current_rel_keys: dict[tuple[str, str, str], str] | None = None
+        self._terms: PostingIndex | None = None  # term -> current obs ids
         self._all_terms: dict[str, set[str]] | None = None  # term -> every obs id (time travel)
-        self._name_terms: dict[str, set[str]] | None = None  # term -> entity ids, built lazily
+        self._name_terms: PostingIndex | None = None  # term -> entity ids
 
     # ----------------------------------------------------------------- loading
     @classmethod
     def from_document(cls, document: Mapping[str, Any]) -> Graph:
         """Build a graph from a ``graph.json`` document (Agency's or memgraph's)."""
         graph = cls()
+        entities = graph.entities
+        by_name = graph._by_name
+        observations = graph._obs
         for entity in document.get("entities") or ():
             entity.setdefault("observations", [])
-            graph._add_entity(entity)
+            entities[entity["id"]] = entity
+            by_name.setdefault(name_key(entity["name"]), entity["id"])
             for obs in entity["observations"]:
-                graph._obs[obs["id"]] = (entity, obs)
+                observations[obs["id"]] = (entity, obs)
                 if obs.get("category") or obs.get("tags"):
                     graph.noted[obs["id"]] = None
-        names = {e["name"]: e["id"] for e in graph.entities.values()}
+        names = {e["name"]: e["id"] for e in entities.values()}
+        relations = graph.relations
         for rel in document.get("relations") or ():
             # Agency files may link by name; memgraph links by entity id.
             for end in ("from", "to"):
-                if rel[end] not in graph.entities and rel[end] in names:
+                if rel[end] not in entities and rel[end] in names:
                     rel[end] = names[rel[end]]
-            graph._add_relation(rel)
+            relations[rel["id"]] = rel
         graph.next_id = int(document.get("nextId") or 1)
         graph.seq = int(document.get("checkpointSeq") or 0)
         graph.extra = dict(document.get("memgraph") or {})
@@ -127,6 +148,77 @@ class Graph:
         if graph._next_id_checked:
             graph.next_id = max(graph.next_id, graph._highest_id() + 1)
         return graph
+
+    @classmethod
+    def from_saved(cls, saved: SavedGraph) -> Graph:
+        """A lazy graph over a saved checkpoint (its bytes and its index arrays)."""
+        graph = cls()
+        graph.saved = saved
+        graph.entities = LazyDocs(saved.entity_ids, graph._decode_entity)
+        graph._obs = LazyDocs(saved.obs_ids, graph._decode_observation)
+        graph.relations = LazyDocs(saved.rel_ids, graph._decode_relation)
+        # First entity with a name wins, as when adding them one by one.
+        graph._by_name = dict(
+            zip(reversed(saved.name_keys), reversed(saved.entity_ids), strict=True)
+        )
+        graph.noted = dict.fromkeys(saved.noted)
+        graph._terms = PostingIndex(saved.terms, saved.obs_ids)
+        graph._name_terms = PostingIndex(saved.name_terms, saved.entity_ids)
+        graph.next_id = saved.next_id
+        graph.seq = saved.seq
+        graph.extra = dict(saved.extra)
+        graph._next_id_checked = True  # checked before the checkpoint was written
+        return graph
+
+    def _saved_bytes(self, kind: str, ordinal: int, span: tuple[int, int]) -> Doc:
+        saved = self.saved
+        assert saved is not None
+        position = f"bytes {span[0]}-{span[1]}"
+        try:
+            doc = orjson.loads(saved.data[span[0] : span[1]])
+        except orjson.JSONDecodeError as exc:
+            doc = exc
+        if not isinstance(doc, dict):
+            raise SavedDocumentError(
+                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} is not a JSON "
+                f"object ({doc}). It was left untouched; run `memgraph doctor` on the scope",
+                path=saved.path,
+                position=position,
+            )
+        return doc
+
+    def _decode_entity(self, ordinal: int) -> Doc:
+        saved = self.saved
+        assert saved is not None
+        entity = self._saved_bytes("entity", ordinal, saved.entity_span(ordinal))
+        entity.setdefault("observations", [])
+        observations = self._obs
+        assert isinstance(observations, LazyDocs)
+        for obs in entity["observations"]:
+            observations.put_decoded(obs["id"], (entity, obs))
+        return entity
+
+    def _decode_observation(self, ordinal: int) -> tuple[Doc, Doc]:
+        saved = self.saved
+        assert saved is not None
+        obs_id = saved.obs_ids[ordinal]
+        self.entities[saved.entity_ids[saved.obs_owner[ordinal]]]  # registers its observations
+        observations = self._obs
+        assert isinstance(observations, LazyDocs)
+        pair: tuple[Doc, Doc] | None = observations.loaded(obs_id)
+        if pair is None:
+            raise SavedDocumentError(
+                f"{saved.path!r}: observation {obs_id!r} is not in its entity's record. "
+                "It was left untouched; run `memgraph doctor` on the scope",
+                path=saved.path,
+                position=f"observation {obs_id}",
+            )
+        return pair
+
+    def _decode_relation(self, ordinal: int) -> Doc:
+        saved = self.saved
+        assert saved is not None
+        return self._saved_bytes("relation", ordinal, saved.rel_span(ordinal))
 
     def to_document(self) -> Doc:
         """The ``graph.json`` document (Agency's shape plus memgraph's extra fields)."""
@@ -166,23 +258,47 @@ class Graph:
         return self._obs.get(obs_id)
 
     def entities_of_type(self, type_: str) -> set[str]:
-        return self._by_type.get(name_key(type_), set())
+        return self._type_index().get(name_key(type_), set())
 
     def relations_of(self, entity_id: str) -> Iterator[Doc]:
         """Every relation (current or expired) touching ``entity_id``."""
-        for rel_id in self._rels_of.get(entity_id, ()):
-            rel = self.relations.get(rel_id)
+        relations = self.relations
+        for rel_id in self._relation_index().get(entity_id, ()):
+            rel = relations.get(rel_id)
             if rel is not None:
                 yield rel
 
     def current_relation(self, from_id: str, type_: str, to_id: str) -> Doc | None:
-        rel_id = self._current_rel_keys.get((from_id, name_key(type_), to_id))
+        rel_id = self._current_relations().get((from_id, type_key(type_), to_id))
         return self.relations.get(rel_id) if rel_id else None
 
     def current_observations(self) -> Iterator[tuple[Doc, Doc]]:
         for entity, obs in self._obs.values():
             if obs.get("validTo") is None:
                 yield entity, obs
+
+    def current_observation_ids(self) -> Iterator[str]:
+        """Ids of the current observations (a lazy graph answers without parsing)."""
+        observations = self._obs
+        saved = self.saved
+        if saved is None or not isinstance(observations, LazyDocs):
+            for obs_id, (_entity, obs) in observations.items():
+                if obs.get("validTo") is None:
+                    yield obs_id
+            return
+        loaded = observations.loaded
+        current = saved.obs_current.tolist()
+        for ordinal, obs_id in enumerate(saved.obs_ids):
+            pair = loaded(obs_id)
+            if pair is None:
+                if current[ordinal] and obs_id in observations:
+                    yield obs_id
+            elif pair[1].get("validTo") is None:
+                yield obs_id
+        for obs_id in observations.added():
+            pair = loaded(obs_id)
+            if pair is not None and pair[1].get("validTo") is None:
+                yield obs_id
 
     def name_words(self, entity_id: str) -> tuple[str, ...]:
         """The word tokens of an entity's name (memoized; names never change)."""
@@ -210,11 +326,11 @@ class Graph:
     def observation_count(self) -> int:
         return len(self._obs)
 
-    def term_index(self) -> dict[str, set[str]]:
+    def term_index(self) -> PostingIndex:
         """term -> ids of current observations containing it (built on first use)."""
         if self._terms is None:
-            current = [obs for _entity, obs in self._obs.values() if obs.get("validTo") is None]
-            self._terms = _inverted(current)
+            current = [obs for _entity, obs in self.current_observations()]
+            self._terms = PostingIndex.from_sets(_inverted(current))
         return self._terms
 
     def all_term_index(self) -> dict[str, set[str]]:
@@ -223,15 +339,82 @@ class Graph:
             self._all_terms = _inverted([obs for _entity, obs in self._obs.values()])
         return self._all_terms
 
-    def name_term_index(self) -> dict[str, set[str]]:
+    def name_term_index(self) -> PostingIndex:
         """term -> ids of entities whose name contains it (built on first use)."""
         if self._name_terms is None:
             index: dict[str, set[str]] = defaultdict(set)
             for entity in self.entities.values():
                 for term in set(terms(entity["name"])):
                     index[term].add(entity["id"])
-            self._name_terms = index
+            self._name_terms = PostingIndex.from_sets(index)
         return self._name_terms
+
+    def entity_types(self) -> Iterator[tuple[str, str]]:
+        """``(entity id, type key)`` of every entity (a lazy graph answers without parsing)."""
+        entities = self.entities
+        saved = self.saved
+        if saved is not None and isinstance(entities, LazyDocs):
+            for entity_id, key in zip(saved.entity_ids, saved.type_keys, strict=True):
+                if entity_id in entities:
+                    yield entity_id, key
+            for entity_id in entities.added():
+                yield entity_id, type_key(entities[entity_id].get("type"))
+            return
+        for entity_id, entity in entities.items():
+            yield entity_id, type_key(entity.get("type"))
+
+    def relation_ends(self) -> Iterator[tuple[str, str, str, str, bool]]:
+        """``(id, from, type key, to, current)`` of every relation, without parsing saved ones."""
+        relations = self.relations
+        saved = self.saved
+        if saved is not None and isinstance(relations, LazyDocs):
+            current = saved.rel_current.tolist()
+            for ordinal, rel_id in enumerate(saved.rel_ids):
+                rel = relations.loaded(rel_id)
+                if rel is None:
+                    if rel_id in relations:
+                        yield (
+                            rel_id,
+                            saved.rel_from[ordinal],
+                            saved.rel_type_keys[ordinal],
+                            saved.rel_to[ordinal],
+                            bool(current[ordinal]),
+                        )
+                else:
+                    yield rel_id, rel["from"], type_key(rel["type"]), rel["to"], _is_current(rel)
+            for rel_id in relations.added():
+                rel = relations[rel_id]
+                yield rel_id, rel["from"], type_key(rel["type"]), rel["to"], _is_current(rel)
+            return
+        for rel_id, rel in relations.items():
+            yield rel_id, rel["from"], type_key(rel["type"]), rel["to"], _is_current(rel)
+
+    def _type_index(self) -> dict[str, set[str]]:
+        if self._by_type is None:
+            by_type: dict[str, set[str]] = defaultdict(set)
+            for entity_id, key in self.entity_types():
+                by_type[key].add(entity_id)
+            self._by_type = by_type
+        return self._by_type
+
+    def _relation_index(self) -> dict[str, list[str]]:
+        if self._rels_of is None:
+            rels_of: dict[str, list[str]] = defaultdict(list)
+            for rel_id, source, _type, target, _current in self.relation_ends():
+                rels_of[source].append(rel_id)
+                if target != source:
+                    rels_of[target].append(rel_id)
+            self._rels_of = rels_of
+        return self._rels_of
+
+    def _current_relations(self) -> dict[tuple[str, str, str], str]:
+        if self._current_rel_keys is None:
+            self._current_rel_keys = {
+                (source, key, target): rel_id
+                for rel_id, source, key, target, current in self.relation_ends()
+                if current
+            }
+        return self._current_rel_keys
 
     # ------------------------------------------------------------------ changes
     def take_id(self, prefix: str) -> str:
@@ -248,20 +431,7 @@ class Graph:
             if kind == "entity":
                 self._add_entity({**op["entity"], "observations": []})
             elif kind == "obs":
-                entity = self.entities[op["entity"]]
-                obs = dict(op["obs"])
-                entity["observations"].append(obs)
-                self._obs[obs["id"]] = (entity, obs)
-                if obs.get("validTo") is None and entity["id"] in self._facts:
-                    self._facts[entity["id"]].add(obs)
-                if obs.get("category") or obs.get("tags"):
-                    self.noted[obs["id"]] = None
-                if self._all_terms is not None:
-                    for term in set(index_terms(obs["content"])):
-                        self._all_terms[term].add(obs["id"])
-                if self._terms is not None and obs.get("validTo") is None:
-                    for term in set(index_terms(obs["content"])):
-                        self._terms[term].add(obs["id"])
+                self._add_observation(self.entities[op["entity"]], dict(op["obs"]))
             elif kind == "expire_obs":
                 self._expire_observation(op)
             elif kind == "rel":
@@ -283,28 +453,54 @@ class Graph:
     def _add_entity(self, entity: Doc) -> None:
         self.entities[entity["id"]] = entity
         self._by_name.setdefault(name_key(entity["name"]), entity["id"])
-        self._by_type[name_key(entity.get("type") or "thing")].add(entity["id"])
+        if self._by_type is not None:
+            self._by_type[type_key(entity.get("type"))].add(entity["id"])
         if self._name_terms is not None:
             for term in set(terms(entity["name"])):
-                self._name_terms[term].add(entity["id"])
+                self._name_terms.add(term, entity["id"])
+
+    def _add_observation(self, entity: Doc, obs: Doc) -> None:
+        entity["observations"].append(obs)
+        self._obs[obs["id"]] = (entity, obs)
+        current = obs.get("validTo") is None
+        if current and entity["id"] in self._facts:
+            self._facts[entity["id"]].add(obs)
+        if obs.get("category") or obs.get("tags"):
+            self.noted[obs["id"]] = None
+        if self._all_terms is not None or (self._terms is not None and current):
+            found = set(index_terms(obs["content"]))
+            if self._all_terms is not None:
+                for term in found:
+                    self._all_terms[term].add(obs["id"])
+            if self._terms is not None and current:
+                for term in found:
+                    self._terms.add(term, obs["id"])
 
     def _add_relation(self, rel: Doc) -> None:
         self.relations[rel["id"]] = rel
-        self._rels_of[rel["from"]].append(rel["id"])
-        if rel["to"] != rel["from"]:
-            self._rels_of[rel["to"]].append(rel["id"])
-        if rel.get("validTo") is None:
+        if self._rels_of is not None:
+            self._rels_of[rel["from"]].append(rel["id"])
+            if rel["to"] != rel["from"]:
+                self._rels_of[rel["to"]].append(rel["id"])
+        if self._current_rel_keys is not None and _is_current(rel):
             self._current_rel_keys[self._rel_key(rel)] = rel["id"]
 
     @staticmethod
     def _rel_key(rel: Doc) -> tuple[str, str, str]:
-        return (rel["from"], _type_key(rel["type"]), rel["to"])
+        return (rel["from"], type_key(rel["type"]), rel["to"])
 
     def _uncurrent(self, rel: Doc) -> None:
         """Drop ``rel`` from the current-relation index (not a newer one with its key)."""
+        if self._current_rel_keys is None:
+            return
         key = self._rel_key(rel)
         if self._current_rel_keys.get(key) == rel["id"]:
             del self._current_rel_keys[key]
+            # Another current relation with the same ends and type (an imported file
+            # may hold duplicates) takes its place, the latest one as on a rebuild.
+            for other in self.relations_of(rel["from"]):
+                if _is_current(other) and self._rel_key(other) == key:
+                    self._current_rel_keys[key] = other["id"]
 
     def _expire_observation(self, op: Doc) -> None:
         entity, obs = self._obs[op["id"]]
@@ -316,31 +512,44 @@ class Graph:
             obs["supersededBy"] = op["supersededBy"]
         if self._terms is not None:
             for term in set(index_terms(obs["content"])):
-                self._terms.get(term, set()).discard(obs["id"])
+                self._terms.discard(term, obs["id"])
+
+    def _make_eager(self) -> None:
+        """Parse everything a lazy graph has not read yet and drop the saved checkpoint."""
+        if self.saved is None:
+            return
+        self.entities = dict(self.entities.items())
+        self._obs = dict(self._obs.items())
+        self.relations = dict(self.relations.items())
+        self.saved = None
 
     def _purge(self, ids: Iterable[str]) -> None:
+        self._make_eager()
         doomed = set(ids)
+        relations_of = self._relation_index()
         self._facts.clear()
         self._name_words.clear()
         for entity_id in [i for i in doomed if i in self.entities]:
             entity = self.entities.pop(entity_id)
             doomed.update(o["id"] for o in entity["observations"])
-            doomed.update(self._rels_of.pop(entity_id, ()))
+            doomed.update(relations_of.get(entity_id, ()))
             if self._by_name.get(name_key(entity["name"])) == entity_id:
                 del self._by_name[name_key(entity["name"])]
-            self._by_type[name_key(entity.get("type") or "thing")].discard(entity_id)
         for obs_id in [i for i in doomed if i in self._obs]:
             entity, _obs = self._obs.pop(obs_id)
             self.noted.pop(obs_id, None)
             entity["observations"] = [o for o in entity["observations"] if o["id"] != obs_id]
         for rel_id in [i for i in doomed if i in self.relations]:
-            rel = self.relations.pop(rel_id)
-            self._uncurrent(rel)
-            for end in (rel["from"], rel["to"]):
-                if end in self._rels_of:
-                    self._rels_of[end] = [r for r in self._rels_of[end] if r != rel_id]
+            del self.relations[rel_id]
         for episode_id in [i for i in doomed if i in self.episodes]:
             del self.episodes[episode_id]
+        self._by_type = None
+        self._rels_of = None
+        self._current_rel_keys = None
         self._terms = None
         self._all_terms = None
         self._name_terms = None
+
+
+def _is_current(doc: Doc) -> bool:
+    return doc.get("validTo") is None

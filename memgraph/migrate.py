@@ -27,7 +27,7 @@ import orjson
 
 import memgraph.memory  # noqa: F401  (registers the op kinds of key/value, progress and rules)
 from memgraph.errors import NotFound, StoreConflict, StoreCorrupt
-from memgraph.graph import Doc, Graph
+from memgraph.graph import Doc
 from memgraph.scope import validate_scope
 from memgraph.store import DirectoryStore, PostgresStore, Store
 from memgraph.store.pg_schema import is_dsn, mask_dsn
@@ -114,7 +114,7 @@ def location_scopes(location: str) -> list[str]:
 def read_scope(store: Store) -> ScopeState:
     """Replay ``store``'s checkpoint and commits into one state (no embedding, no writes)."""
     snapshot = store.load()
-    graph = Graph.from_document(snapshot.document or {})
+    graph = snapshot.graph()
     stored = snapshot.vectors
     if stored is not None and len(stored.ids):
         index = VectorIndex(stored.model, None, np.asarray(stored.matrix), stored.ids)

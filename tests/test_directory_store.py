@@ -79,6 +79,7 @@ def test_files_are_owner_only_and_directories_private(
         [
             ".lock",
             "episodes.jsonl",
+            "graph.idx",
             "graph.json",
             "journal.jsonl",
             "summary.json",
@@ -364,7 +365,7 @@ def test_an_embedding_model_change_rewrites_the_vectors_in_full(
     other = VectorIndex("other-embed")
     other.add(["obs-4", "obs-7"], np.array([[1, 0, 0], [0, 1, 1]], np.float32))
     with store.lock(5):
-        assert store.checkpoint(model.document(), other, [], force=True)
+        assert store.checkpoint(model.graph, other, [], force=True)
     assert store.vectors_path.stat().st_ino != inode
     vectors = open_store().load().vectors
     assert vectors is not None
@@ -407,7 +408,7 @@ def test_a_checkpoint_is_due_once_the_journal_outgrows_its_threshold(
         graph = store.graph_path.stat().st_size if store.graph_path.exists() else 0
         due = journal > max(1500, directory_module.JOURNAL_RATIO * graph)
         with store.lock(5):
-            done = store.checkpoint(model.document(), model.index, [episode(seq)])
+            done = store.checkpoint(model.graph, model.index, [episode(seq)])
         assert done == due, f"seq {seq}: journal {journal} bytes, checkpoint {graph} bytes"
         if done:
             written.append(seq)
@@ -425,7 +426,7 @@ def test_a_small_journal_is_not_checkpointed_by_default(
     model = Model()
     write(store, model, 1, 2, 3)
     with store.lock(5):
-        assert not store.checkpoint(model.document(), model.index, [])
+        assert not store.checkpoint(model.graph, model.index, [])
     assert not store.graph_path.exists()
 
 

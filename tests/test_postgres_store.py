@@ -190,14 +190,14 @@ def test_a_checkpoint_that_fails_midway_changes_nothing(
     episode = {"id": "episode-1", "text": "Person 1 works at Company 1.", "at": AT}
     fail_when(admin, schema, "commits", "DELETE")  # the last step of a checkpoint
     with store.lock(5), pytest.raises(StoreError):
-        store.checkpoint(graph.to_document(), index, [episode], force=True)
+        store.checkpoint(graph, index, [episode], force=True)
     stop_failing(admin, schema, "commits")
     assert scope_footprint(admin.info.dsn, schema, "alice") == ["scopes: 1", "commits: 2"]
     snapshot = stores().load()
     assert snapshot.document is None and snapshot.vectors is None
     assert [c.seq for c in snapshot.commits] == [1, 2]
     with store.lock(5):
-        assert store.checkpoint(graph.to_document(), index, [episode], force=True)
+        assert store.checkpoint(graph, index, [episode], force=True)
     assert scope_footprint(admin.info.dsn, schema, "alice") == [
         "scopes: 1",
         "episodes: 1",
@@ -605,7 +605,7 @@ def test_the_approximate_vector_index_is_kept_with_a_checkpoint_and_dropped_by_a
     graph, index = state_after(*seqs)
     index.coarse = CoarseIndex.train(index.rows(0, len(index)))
     with store.lock(5):
-        assert store.checkpoint(graph.to_document(), index, [], force=True)
+        assert store.checkpoint(graph, index, [], force=True)
     loaded = stores().load().vectors
     assert loaded is not None and loaded.coarse is not None
     assert loaded.coarse.centroids.tobytes() == index.coarse.centroids.tobytes()

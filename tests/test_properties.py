@@ -303,9 +303,7 @@ def test_journal_replay_equals_the_in_memory_state(sequence: list[Step]) -> None
                     )
                     if step.checkpoint:
                         pending = list(state.graph.episodes.values())
-                        assert writer.checkpoint(
-                            state.graph.to_document(), state.index, pending, force=True
-                        )
+                        assert writer.checkpoint(state.graph, state.index, pending, force=True)
                         state.graph.episodes.clear()
                 if step.reopen:
                     writer.close()
@@ -391,7 +389,7 @@ def test_any_unicode_text_round_trips_through_the_store(texts: list[str], name: 
                 graph.seq = 1
                 store.commit(Commit(2, "t", 200, [{"op": "purge", "ids": []}]))
                 graph.seq = 2
-                store.checkpoint(graph.to_document(), None, episodes[:1], force=True)
+                store.checkpoint(graph, None, episodes[:1], force=True)
                 store.commit(Commit(3, "t", 300, [{"op": "episode", "episode": episodes[-1]}]))
             store.write_summary({"text": name, "parts": texts})
 

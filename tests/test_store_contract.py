@@ -185,7 +185,7 @@ def write(store: Store, model: Model, *seqs: int) -> list[Commit]:
 
 def checkpoint(store: Store, model: Model, episodes: Sequence[Doc] = ()) -> None:
     with store.lock(5):
-        assert store.checkpoint(model.document(), model.index, episodes, force=True)
+        assert store.checkpoint(model.graph, model.index, episodes, force=True)
 
 
 def rebuild(store: Store) -> Doc:
@@ -483,7 +483,7 @@ def test_a_checkpoint_that_is_not_due_writes_nothing(store_factory: StoreFactory
     model = Model()
     committed = write(store, model, 1)
     with store.lock(5):
-        assert not store.checkpoint(model.document(), model.index, [])
+        assert not store.checkpoint(model.graph, model.index, [])
     snapshot = store_factory().load()
     assert snapshot.document is None
     assert_same_commits(snapshot.commits, committed)
@@ -640,7 +640,7 @@ def test_a_checkpoint_that_would_drop_commits_is_refused(store_factory: StoreFac
     model = Model()
     committed = write(store, model, 1, 2)
     with store.lock(5), pytest.raises(StoreConflict):
-        store.checkpoint(behind.document(), behind.index, [episode(1)], force=True)
+        store.checkpoint(behind.graph, behind.index, [episode(1)], force=True)
     snapshot = store_factory().load()
     assert snapshot.document is None
     assert_same_commits(snapshot.commits, committed)
@@ -656,7 +656,7 @@ def test_a_handle_that_missed_commits_cannot_checkpoint_over_them(
     model = Model()
     write(first, model, 1, 2)
     with second.lock(5), pytest.raises(StoreConflict):
-        second.checkpoint(Graph().to_document(), None, [], force=True)
+        second.checkpoint(Graph(), None, [], force=True)
     assert rebuild(store_factory()) == model.document()
 
 

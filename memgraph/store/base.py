@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -22,6 +22,8 @@ import numpy.typing as npt
 from memgraph.ivf import CoarseIndex
 
 if TYPE_CHECKING:
+    from memgraph.graph import Graph
+    from memgraph.snapshot import SavedGraph
     from memgraph.vectors import VectorIndex
 
 __all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet", "journal_outgrew"]
@@ -93,13 +95,44 @@ class VectorSet:
     coarse: CoarseIndex | None = None
 
 
-@dataclass
 class Snapshot:
-    """Everything needed to rebuild a scope in memory."""
+    """Everything needed to rebuild a scope in memory.
 
-    document: Doc | None = None
-    commits: list[Commit] = field(default_factory=list)
-    vectors: VectorSet | None = None
+    The checkpoint is either a parsed ``document`` or, from the directory store,
+    a ``saved`` checkpoint that :meth:`graph` opens lazily (reading
+    :attr:`document` of such a snapshot parses it in full).
+    """
+
+    def __init__(
+        self,
+        document: Doc | None = None,
+        commits: list[Commit] | None = None,
+        vectors: VectorSet | None = None,
+        saved: SavedGraph | None = None,
+    ) -> None:
+        self._document = document
+        self.commits: list[Commit] = commits if commits is not None else []
+        self.vectors = vectors
+        self.saved = saved
+
+    @property
+    def document(self) -> Doc | None:
+        """The checkpoint as a ``graph.json`` document (None when there is none)."""
+        if self._document is None and self.saved is not None:
+            self._document = self.graph().to_document()
+        return self._document
+
+    @document.setter
+    def document(self, value: Doc | None) -> None:
+        self._document = value
+
+    def graph(self) -> Graph:
+        """The checkpoint as a graph (commits not applied)."""
+        from memgraph.graph import Graph
+
+        if self.saved is not None:
+            return Graph.from_saved(self.saved)
+        return Graph.from_document(self._document or {})
 
 
 def journal_outgrew(
@@ -143,7 +176,7 @@ class Store(Protocol):
 
     def checkpoint(
         self,
-        document: Doc,
+        graph: Graph,
         vectors: VectorIndex | None,
         episodes: Sequence[Doc],
         *,
@@ -151,8 +184,8 @@ class Store(Protocol):
     ) -> bool:
         """Fold the commits into a new checkpoint when due (or forced); True if written.
 
-        ``document`` is the whole graph (its ``checkpointSeq`` the last folded
-        commit), ``episodes`` the episodes added since the last checkpoint.
+        ``graph`` is the whole graph (its ``seq`` the last folded commit),
+        ``episodes`` the episodes added since the last checkpoint.
         """
         ...
 

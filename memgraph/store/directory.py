@@ -3,6 +3,8 @@
 Layout of ``<dir>/<scope>/``::
 
     graph.json      checkpoint: Agency's graph.json shape (+ checkpointSeq, extra fields)
+    graph.idx       index of the checkpoint (byte spans, ids, keyword arrays) so a scope
+                    opens without parsing graph.json; derived, rebuilt at checkpoints
     journal.jsonl   one JSON commit per line since the checkpoint (fsync'd before a
                     write returns); a torn last line is dropped on load
     episodes.jsonl  raw remembered texts, appended at checkpoints
@@ -21,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import mmap
 import os
 import re
 import shlex
@@ -32,7 +35,9 @@ import numpy as np
 import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.graph import Graph
 from memgraph.ivf import CoarseIndex
+from memgraph.snapshot import SavedGraph, encode, indexable, read_index
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
 from memgraph.vectors import VectorIndex
@@ -105,6 +110,15 @@ def _npy_header(rows: int, dim: int) -> bytes:
     return b"\x93NUMPY\x01\x00" + total.to_bytes(2, "little") + header.ljust(total - 1) + b"\n"
 
 
+def _random_access(mapping: mmap.mmap | None) -> None:
+    """Tell the kernel reads of ``mapping`` jump around: a search reads a few rows of
+    the vectors and a lookup a few records of graph.json, so pages are mapped as
+    they are touched, without read-ahead filling memory with their neighbours."""
+    if mapping is not None and hasattr(mmap, "MADV_RANDOM"):
+        with contextlib.suppress(OSError, ValueError):
+            mapping.madvise(mmap.MADV_RANDOM)
+
+
 def read_npy_rows(path: Path, rows: int) -> np.ndarray[Any, np.dtype[np.float32]]:
     """The first ``rows`` rows of a memgraph ``vectors.npy``, memory-mapped read-only.
 
@@ -133,6 +147,7 @@ def read_npy_rows(path: Path, rows: int) -> np.ndarray[Any, np.dtype[np.float32]
             path=str(path),
             position=where,
         ) from exc
+    _random_access(getattr(matrix, "_mmap", None))
     if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] < rows:
         raise _damaged(
             path,
@@ -150,6 +165,7 @@ class DirectoryStore:
         self.scope = scope
         self.path = Path(root) / scope
         self.graph_path = self.path / "graph.json"
+        self.index_path = self.path / "graph.idx"
         self.journal_path = self.path / "journal.jsonl"
         self.episodes_path = self.path / "episodes.jsonl"
         self.vectors_path = self.path / "vectors.npy"
@@ -187,13 +203,21 @@ class DirectoryStore:
             pass
         except OSError as exc:
             raise StoreUnavailable(f"cannot read {str(self.journal_path)!r}: {exc}") from exc
-        self._graph_stamp = self._stamp(self.graph_path)
-        try:
-            raw: bytes | None = self.graph_path.read_bytes()
-        except FileNotFoundError:
-            raw = None
-        except OSError as exc:
-            raise StoreUnavailable(f"cannot read {str(self.graph_path)!r}: {exc}") from exc
+        raw: bytes | None = None
+        saved = self._open_saved()
+        if saved is not None:
+            snapshot.saved = saved
+            checkpoint_seq = saved.seq
+            self._checkpoint_bytes = len(saved.data)
+        else:
+            self._graph_stamp = self._stamp(self.graph_path)
+            try:
+                raw = self.graph_path.read_bytes()
+            except FileNotFoundError:
+                raw = None
+            except OSError as exc:
+                raise StoreUnavailable(f"cannot read {str(self.graph_path)!r}: {exc}") from exc
+            self._checkpoint_bytes = len(raw or b"")
         if raw is not None:  # an empty graph.json is damaged too (memgraph never writes one)
             try:
                 document = orjson.loads(raw)
@@ -211,13 +235,49 @@ class DirectoryStore:
                 )
             snapshot.document = document
             checkpoint_seq = document.get("checkpointSeq") or 0
-        self._checkpoint_bytes = len(raw or b"")
         self._last_seq = checkpoint_seq
         self._offset = 0
         self._journal_lines = 0
         snapshot.commits = [c for c in self._read_journal() if c.seq > checkpoint_seq]
         snapshot.vectors = self._load_vectors()
         return snapshot
+
+    def _open_saved(self) -> SavedGraph | None:
+        """The checkpoint memory-mapped with its index, if the index describes it.
+
+        The index is derived data: when it is missing, stale (another
+        ``graph.json``) or unreadable, the caller parses ``graph.json`` in full.
+        """
+        try:
+            raw_index = self.index_path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("memgraph: ignoring unreadable %s (%s)", self.index_path, exc)
+            return None
+        try:
+            fd = os.open(self.graph_path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot read {str(self.graph_path)!r}: {exc}") from exc
+        try:
+            stat = os.fstat(fd)
+            if stat.st_size == 0:
+                return None
+            data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            _random_access(data)
+        finally:
+            os.close(fd)
+        try:
+            saved = read_index(raw_index, data, (stat.st_size, stat.st_mtime_ns))
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            log.info("memgraph: parsing %s in full (%s: %s)", self.graph_path, self.index_path, exc)
+            data.close()
+            return None
+        saved.path = str(self.graph_path)
+        self._graph_stamp = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        return saved
 
     def _load_vectors(self) -> VectorSet | None:
         try:
@@ -493,7 +553,7 @@ class DirectoryStore:
 
     def checkpoint(
         self,
-        document: Doc,
+        graph: Graph,
         vectors: VectorIndex | None,
         episodes: Sequence[Doc],
         *,
@@ -503,7 +563,7 @@ class DirectoryStore:
             return False
         self._require_lock()
         self._check_current()
-        folded = int(document.get("checkpointSeq") or 0)
+        folded = graph.seq
         if folded != self._last_seq:
             raise StoreConflict(
                 f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
@@ -514,7 +574,7 @@ class DirectoryStore:
         if vectors is not None and len(vectors):
             self._save_vectors(vectors)
             self._save_coarse(vectors)
-        self._replace_checkpoint(document)
+        self._replace_checkpoint(graph)
         return True
 
     def _append_episodes(self, episodes: Sequence[Doc]) -> None:
@@ -579,10 +639,18 @@ class DirectoryStore:
         np.savez(buffer, centroids=coarse.centroids, labels=coarse.labels)
         atomic_write(self.ivf_path, buffer.getvalue())
 
-    def _replace_checkpoint(self, document: Doc) -> None:
-        data = orjson.dumps(document)
+    def _replace_checkpoint(self, graph: Graph) -> None:
+        # The old index goes first: a crash before the new one is written leaves
+        # no index (graph.json is then parsed in full), never a misleading one.
+        with contextlib.suppress(FileNotFoundError):
+            self.index_path.unlink()
+        image = encode(graph) if indexable(graph) else None
+        data = image.graph_json if image is not None else orjson.dumps(graph.to_document())
         atomic_write(self.graph_path, data)
         self._checkpoint_bytes = len(data)
+        if image is not None:
+            stat = os.stat(self.graph_path)
+            atomic_write(self.index_path, image.index_bytes((stat.st_size, stat.st_mtime_ns)))
         tmp = self.path / ".journal.jsonl.tmp"
         pin = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         try:
@@ -598,7 +666,7 @@ class DirectoryStore:
         self._pin = pin
         self._offset = 0
         self._journal_lines = 0
-        self._last_seq = int(document.get("checkpointSeq") or 0)
+        self._last_seq = graph.seq
 
     def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
         self._require_lock()
@@ -615,7 +683,7 @@ class DirectoryStore:
             self._vector_count, self._vector_model = 0, None
         with contextlib.suppress(FileNotFoundError):
             self.ivf_path.unlink()  # row numbers changed: the approximate index is rebuilt
-        self._replace_checkpoint(document)
+        self._replace_checkpoint(Graph.from_document(document))
 
     def write_summary(self, summary: Doc) -> None:
         ensure_dir(self.path)

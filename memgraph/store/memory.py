@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 import numpy as np
 
 from memgraph.errors import StoreConflict
+from memgraph.graph import Graph
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet
 from memgraph.vectors import VectorIndex
 
@@ -85,7 +86,7 @@ class InMemoryStore:
 
     def checkpoint(
         self,
-        document: Doc,
+        graph: Graph,
         vectors: VectorIndex | None,
         episodes: Sequence[Doc],
         *,
@@ -93,6 +94,7 @@ class InMemoryStore:
     ) -> bool:
         if not force or not self._commits:
             return False
+        document = graph.to_document()
         folded = int(document.get("checkpointSeq") or 0)
         if folded != self._last_seq():
             raise StoreConflict(

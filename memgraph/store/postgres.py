@@ -46,6 +46,7 @@ import numpy as np
 import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.graph import Graph
 from memgraph.ivf import CoarseIndex
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet, journal_outgrew
@@ -537,7 +538,7 @@ class PostgresStore:
 
     def checkpoint(
         self,
-        document: Doc,
+        graph: Graph,
         vectors: VectorIndex | None,
         episodes: Sequence[Doc],
         *,
@@ -546,6 +547,7 @@ class PostgresStore:
         if not (force or self.checkpoint_due()):
             return False
         self._require_lock()
+        document = graph.to_document()
         data = orjson.dumps(document).decode()
         seq = int(document.get("checkpointSeq") or 0)
 

@@ -1,0 +1,212 @@
+"""Containers that decode a checkpoint on demand: the graph of a large scope opens
+without parsing every entity, and indexes load as flat arrays.
+
+:class:`LazyDocs` maps ids to documents decoded from the checkpoint's bytes on
+first access (then kept, so every reader sees and mutates one object).
+:class:`PostingIndex` maps index terms to sets of ids; its saved part is a
+compressed-sparse-row array of ordinals, and a term's set is built the first
+time the term is read or changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["LazyDocs", "PostingIndex", "Postings"]
+
+V = TypeVar("V")
+Ordinals = npt.NDArray[np.int32]
+
+
+class LazyDocs(MutableMapping[str, V]):
+    """``id -> value`` where saved values are decoded on first access.
+
+    ``ids`` are the saved keys in order; ``decode(ordinal)`` returns the value of
+    ``ids[ordinal]``. New keys keep insertion order after the saved ones, and
+    iterating keys never decodes anything.
+    """
+
+    def __init__(self, ids: Sequence[str], decode: Callable[[int], V]) -> None:
+        self._ids = ids
+        self._ordinal: dict[str, int] = dict(zip(ids, range(len(ids)), strict=True))
+        self._decode = decode
+        self._values: dict[str, V] = {}
+        self._gone: set[str] = set()
+        self._new: dict[str, None] = {}
+
+    def ordinal(self, key: str) -> int | None:
+        """The saved position of ``key`` (None for keys added since loading)."""
+        return self._ordinal.get(key)
+
+    def loaded(self, key: str) -> V | None:
+        """The value of ``key`` if it is already decoded (or new), without decoding."""
+        return self._values.get(key)
+
+    def put_decoded(self, key: str, value: V) -> None:
+        """Record a saved key's value decoded by someone else (no decode later)."""
+        self._values[key] = value
+
+    def decoded_items(self) -> Iterator[tuple[str, V]]:
+        """The values decoded or added so far."""
+        return iter(list(self._values.items()))
+
+    def is_saved(self, key: str) -> bool:
+        return key in self._ordinal
+
+    def added(self) -> list[str]:
+        """Keys added since loading, in order."""
+        return list(self._new)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._values.get(key)
+        if value is not None:
+            return value
+        ordinal = self._ordinal.get(key)
+        if ordinal is None or key in self._gone:
+            return default
+        value = self._decode(ordinal)
+        self._values[key] = value
+        return value
+
+    def __getitem__(self, key: str) -> V:
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value  # type: ignore[no-any-return]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values or (key in self._ordinal and key not in self._gone)
+
+    def __setitem__(self, key: str, value: V) -> None:
+        self._values[key] = value
+        if key in self._ordinal:
+            self._gone.discard(key)
+        else:
+            self._new[key] = None
+
+    def __delitem__(self, key: str) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self._values.pop(key, None)
+        if key in self._ordinal:
+            self._gone.add(key)
+        else:
+            del self._new[key]
+
+    def __iter__(self) -> Iterator[str]:
+        gone = self._gone
+        for key in self._ids:
+            if key not in gone:
+                yield key
+        yield from list(self._new)
+
+    def __len__(self) -> int:
+        return len(self._ids) - len(self._gone) + len(self._new)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+
+_MISSING: Any = object()
+
+
+class Postings:
+    """A saved term -> ordinals table in compressed-sparse-row form."""
+
+    def __init__(self, terms: Sequence[str], offsets: npt.NDArray[np.int64], ordinals: Ordinals):
+        self.terms = terms
+        self.row: dict[str, int] = dict(zip(terms, range(len(terms)), strict=True))
+        self.offsets = offsets
+        self.ordinals = ordinals
+
+    def of(self, term: str) -> Ordinals | None:
+        row = self.row.get(term)
+        if row is None:
+            return None
+        return self.ordinals[self.offsets[row] : self.offsets[row + 1]]
+
+    @classmethod
+    def build(cls, table: dict[str, list[int]]) -> Postings:
+        """From ``term -> ordinals`` (terms with no ordinals are dropped)."""
+        terms = [t for t, found in table.items() if found]
+        counts = np.fromiter((len(table[t]) for t in terms), dtype=np.int64, count=len(terms))
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        flat = np.fromiter(
+            (o for t in terms for o in table[t]), dtype=np.int32, count=int(offsets[-1])
+        )
+        return cls(terms, offsets, flat)
+
+
+class PostingIndex:
+    """``term -> set of ids``: saved postings plus the changes since, built per term.
+
+    ``ids`` turns a saved ordinal into its id. Reading a term builds its set
+    once; later changes go to that set.
+    """
+
+    def __init__(self, saved: Postings | None = None, ids: Sequence[str] | None = None) -> None:
+        self._saved = saved
+        self._ids = ids
+        self._sets: dict[str, set[str]] = {}
+
+    def _set(self, term: str) -> set[str] | None:
+        found = self._sets.get(term)
+        if found is None and self._saved is not None:
+            ordinals = self._saved.of(term)
+            if ordinals is not None:
+                ids = self._ids
+                assert ids is not None
+                found = self._sets[term] = {ids[o] for o in ordinals.tolist()}
+        return found
+
+    def get(self, term: str, default: Any = None) -> Any:
+        found = self._set(term)
+        return default if found is None else found
+
+    def __getitem__(self, term: str) -> set[str]:
+        found = self._set(term)
+        if found is None:
+            raise KeyError(term)
+        return found
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and bool(self._set(term))
+
+    def add(self, term: str, item: str) -> None:
+        found = self._set(term)
+        if found is None:
+            found = self._sets[term] = set()
+        found.add(item)
+
+    def discard(self, term: str, item: str) -> None:
+        found = self._set(term)
+        if found is not None:
+            found.discard(item)
+
+    def changed_terms(self) -> dict[str, set[str]]:
+        """The sets built so far (read or changed since loading)."""
+        return self._sets
+
+    @property
+    def saved(self) -> Postings | None:
+        return self._saved
+
+    @classmethod
+    def from_sets(cls, table: dict[str, set[str]]) -> PostingIndex:
+        index = cls()
+        index._sets = table
+        return index
+
+    def items(self) -> Iterator[tuple[str, set[str]]]:
+        """Every term with its ids (builds every saved term's set)."""
+        if self._saved is not None:
+            for term in self._saved.terms:
+                self._set(term)
+        for term, found in list(self._sets.items()):
+            if found:
+                yield term, found

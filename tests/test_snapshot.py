@@ -1,0 +1,295 @@
+"""Checkpoint images: a lazily opened graph behaves exactly like one parsed in full."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memgraph import Memory
+from memgraph.graph import Graph, SavedDocumentError
+from memgraph.lazy import LazyDocs
+from memgraph.snapshot import encode, read_index
+from memgraph.store.directory import DirectoryStore
+from memgraph.text import index_terms, terms
+
+Doc = dict[str, Any]
+T1 = "2026-01-01T00:00:00.000Z"
+T2 = "2026-03-01T00:00:00.000Z"
+WORDS = ["tea", "green", "Oslo", "rust", "pricing", "mentor", "café", "data", "engineer"]
+NAMES = ["Alice", "Bob Stone", "Acme", "Mira Tovan", "Zoë", "Room 101", "Alice"]
+
+
+def reopen(graph: Graph) -> Graph:
+    """``graph`` written as a checkpoint image and opened lazily from it."""
+    image = encode(graph)
+    data = image.graph_json
+    saved = read_index(image.index_bytes((len(data), 7)), data, (len(data), 7))
+    assert orjson.loads(data) == orjson.loads(orjson.dumps(graph.to_document()))
+    return Graph.from_saved(saved)
+
+
+def view(graph: Graph) -> dict[str, Any]:
+    """Everything a reader can ask the graph, in comparable form."""
+    document = orjson.loads(orjson.dumps(graph.to_document()))
+    entity_ids = [e["id"] for e in document["entities"]]
+    names = {e["name"] for e in document["entities"]}
+    all_terms = {
+        t
+        for e in document["entities"]
+        for o in e["observations"]
+        for t in index_terms(o["content"])
+    }
+    name_terms = {t for n in names for t in terms(n)}
+    return {
+        "document": document,
+        "current": sorted(graph.current_observation_ids()),
+        "count": (graph.observation_count, len(graph.entities), len(graph.relations)),
+        "by_name": {n: (graph.entity_by_name(n) or {}).get("id") for n in names},
+        "relations_of": {e: [r["id"] for r in graph.relations_of(e)] for e in entity_ids},
+        "current_relation": {
+            r["id"]: (graph.current_relation(r["from"], r["type"], r["to"]) or {}).get("id")
+            for r in document["relations"]
+        },
+        "types": {t: sorted(graph.entities_of_type(t)) for t in ("person", "company", "thing")},
+        "terms": {t: sorted(graph.term_index().get(t, set())) for t in sorted(all_terms)},
+        "name_terms": {
+            t: sorted(graph.name_term_index().get(t, set())) for t in sorted(name_terms)
+        },
+        "noted": list(graph.noted),
+        "observations": {
+            o["id"]: (graph.observation(o["id"]) or ({}, {}))[1].get("content")
+            for e in document["entities"]
+            for o in e["observations"]
+        },
+    }
+
+
+@st.composite
+def op_batches(draw: st.DrawFn) -> list[list[Doc]]:
+    """Two batches of valid ops over a growing graph (ids from one counter)."""
+    counter = [0]
+    entities: list[str] = []
+    observations: list[str] = []
+    relations: list[str] = []
+
+    def take(prefix: str) -> str:
+        counter[0] += 1
+        return f"{prefix}-{counter[0]}"
+
+    batches = []
+    for _ in range(2):
+        ops: list[Doc] = []
+        for _ in range(draw(st.integers(0, 14))):
+            kind = draw(
+                st.sampled_from(["entity", "obs", "obs", "rel", "expire_obs", "expire_rel"])
+            )
+            if kind == "entity" or not entities:
+                entity_id = take("entity")
+                entities.append(entity_id)
+                ops.append(
+                    {
+                        "op": "entity",
+                        "entity": {
+                            "id": entity_id,
+                            "name": draw(st.sampled_from(NAMES)),
+                            "type": draw(st.sampled_from(["person", "company", None])),
+                            "source": "main",
+                            "createdAt": T1,
+                        },
+                    }
+                )
+            elif kind == "obs":
+                obs_id = take("obs")
+                observations.append(obs_id)
+                content = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)))
+                obs: Doc = {"id": obs_id, "content": content, "validFrom": T1, "validTo": None}
+                if draw(st.booleans()):
+                    obs["tags"] = ["x"]
+                ops.append({"op": "obs", "entity": draw(st.sampled_from(entities)), "obs": obs})
+            elif kind == "rel":
+                rel_id = take("rel")
+                relations.append(rel_id)
+                ops.append(
+                    {
+                        "op": "rel",
+                        "rel": {
+                            "id": rel_id,
+                            "from": draw(st.sampled_from(entities)),
+                            "to": draw(st.sampled_from(entities)),
+                            "type": draw(st.sampled_from(["knows", "works_at"])),
+                            "validFrom": T1,
+                            "validTo": None,
+                        },
+                    }
+                )
+            elif kind == "expire_obs" and observations:
+                ops.append(
+                    {"op": "expire_obs", "id": draw(st.sampled_from(observations)), "validTo": T2}
+                )
+            elif kind == "expire_rel" and relations:
+                ops.append(
+                    {"op": "expire_rel", "id": draw(st.sampled_from(relations)), "validTo": T2}
+                )
+        batches.append(ops)
+    return batches
+
+
+def _apply(graph: Graph, ops: list[Doc]) -> None:
+    for op in ops:
+        if op["op"] == "expire_obs":
+            pair = graph.observation(op["id"])
+            if pair is None or pair[1].get("validTo") is not None:
+                continue
+        if op["op"] == "expire_rel" and graph.relations[op["id"]].get("validTo") is not None:
+            continue
+        graph.apply([op])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(op_batches(), st.integers(0, 3))
+def test_a_lazy_graph_answers_like_a_parsed_one_before_and_after_changes(
+    batches: list[list[Doc]], reads: int
+) -> None:
+    eager = Graph()
+    _apply(eager, batches[0])
+    eager.seq, eager.next_id = 3, 1000
+    lazy = reopen(eager)
+    assert view(lazy) == view(eager)
+
+    # Touch a few saved records first, so later ops hit decoded and untouched ones.
+    fresh = reopen(eager)
+    for entity_id in list(fresh.entities)[:reads]:
+        fresh.entities[entity_id]
+    _apply(eager, batches[1])
+    _apply(fresh, batches[1])
+    assert view(fresh) == view(eager)
+
+    again = reopen(fresh)  # the encoder mixes copied bytes and re-serialized records
+    assert view(again) == view(eager)
+
+
+def test_a_lazy_graph_parses_only_what_is_read() -> None:
+    graph = Graph()
+    ops: list[Doc] = []
+    for n in range(1, 200, 2):
+        ops.append(
+            {
+                "op": "entity",
+                "entity": {
+                    "id": f"entity-{n}",
+                    "name": f"Person {n}",
+                    "type": "person",
+                    "source": "main",
+                    "createdAt": T1,
+                },
+            }
+        )
+        ops.append(
+            {
+                "op": "obs",
+                "entity": f"entity-{n}",
+                "obs": {
+                    "id": f"obs-{n + 1}",
+                    "content": f"likes topic{n}",
+                    "validFrom": T1,
+                    "validTo": None,
+                },
+            }
+        )
+    graph.apply(ops)
+    lazy = reopen(graph)
+    assert isinstance(lazy.entities, LazyDocs)
+    assert lazy.observation(f"obs-{52}") is not None
+    assert lazy.term_index().get("topic51") == {"obs-52"}
+    assert len(lazy.entities) == 100 and lazy.observation_count == 100
+    decoded = [key for key, _ in lazy.entities.decoded_items()]
+    assert decoded == ["entity-51"]
+
+
+def test_a_damaged_record_raises_store_corrupt_naming_the_bytes() -> None:
+    graph = Graph()
+    graph.apply(
+        [
+            {
+                "op": "entity",
+                "entity": {
+                    "id": "entity-1",
+                    "name": "Alice",
+                    "type": "person",
+                    "source": "main",
+                    "createdAt": T1,
+                },
+            }
+        ]
+    )
+    image = encode(graph)
+    data = image.graph_json.replace(b'"name":"Alice"', b'"name"!"Alice"')
+    saved = read_index(image.index_bytes((len(data), 1)), data, (len(data), 1))
+    lazy = Graph.from_saved(saved)
+    with pytest.raises(SavedDocumentError, match="bytes"):
+        lazy.entities["entity-1"]
+
+
+def _memory(root: Path) -> Memory:
+    return Memory(root, scope="s", provider="mock")
+
+
+def test_a_scope_reopens_lazily_after_a_checkpoint_and_eagerly_when_the_index_is_stale(
+    tmp_path: Path,
+) -> None:
+    with _memory(tmp_path) as memory:
+        memory.remember("Alice works at Acme. Alice likes green tea.")
+        memory.remember("Bob lives in Oslo.")
+        memory.checkpoint()
+        expected = memory.recall("What does Alice like?", rerank=False)
+    store = DirectoryStore(tmp_path, "s")
+    assert store.load().saved is not None
+    with _memory(tmp_path) as memory:
+        assert memory.recall("What does Alice like?", rerank=False) == expected
+        assert memory._graph is not None and memory._graph.saved is not None
+        memory.remember("Alice moved to Oslo.")
+    with _memory(tmp_path) as memory:
+        assert "Oslo" in memory.recall("Where does Alice live?", rerank=False)
+        expected = memory.recall("What does Alice like?", rerank=False)
+
+    graph_path = tmp_path / "s" / "graph.json"
+    stat = graph_path.stat()
+    os.utime(graph_path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    store = DirectoryStore(tmp_path, "s")
+    snapshot = store.load()
+    assert snapshot.saved is None and snapshot.document is not None
+    with _memory(tmp_path) as memory:
+        assert memory.recall("What does Alice like?", rerank=False) == expected
+
+
+def test_an_unreadable_index_is_ignored_and_rewritten(tmp_path: Path) -> None:
+    with _memory(tmp_path) as memory:
+        memory.remember("Alice works at Acme.")
+        memory.checkpoint()
+    index = tmp_path / "s" / "graph.idx"
+    index.write_bytes(b"MGIDX01\n" + b"\xff" * 40)
+    with _memory(tmp_path) as memory:
+        assert "Acme" in memory.recall("Where does Alice work?", rerank=False)
+        memory.remember("Alice likes tea.")
+        memory.checkpoint()
+    assert DirectoryStore(tmp_path, "s").load().saved is not None
+
+
+def test_a_purge_leaves_no_trace_in_the_index(tmp_path: Path) -> None:
+    with _memory(tmp_path) as memory:
+        memory.remember("Zebulon Quark works at Acme.")
+        memory.remember("Alice works at Initech.")
+        memory.checkpoint()
+    with _memory(tmp_path) as memory:
+        memory.purge(entity="Zebulon Quark")
+        memory.recall("Who works at Initech?", rerank=False)
+    snapshot = DirectoryStore(tmp_path, "s").load()
+    assert snapshot.saved is not None
+    assert not any("zebulon" in key for key in snapshot.saved.name_keys)
+    assert not any("zebulon" in term for term in snapshot.saved.name_terms.terms)
