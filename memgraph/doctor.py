@@ -45,6 +45,7 @@ from memgraph.errors import MemgraphError, StoreCorrupt
 from memgraph.graph import Doc, Graph
 from memgraph.provider import Provider
 from memgraph.scope import validate_scope
+from memgraph.snapshot import read_index
 from memgraph.store.base import Commit
 from memgraph.store.directory import (
     VECTOR_FORMAT,
@@ -426,6 +427,22 @@ def _scan_vectors(scan: _Scan) -> None:
                 f"vectors.ivf.npz is unreadable ({exc}); it is derived data: loads ignore it "
                 "and the approximate index is rebuilt in the background"
             )
+    _scan_index(scan)
+
+
+def _scan_index(scan: _Scan) -> None:
+    """graph.idx is derived: a stale or unreadable one is only noted (loads ignore it)."""
+    raw = _read(scan.path / "graph.idx")
+    if raw is None or scan.graph_bytes is None:
+        return
+    try:
+        stat = os.stat(scan.path / "graph.json")
+        read_index(raw, scan.graph_bytes, (stat.st_size, stat.st_mtime_ns))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        scan.notes.append(
+            f"graph.idx does not describe graph.json ({exc}); it is derived data: loads "
+            "parse graph.json in full and the next checkpoint writes a new index"
+        )
 
 
 def _scan_summary(scan: _Scan) -> None:

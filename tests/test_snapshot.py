@@ -293,3 +293,18 @@ def test_a_purge_leaves_no_trace_in_the_index(tmp_path: Path) -> None:
     assert snapshot.saved is not None
     assert not any("zebulon" in key for key in snapshot.saved.name_keys)
     assert not any("zebulon" in term for term in snapshot.saved.name_terms.terms)
+
+
+def test_doctor_notes_a_stale_index_without_calling_the_scope_damaged(tmp_path: Path) -> None:
+    from memgraph.doctor import check_scope
+
+    with _memory(tmp_path) as memory:
+        memory.remember("Alice works at Acme.")
+        memory.checkpoint()
+    assert not any("graph.idx" in note for note in check_scope(tmp_path, "s").notes)
+    graph_path = tmp_path / "s" / "graph.json"
+    stat = graph_path.stat()
+    os.utime(graph_path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    report = check_scope(tmp_path, "s")
+    assert report.ok
+    assert any("graph.idx does not describe graph.json" in note for note in report.notes)
