@@ -11,6 +11,7 @@ import gc
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -55,6 +56,7 @@ EMBED_BATCH = 256
 BULK_VECTORS = 1000
 CONTEXT_BUDGET = 800
 FREEZE_AFTER = 50_000
+MODEL_CACHE = 256  # entities kept converted for search hits
 
 
 def default_dir() -> Path:
@@ -107,6 +109,9 @@ class MemoryCore:
         self._graph: Graph | None = None
         self._vectors: VectorIndex | None = None
         self._episode_cache: dict[str, Doc] | None = None
+        # Entity id -> its Entity and (relation doc, Relation) pairs, for search hits:
+        # a hub entity holds thousands of facts, converted once until it changes.
+        self._models: OrderedDict[str, tuple[Entity, list[tuple[Doc, Relation]]]] = OrderedDict()
         self._closed = False
         self._writing = False
         self._training: threading.Thread | None = None
@@ -277,6 +282,7 @@ class MemoryCore:
                 )
             index = VectorIndex(model)
         self._graph, self._vectors, self._episode_cache = graph, index, None
+        self._models.clear()
         for commit in snapshot.commits:
             try:
                 self._apply(commit)
@@ -305,10 +311,48 @@ class MemoryCore:
     def _apply(self, commit: Commit) -> None:
         graph = self._graph
         assert graph is not None
+        self._forget_models(graph, commit.ops)
         graph.apply(commit.ops)
         graph.next_id = max(graph.next_id, commit.next_id)
         graph.seq = commit.seq
         self._apply_vectors(commit)
+
+    def _forget_models(self, graph: Graph, ops: Sequence[Doc]) -> None:
+        """Drop the cached models of the entities ``ops`` change."""
+        models = self._models
+        if not models:
+            return
+        for op in ops:
+            kind = op["op"]
+            if kind == "obs":
+                models.pop(op["entity"], None)
+            elif kind == "expire_obs":
+                pair = graph.observation(op["id"])
+                if pair is not None:
+                    models.pop(pair[0]["id"], None)
+            elif kind == "rel":
+                models.pop(op["rel"]["from"], None)
+                models.pop(op["rel"]["to"], None)
+            elif kind == "expire_rel":
+                rel = graph.relations.get(op["id"])
+                if rel is not None:
+                    models.pop(rel["from"], None)
+                    models.pop(rel["to"], None)
+            elif kind == "purge":
+                models.clear()
+
+    def _entity_model(self, graph: Graph, entity: Doc) -> tuple[Entity, list[tuple[Doc, Relation]]]:
+        """``entity`` as an :class:`Entity` with its relations (cached, least recently used out)."""
+        models = self._models
+        found = models.get(entity["id"])
+        if found is None:
+            relations = [(rel, self._relation(rel)) for rel in graph.relations_of(entity["id"])]
+            found = models[entity["id"]] = (Entity.from_doc(entity), relations)
+            if len(models) > MODEL_CACHE:
+                models.popitem(last=False)
+        else:
+            models.move_to_end(entity["id"])
+        return found
 
     def _apply_vectors(self, commit: Commit) -> None:
         index = self._vectors

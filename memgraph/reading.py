@@ -102,10 +102,8 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             hits = []
             for item in ranked:
-                entity = Entity.from_doc(item.entity)
-                rels = tuple(
-                    self._relation(r) for r in graph.relations_of(entity.id) if lens.visible(r)
-                )
+                entity, pairs = self._entity_model(graph, item.entity)
+                rels = tuple(rel for doc, rel in pairs if lens.visible(doc))
                 obs = Observation.from_doc(item.obs, entity.id) if item.obs is not None else None
                 episode = None
                 if episodes and obs is not None and obs.episode_id:

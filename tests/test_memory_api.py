@@ -534,3 +534,24 @@ def test_export_current_only_leaves_out_expired_facts(tmp_path: Path) -> None:
     contents = [o["content"] for e in current["entities"] for o in e["observations"]]
     assert contents == ["works at Globex"]
     assert all(r["validTo"] is None for r in current["relations"])
+
+
+def test_search_hits_show_each_entitys_facts_and_relations_as_of_the_latest_write(
+    tmp_path: Path,
+) -> None:
+    with memory(tmp_path) as m:
+        m.remember("Alice works at Acme.")
+        [first] = m.search("Alice")
+        assert [r.type for r in first.relations] == ["works_at"]
+        assert len(first.entity.observations) == 1
+        m.remember("Alice lives in Oslo. Alice likes tea.")
+        hits = m.search("Alice")
+        assert {r.type for r in hits[0].relations} == {"works_at", "lives_in"}
+        assert len(hits[0].entity.observations) == 3
+        m.expire_entity("Alice")
+        [expired] = m.search("Alice")
+        assert expired.relations == () and expired.observation is None
+        assert not any(o.current for o in expired.entity.observations)
+        with memory(tmp_path) as other:  # another handle's write reaches this one's hits
+            other.remember("Alice moved to Bergen.")
+        assert [len(h.entity.observations) for h in m.search("Alice")][:1] == [4]
