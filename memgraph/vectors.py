@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from memgraph.ivf import CoarseIndex
+from memgraph.ivf import CoarseIndex, dot_rows
 
 __all__ = ["VectorIndex", "normalize_rows"]
 
@@ -122,10 +122,14 @@ class VectorIndex:
         threshold: float = 0.0,
         *,
         mask: npt.NDArray[np.bool_] | None = None,
+        max_rows: int | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` most similar live rows with cosine >= ``threshold``, best first.
 
-        ``mask`` (one boolean per row) replaces the liveness of rows.
+        ``mask`` (one boolean per row) replaces the liveness of rows. With the
+        approximate index, ``max_rows`` caps the rows of the nearest lists that
+        are scored (whole lists, at least one), so the cost stops growing with
+        the index; the default visits about 6% of the rows.
         """
         total = len(self)
         if total == 0 or k <= 0 or self.dimension is None:
@@ -138,19 +142,127 @@ class VectorIndex:
         if coarse is not None and mask is None and coarse.covered <= total:
             # Approximate: only the rows of the nearest lists (and rows not yet
             # covered), each still scored exactly.
-            rows = np.concatenate(
-                [coarse.candidates(vector), np.arange(coarse.covered, total, dtype=np.int64)]
-            )
+            rows = coarse.candidates(vector, max_rows=max_rows)
+            if coarse.covered < total:
+                rows = np.concatenate([rows, np.arange(coarse.covered, total, dtype=np.int64)])
             rows = rows[alive[rows]]
-            scores = self.gather(rows) @ vector
+            scores = dot_rows(self.gather(rows), vector)
         else:
             rows = np.flatnonzero(alive)
             parts = []
             if len(self.base_ids):
-                parts.append(self.base[: len(self.base_ids)] @ vector)
+                parts.append(dot_rows(self.base[: len(self.base_ids)], vector))
             if self.tail_ids:
-                parts.append(self.tail @ vector)
+                parts.append(dot_rows(self.tail, vector))
             scores = (parts[0] if len(parts) == 1 else np.concatenate(parts))[rows]
+        return self._top(rows, scores, k, threshold)
+
+    def search_many(
+        self,
+        queries: npt.ArrayLike,
+        k: int,
+        threshold: float = 0.0,
+        *,
+        max_rows: int | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        """:meth:`search` for each row of ``queries``, in one pass over the vectors.
+
+        Visits the same rows as one :meth:`search` per query would (same hits,
+        up to the order of equal scores), but gathers the rows of each list once
+        for all the queries that visit it (the bulk-import path).
+        """
+        matrix = normalize_rows(queries) if np.size(queries) else np.zeros((0, 0), np.float32)
+        count = len(matrix)
+        total = len(self)
+        if count == 0 or total == 0 or k <= 0 or self.dimension is None:
+            return [[] for _ in range(count)]
+        if matrix.shape[1] != self.dimension:
+            return [[] for _ in range(count)]
+        alive = self._alive[:total]
+        coarse = self.coarse
+        if coarse is None or coarse.covered > total:
+            rows = np.flatnonzero(alive)
+            results = []
+            for start in range(0, count, 64):  # bounded scratch: rows x 64 scores
+                block = self._all_scores(matrix[start : start + 64].T)[rows]
+                results += [
+                    self._top(rows, block[:, j], k, threshold) for j in range(block.shape[1])
+                ]
+            return results
+        lists = coarse.lists()
+        visitors: dict[int, list[int]] = {}
+        for query, numbers in enumerate(coarse.probes(matrix, max_rows=max_rows)):
+            for number in numbers.tolist():
+                visitors.setdefault(number, []).append(query)
+        row_parts: list[list[npt.NDArray[np.int64]]] = [[] for _ in range(count)]
+        score_parts: list[list[npt.NDArray[np.float32]]] = [[] for _ in range(count)]
+        for number, visiting in visitors.items():
+            rows = lists[number]
+            rows = rows[alive[rows]]
+            if not len(rows):
+                continue
+            block = self.gather(rows)
+            # One single-threaded product per query (see dot_rows): a BLAS product
+            # with a few columns costs 10-100x more when the machine is busy.
+            for query in visiting:
+                row_parts[query].append(rows)
+                score_parts[query].append(dot_rows(block, matrix[query]))
+        if coarse.covered < total:  # rows not yet covered are visited by every query
+            rows = np.arange(coarse.covered, total, dtype=np.int64)
+            rows = rows[alive[rows]]
+            block = self.gather(rows) @ matrix.T
+            for query in range(count):
+                row_parts[query].append(rows)
+                score_parts[query].append(block[:, query])
+        results = []
+        for query in range(count):
+            if not row_parts[query]:
+                results.append([])
+                continue
+            rows = np.concatenate(row_parts[query])
+            scores = np.concatenate(score_parts[query])
+            results.append(self._top(rows, scores, k, threshold))
+        return results
+
+    def similarities(self, query: npt.ArrayLike, obs_ids: Sequence[str]) -> dict[str, float]:
+        """Cosine of ``query`` with each of ``obs_ids`` that has a vector (live or not)."""
+        if not obs_ids or self.dimension is None or not len(self):
+            return {}
+        vector = normalize_rows(query)[0]
+        if vector.shape[0] != self.dimension:
+            return {}
+        found = [
+            (obs_id, row) for obs_id in obs_ids if (row := self.row_of.get(obs_id)) is not None
+        ]
+        if not found:
+            return {}
+        rows = np.fromiter((row for _, row in found), np.int64, len(found))
+        order = np.argsort(rows, kind="stable")
+        scores = np.empty(len(found), np.float32)
+        scores[order] = dot_rows(self.gather(rows[order]), vector)
+        return {
+            obs_id: float(score) for (obs_id, _), score in zip(found, scores.tolist(), strict=True)
+        }
+
+    def _all_scores(self, columns: Matrix) -> Matrix:
+        """Scores of every row (base then tail) against ``columns`` (dimension x m)."""
+        parts = []
+        if len(self.base_ids):
+            parts.append(self.base[: len(self.base_ids)] @ columns)
+        if self.tail_ids:
+            parts.append(self.tail @ columns)
+        if not parts:
+            return np.zeros((0, columns.shape[1]), np.float32)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _top(
+        self,
+        rows: npt.NDArray[np.int64],
+        scores: npt.NDArray[np.float32],
+        k: int,
+        threshold: float,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best ``(id, score)`` of ``rows`` with score >= ``threshold``, best first."""
         keep = min(k, len(rows))
         if keep <= 0:
             return []
@@ -169,14 +281,15 @@ class VectorIndex:
         """The vectors of ``rows`` (ascending row numbers) across base and tail."""
         base_count = len(self.base_ids)
         split = int(np.searchsorted(rows, base_count))
-        parts = []
+        out = np.empty((len(rows), self.dimension or 0), np.float32)
+        # np.take into one buffer: no copy to join the parts, and no memmap
+        # subclass overhead (the rows are valid, so "clip" never clips).
         if split:
-            parts.append(np.asarray(self.base[rows[:split]], dtype=np.float32))
+            base = np.asarray(self.base, dtype=np.float32)
+            np.take(base, rows[:split], axis=0, out=out[:split], mode="clip")
         if split < len(rows):
-            parts.append(self._tail[rows[split:] - base_count])
-        if not parts:
-            return np.zeros((0, self.dimension or 0), np.float32)
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+            np.take(self._tail, rows[split:] - base_count, axis=0, out=out[split:], mode="clip")
+        return out
 
     def ids(self) -> list[str]:
         """Every row's observation id, in row order."""
@@ -216,8 +329,7 @@ class VectorIndex:
 
     def set_live(self, obs_ids: Iterable[str]) -> None:
         """Make exactly these observations searchable (their latest row each)."""
+        get = self.row_of.get
+        rows = np.fromiter((get(obs_id, -1) for obs_id in obs_ids), dtype=np.intp)
         self._alive[:] = False
-        for obs_id in obs_ids:
-            row = self.row_of.get(obs_id)
-            if row is not None:
-                self._alive[row] = True
+        self._alive[rows[rows >= 0]] = True

@@ -103,3 +103,68 @@ def test_a_model_change_drops_the_saved_index(
     if ivf.exists():  # only an index of the new vectors may remain
         with np.load(ivf) as saved:
             assert saved["centroids"].shape[1] == 64
+
+
+def test_max_rows_caps_the_rows_visited_in_whole_lists() -> None:
+    rows = clustered(4000)
+    coarse = CoarseIndex.train(rows)
+    sizes = sorted(len(found) for found in coarse.lists())
+    visited = coarse.candidates(rows[11], max_rows=1)
+    assert len(visited) <= sizes[-1]  # one list: the nearest
+    assert 11 in visited.tolist()
+    capped = coarse.candidates(rows[11], max_rows=150)  # under the 240 rows of 6%
+    default = coarse.candidates(rows[11])  # about 6% of the rows
+    nearest = coarse.probes(rows[11], max_rows=150)[0]
+    assert len(capped) <= 150 or len(nearest) == 1  # within the cap, or the nearest list
+    assert len(default) >= int(4000 * 0.06)
+    assert set(capped.tolist()) <= set(default.tolist())
+    assert np.all(np.diff(capped) > 0)  # ascending, as gather needs
+
+
+def test_probes_of_many_queries_match_one_query_at_a_time() -> None:
+    rows = clustered(3000)
+    coarse = CoarseIndex.train(rows)
+    together = coarse.probes(rows[:20], max_rows=400)
+    for query, numbers in zip(rows[:20], together, strict=True):
+        assert numbers.tolist() == coarse.probes(query, max_rows=400)[0].tolist()
+
+
+def test_extending_keeps_labels_and_list_sizes_in_step() -> None:
+    rows = clustered(3000)
+    coarse = CoarseIndex.train(rows[:2000])
+    coarse.lists()
+    for start in range(2000, 3000, 7):  # many small appends, as writes do
+        coarse.extend(rows[start : start + 7])
+    assert coarse.covered == 3000 and len(coarse.labels) == 3000
+    fresh = CoarseIndex(coarse.centroids, coarse.labels)
+    assert [found.tolist() for found in fresh.lists()] == [f.tolist() for f in coarse.lists()]
+    assert sorted(np.concatenate(coarse.lists()).tolist()) == list(range(3000))
+    assert coarse.probes(rows[5])[0].tolist() == fresh.probes(rows[5])[0].tolist()
+
+
+def test_search_many_visits_the_same_rows_as_search() -> None:
+    rows = clustered(4000)
+    index = VectorIndex("m")
+    index.add([f"obs-{i}" for i in range(4000)], rows)
+    # Trained on a prefix (as a background build is): the other rows are visited
+    # by every query.
+    index.coarse = CoarseIndex.train(index.rows(0, 3500))
+    index.discard(["obs-3", "obs-3600"])
+    queries = rows[[3, 10, 3600, 3999]]
+    for max_rows in (None, 200):
+        many = index.search_many(queries, 8, 0.2, max_rows=max_rows)
+        for query, found in zip(queries, many, strict=True):
+            single = index.search(query, 8, 0.2, max_rows=max_rows)
+            assert [i for i, _ in found] == [i for i, _ in single]
+            assert "obs-3" not in dict(found) and "obs-3600" not in dict(found)
+
+
+def test_dot_rows_is_the_matrix_vector_product() -> None:
+    from memgraph.ivf import dot_rows
+
+    rng = np.random.default_rng(1)
+    matrix = rng.standard_normal((300, 24)).astype(np.float32)
+    vector = rng.standard_normal(24).astype(np.float32)
+    result = dot_rows(matrix, vector)
+    assert result.dtype == np.float32 and result.shape == (300,)
+    assert np.allclose(result, matrix @ vector, atol=1e-4)

@@ -162,3 +162,27 @@ def test_adding_vectors_of_another_dimension_is_refused() -> None:
         index.add(["b"], np.array([[1, 0, 0]], np.float32))
     with pytest.raises(ValueError, match="2 ids but 1 vectors"):
         index.add(["b", "c"], np.array([[1, 0]], np.float32))
+
+
+def test_similarities_score_the_named_rows_only() -> None:
+    index = index_of({"east": [1, 0], "north": [0, 1], "northeast": [1, 1]})
+    index.discard(["north"])  # expired facts still have a vector to compare
+    scores = index.similarities(np.array([1.0, 0.0]), ["northeast", "north", "missing"])
+    assert set(scores) == {"northeast", "north"}
+    assert scores["northeast"] == pytest.approx(float(unit(1, 1) @ unit(1, 0)), abs=1e-6)
+    assert scores["north"] == pytest.approx(0.0, abs=1e-6)
+    assert VectorIndex("m").similarities(np.array([1.0]), ["a"]) == {}
+
+
+def test_search_many_of_an_exact_index_matches_search() -> None:
+    rng = np.random.default_rng(5)
+    index = VectorIndex("m")
+    index.add([f"obs-{i}" for i in range(200)], rng.standard_normal((200, 8)))
+    index.discard(["obs-7"])
+    queries = rng.standard_normal((70, 8))  # more than one block of 64
+    many = index.search_many(queries, 4, 0.1)
+    assert len(many) == 70
+    for query, found in zip(queries, many, strict=True):
+        assert [i for i, _ in found] == [i for i, _ in index.search(query, 4, 0.1)]
+    assert index.search_many(np.zeros((0, 8)), 4) == []
+    assert VectorIndex("m").search_many(queries, 4) == [[] for _ in range(70)]
