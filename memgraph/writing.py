@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from memgraph import known
 from memgraph import ranking as tiers
 from memgraph.changes import Plan, plan_extraction
 from memgraph.clock import now_iso
@@ -26,6 +27,9 @@ from memgraph.store.base import Commit, VectorBatch
 __all__ = ["RememberMixin"]
 
 log = logging.getLogger("memgraph")
+
+CONTEXT_CHUNK = 1024
+"""Texts whose extraction contexts ``remember_many`` searches for at once."""
 
 
 class RememberMixin(MemoryCore):
@@ -71,8 +75,8 @@ class RememberMixin(MemoryCore):
         fields = note_fields(category, tags)
         with self._lock:
             graph = self._sync()
-            known = self._context_for(graph, clean)
-        answer = extract(self.provider.chat, clean, known=known, said_at=said_at)
+            context = self._context_for(graph, clean)
+        answer = extract(self.provider.chat, clean, known=context, said_at=said_at)
         if answer.value is None:
             return ChangeSet(warnings=tuple(answer.problems))
         extraction: Extraction = answer.value
@@ -107,10 +111,11 @@ class RememberMixin(MemoryCore):
     ) -> list[ChangeSet]:
         """Remember many texts with batched embedding calls and one commit.
 
-        The bulk path for imports: the texts are embedded for their context in
-        one batched call, extracted one by one (one LLM call each), applied in
-        order, and persisted as a single journal commit with one fsync. The
-        context of each extraction is the memory as it was before the batch.
+        The bulk path for imports: the contexts of all the texts are found
+        together (batched embedding calls, one pass over the vector index), the
+        texts are extracted one by one (one LLM call each), applied in order,
+        and persisted as a single journal commit with one fsync. The context of
+        each extraction is the memory as it was before the batch.
 
         Returns:
             One change set per text, in order.
@@ -126,17 +131,10 @@ class RememberMixin(MemoryCore):
         source = source or current_source()
         said_at = coerce_time(at)
         with self._lock:
-            graph = self._sync()
-            vectors = None
-            if graph.entities and self.provider.embedder is not None:
-                vectors = self._embed(cleaned)
-            known = [
-                self._context_for(graph, text, None if vectors is None else vectors[i])
-                for i, text in enumerate(cleaned)
-            ]
+            contexts = self._contexts_for(self._sync(), cleaned)
         answers = [
             extract(self.provider.chat, text, known=context, said_at=said_at)
-            for text, context in zip(cleaned, known, strict=True)
+            for text, context in zip(cleaned, contexts, strict=True)
         ]
         now = now_iso()
         with self._lock, self._writer():
@@ -220,16 +218,52 @@ class RememberMixin(MemoryCore):
         except TypeError as exc:
             raise TypeError(f"metadata must be JSON-serializable: {exc}") from exc
 
-    def _context_for(self, graph: Graph, text: str, query_vector: np.ndarray | None = None) -> str:
-        """The bounded existing-entity context for an extraction prompt."""
+    def _context_for(
+        self,
+        graph: Graph,
+        text: str,
+        query_vector: np.ndarray | None = None,
+        hits: Sequence[tuple[str, float]] | None = None,
+    ) -> str:
+        """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.known`).
+
+        ``query_vector`` is the text's embedding and ``hits`` its nearest
+        observations, when the caller has them (the bulk path); else they are
+        computed here.
+        """
         if not graph.entities:
             return ""
-        ranked = self._candidates(graph, text, limit=60, query_vector=query_vector)
-        return tiers.format_entities(
+        vectors = self._vectors if self.provider.embedder is not None else None
+        if vectors is not None and not len(vectors):
+            vectors = None
+        if vectors is not None and query_vector is None:
+            query_vector = self._embed([text])[0]
+        return known.extraction_context(
             graph,
-            ranked,
+            text,
             count_tokens=self._count_tokens,
             budget=CONTEXT_BUDGET,
-            max_entities=8,
-            extra_facts=4,
+            vectors=vectors,
+            query_vector=query_vector,
+            hits=hits,
         )
+
+    def _contexts_for(self, graph: Graph, texts: Sequence[str]) -> list[str]:
+        """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
+        embedding call and one pass over the vector lists they visit."""
+        if not graph.entities:
+            return ["" for _ in texts]
+        index = self._vectors
+        if self.provider.embedder is None or index is None or not len(index):
+            return [self._context_for(graph, text) for text in texts]
+        contexts: list[str] = []
+        for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
+            chunk = texts[start : start + CONTEXT_CHUNK]
+            queries = self._embed(chunk)
+            found = index.search_many(
+                queries, known.NEIGHBOURS, tiers.SEMANTIC_THRESHOLD, max_rows=known.PROBE_ROWS
+            )
+            contexts += [
+                self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
+            ]
+        return contexts
