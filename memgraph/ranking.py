@@ -18,8 +18,9 @@ nothing rather than the least-bad match. Ties break by recency.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
     "fuse",
     "keyword_matches",
     "name_matches",
+    "relation_lines",
     "rerank",
     "semantic_matches",
     "type_matches",
@@ -234,7 +236,8 @@ def fuse(
 ) -> list[Candidate]:
     """Merge tier signals into one ranked list of observation (or entity) candidates."""
     is_current = lens.visible
-    named, typed = set(names), set(types)
+    named = set(names)
+    typed = types if isinstance(types, (set, frozenset)) else set(types)
     candidates: dict[str, Candidate] = {}
 
     def candidate(entity: Doc, obs: Doc | None) -> Candidate:
@@ -252,7 +255,15 @@ def fuse(
             if signal == "semantic":
                 value = (value - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD)
             candidate(*pair).signals[signal] = value
-    newest_typed = sorted(typed, key=_id_number, reverse=True)[:MAX_TYPED]
+    if WEIGHTS["type"] >= floor:
+        newest_typed = heapq.nlargest(MAX_TYPED, typed, key=_id_number)
+    else:
+        # A type match alone stays under the floor, so of the typed entities' facts
+        # only those already named can be kept: skip ranking thousands of typed
+        # entities ("people" types every person) unless some are also named.
+        both = named & typed
+        ranked_typed = heapq.nlargest(MAX_TYPED, typed, key=_id_number) if both else []
+        newest_typed = [entity_id for entity_id in ranked_typed if entity_id in both]
     for signal, entity_ids in (("name", sorted(named)), ("type", newest_typed)):
         for entity_id in entity_ids:
             entity = graph.entities.get(entity_id)
@@ -337,8 +348,15 @@ def rerank(
 
 
 # ---------------------------------------------------------------------- format
-def _relation_lines(graph: Graph, entity: Doc, current: Callable[[Doc], bool]) -> list[str]:
-    lines = []
+def relation_lines(
+    graph: Graph, entity: Doc, current: Callable[[Doc], bool], *, limit: int | None = None
+) -> list[str]:
+    """``  - type → Other`` / ``  - Other type → Name`` lines of the entity's
+    relations that ``current`` accepts (the first ``limit`` of them)."""
+    return list(itertools.islice(_relation_lines(graph, entity, current), limit))
+
+
+def _relation_lines(graph: Graph, entity: Doc, current: Callable[[Doc], bool]) -> Iterator[str]:
     for rel in graph.relations_of(entity["id"]):
         if not current(rel):
             continue
@@ -347,10 +365,9 @@ def _relation_lines(graph: Graph, entity: Doc, current: Callable[[Doc], bool]) -
         if other is None:
             continue
         if rel["from"] == entity["id"]:
-            lines.append(f"  - {rel['type']} → {other['name']}")
+            yield f"  - {rel['type']} → {other['name']}"
         else:
-            lines.append(f"  - {other['name']} {rel['type']} → {entity['name']}")
-    return lines
+            yield f"  - {other['name']} {rel['type']} → {entity['name']}"
 
 
 def format_entities(
@@ -383,12 +400,21 @@ def format_entities(
     for entity_id, facts in order.items():
         entity = graph.entities[entity_id]
         shown = {o["id"] for o in facts}
-        others = [o for o in reversed(entity["observations"]) if is_current(o)]
-        others = [o for o in others if o["id"] not in shown][: max(0, extra_facts - len(facts))]
-        lines = [f"{entity['name']} ({entity.get('type') or 'thing'}):"]
-        lines += [f"  - {o['content']}" for o in facts]
-        lines += _relation_lines(graph, entity, is_current)
-        lines += [f"  - {o['content']}" for o in others]
+        need = max(0, extra_facts - len(facts))
+        others: list[Doc] = []
+        for obs in reversed(entity["observations"]) if need else ():  # newest first
+            if is_current(obs) and obs["id"] not in shown:
+                others.append(obs)
+                if len(others) >= need:
+                    break
+        # Lines are made as they are used: a hub entity's thousands of relations
+        # stop at the budget instead of all being formatted first.
+        lines = itertools.chain(
+            [f"{entity['name']} ({entity.get('type') or 'thing'}):"],
+            (f"  - {o['content']}" for o in facts),
+            _relation_lines(graph, entity, is_current),
+            (f"  - {o['content']}" for o in others),
+        )
         for index, line in enumerate(lines):
             cost = count_tokens(line) + 1
             if used + cost > budget:
