@@ -28,10 +28,11 @@ hooks registered in :data:`EXTRA_OPS`.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["EXTRA_OPS", "Doc", "Graph", "SavedDocumentError"]
 
 Doc = dict[str, Any]
+T = TypeVar("T")
 
 EXTRA_OPS: dict[str, Callable[[Graph, Doc], None]] = {}
 """Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
@@ -104,6 +106,9 @@ class Graph:
         self.extra: dict[str, Any] = {}
         self.episodes: dict[str, Doc] = {}  # episodes not yet checkpointed (the rest are on disk)
         self.saved: SavedGraph | None = None  # the checkpoint a lazy graph reads from
+        # Saved records that ops changed since that checkpoint (the next one re-serializes them).
+        self.changed_entities: set[str] = set()
+        self.changed_relations: set[str] = set()
         self._by_name: dict[str, str] = {}
         self._obs: MutableMapping[str, tuple[Doc, Doc]] = {}
         self.noted: dict[str, None] = {}  # ids of observations with a category or tags, in order
@@ -154,9 +159,9 @@ class Graph:
         """A lazy graph over a saved checkpoint (its bytes and its index arrays)."""
         graph = cls()
         graph.saved = saved
-        graph.entities = LazyDocs(saved.entity_ids, graph._decode_entity)
-        graph._obs = LazyDocs(saved.obs_ids, graph._decode_observation)
-        graph.relations = LazyDocs(saved.rel_ids, graph._decode_relation)
+        graph.entities = LazyDocs(saved.entity_ids, _weak(graph._decode_entity))
+        graph._obs = LazyDocs(saved.obs_ids, _weak(graph._decode_observation))
+        graph.relations = LazyDocs(saved.rel_ids, _weak(graph._decode_relation))
         # First entity with a name wins, as when adding them one by one.
         graph._by_name = dict(
             zip(reversed(saved.name_keys), reversed(saved.entity_ids), strict=True)
@@ -191,11 +196,10 @@ class Graph:
         saved = self.saved
         assert saved is not None
         entity = self._saved_bytes("entity", ordinal, saved.entity_span(ordinal))
-        entity.setdefault("observations", [])
+        found = entity.setdefault("observations", [])
         observations = self._obs
         assert isinstance(observations, LazyDocs)
-        for obs in entity["observations"]:
-            observations.put_decoded(obs["id"], (entity, obs))
+        observations.put_decoded_many({obs["id"]: (entity, obs) for obs in found})
         return entity
 
     def _decode_observation(self, ordinal: int) -> tuple[Doc, Doc]:
@@ -431,12 +435,14 @@ class Graph:
             if kind == "entity":
                 self._add_entity({**op["entity"], "observations": []})
             elif kind == "obs":
+                self.changed_entities.add(op["entity"])
                 self._add_observation(self.entities[op["entity"]], dict(op["obs"]))
             elif kind == "expire_obs":
                 self._expire_observation(op)
             elif kind == "rel":
                 self._add_relation(dict(op["rel"]))
             elif kind == "expire_rel":
+                self.changed_relations.add(op["id"])
                 rel = self.relations[op["id"]]
                 rel["validTo"] = op["validTo"]
                 rel["retiredAt"] = op.get("retiredAt")
@@ -504,6 +510,7 @@ class Graph:
 
     def _expire_observation(self, op: Doc) -> None:
         entity, obs = self._obs[op["id"]]
+        self.changed_entities.add(entity["id"])
         if obs.get("validTo") is None and entity["id"] in self._facts:
             self._facts[entity["id"]].remove(obs)
         obs["validTo"] = op["validTo"]
@@ -514,6 +521,44 @@ class Graph:
             for term in set(index_terms(obs["content"])):
                 self._terms.discard(term, obs["id"])
 
+    def rebase(self, saved: SavedGraph) -> None:
+        """Read from ``saved`` from now on: a checkpoint just written from this graph.
+
+        Records already parsed stay (they equal what was written); everything
+        else is read from the new checkpoint, and no record counts as changed.
+        """
+        entities, observations, relations = self.entities, self._obs, self.relations
+        if isinstance(entities, LazyDocs):
+            assert isinstance(observations, LazyDocs) and isinstance(relations, LazyDocs)
+            # The checkpoint kept every saved record's position and appended the new
+            # ones in order, so the maps only learn the positions of the new keys.
+            entities.rebase(saved.entity_ids)
+            observations.rebase(saved.obs_ids)
+            relations.rebase(saved.rel_ids)
+        else:
+            lazy_entities = LazyDocs(saved.entity_ids, _weak(self._decode_entity))
+            lazy_observations: LazyDocs[tuple[Doc, Doc]] = LazyDocs(
+                saved.obs_ids, _weak(self._decode_observation)
+            )
+            lazy_relations = LazyDocs(saved.rel_ids, _weak(self._decode_relation))
+            for key, entity in entities.items():
+                lazy_entities.put_decoded(key, entity)
+            for key, pair in observations.items():
+                lazy_observations.put_decoded(key, pair)
+            for key, rel in relations.items():
+                lazy_relations.put_decoded(key, rel)
+            self.entities, self._obs, self.relations = (
+                lazy_entities,
+                lazy_observations,
+                lazy_relations,
+            )
+        terms, names = self._terms, self._name_terms
+        self._terms = (terms or PostingIndex()).rebased(saved.terms, saved.obs_ids)
+        self._name_terms = (names or PostingIndex()).rebased(saved.name_terms, saved.entity_ids)
+        self.saved = saved
+        self.changed_entities.clear()
+        self.changed_relations.clear()
+
     def _make_eager(self) -> None:
         """Parse everything a lazy graph has not read yet and drop the saved checkpoint."""
         if self.saved is None:
@@ -522,6 +567,8 @@ class Graph:
         self._obs = dict(self._obs.items())
         self.relations = dict(self.relations.items())
         self.saved = None
+        self.changed_entities.clear()
+        self.changed_relations.clear()
 
     def _purge(self, ids: Iterable[str]) -> None:
         self._make_eager()
@@ -549,6 +596,21 @@ class Graph:
         self._terms = None
         self._all_terms = None
         self._name_terms = None
+
+
+def _weak(method: Callable[[int], T]) -> Callable[[int], T]:
+    """``method`` without a strong reference to its graph: the lazy maps a graph
+    owns must not form a reference cycle with it, so that a replaced graph is
+    freed at once, even after ``gc.freeze()``."""
+    ref = weakref.WeakMethod(method)
+
+    def call(ordinal: int) -> T:
+        bound = ref()
+        if bound is None:
+            raise ReferenceError("the graph of this lazy map is gone")
+        return bound(ordinal)
+
+    return call
 
 
 def _is_current(doc: Doc) -> bool:

@@ -10,7 +10,7 @@ time the term is read or changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -49,6 +49,10 @@ class LazyDocs(MutableMapping[str, V]):
     def put_decoded(self, key: str, value: V) -> None:
         """Record a saved key's value decoded by someone else (no decode later)."""
         self._values[key] = value
+
+    def put_decoded_many(self, items: Mapping[str, V]) -> None:
+        """:meth:`put_decoded` for many keys."""
+        self._values.update(items)
 
     def decoded_items(self) -> Iterator[tuple[str, V]]:
         """The values decoded or added so far."""
@@ -96,6 +100,17 @@ class LazyDocs(MutableMapping[str, V]):
             self._gone.add(key)
         else:
             del self._new[key]
+
+    def rebase(self, ids: Sequence[str]) -> None:
+        """Treat every key as saved, at its position in ``ids`` (the saved keys in
+        order, then the keys added since): a checkpoint was written in that order.
+        Values already decoded or added stay as they are."""
+        if self._gone or len(ids) != len(self._ids) + len(self._new):
+            raise ValueError("the new saved keys do not extend the old ones")
+        start = len(self._ids)
+        self._ordinal.update(zip(self._new, range(start, start + len(self._new)), strict=True))
+        self._ids = ids
+        self._new = {}
 
     def __iter__(self) -> Iterator[str]:
         gone = self._gone
@@ -146,13 +161,15 @@ class PostingIndex:
     """``term -> set of ids``: saved postings plus the changes since, built per term.
 
     ``ids`` turns a saved ordinal into its id. Reading a term builds its set
-    once; later changes go to that set.
+    once; a change to a term nobody has read is kept aside until it is.
     """
 
     def __init__(self, saved: Postings | None = None, ids: Sequence[str] | None = None) -> None:
         self._saved = saved
         self._ids = ids
         self._sets: dict[str, set[str]] = {}
+        self._added: dict[str, set[str]] = {}  # for saved terms not built yet
+        self._removed: dict[str, set[str]] = {}
 
     def _set(self, term: str) -> set[str] | None:
         found = self._sets.get(term)
@@ -161,8 +178,15 @@ class PostingIndex:
             if ordinals is not None:
                 ids = self._ids
                 assert ids is not None
-                found = self._sets[term] = {ids[o] for o in ordinals.tolist()}
+                found = {ids[o] for o in ordinals.tolist()}
+                found |= self._added.pop(term, set())
+                found -= self._removed.pop(term, set())
+                self._sets[term] = found
         return found
+
+    def _pending(self, term: str) -> bool:
+        """Whether ``term`` is saved but its set is not built yet."""
+        return term not in self._sets and self._saved is not None and term in self._saved.row
 
     def get(self, term: str, default: Any = None) -> Any:
         found = self._set(term)
@@ -178,19 +202,26 @@ class PostingIndex:
         return isinstance(term, str) and bool(self._set(term))
 
     def add(self, term: str, item: str) -> None:
-        found = self._set(term)
-        if found is None:
-            found = self._sets[term] = set()
-        found.add(item)
+        if self._pending(term):
+            self._added.setdefault(term, set()).add(item)
+            self._removed.get(term, set()).discard(item)
+        else:
+            self._sets.setdefault(term, set()).add(item)
 
     def discard(self, term: str, item: str) -> None:
-        found = self._set(term)
-        if found is not None:
-            found.discard(item)
+        if self._pending(term):
+            self._removed.setdefault(term, set()).add(item)
+            self._added.get(term, set()).discard(item)
+        else:
+            found = self._sets.get(term)
+            if found is not None:
+                found.discard(item)
 
-    def changed_terms(self) -> dict[str, set[str]]:
-        """The sets built so far (read or changed since loading)."""
-        return self._sets
+    def rebased(self, saved: Postings, ids: Sequence[str]) -> PostingIndex:
+        """This index over newer saved postings that include every change so far."""
+        index = PostingIndex(saved, ids)
+        index._sets = self._sets
+        return index
 
     @property
     def saved(self) -> Postings | None:

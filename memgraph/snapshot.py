@@ -1,4 +1,4 @@
-"""Checkpoint images: ``graph.json`` written entity by entity, plus its index file.
+"""Checkpoint images: ``graph.json`` written record by record, plus its index file.
 
 A checkpoint writes two files. ``graph.json`` is the whole graph in Agency's
 shape; memgraph writes it one entity and one relation at a time so that it
@@ -14,21 +14,30 @@ derived data: it names the size and modification time of the ``graph.json``
 it describes, and a missing, stale or unreadable index only means the
 checkpoint is parsed in full, as before.
 
+The next checkpoint of a lazy graph copies every run of records no op changed
+since the last one byte for byte and serializes only the changed and new
+records, so its Python work follows the changes, not the scope; the saved
+observations keep their ordinals, so the saved postings carry over with one
+vectorized filter. The graph is then re-based on the checkpoint it wrote.
+
 ``graph.idx`` layout: ``MGIDX01\\n``, the byte length of a JSON header as an
 8-byte little-endian integer, the header (``seq``, ``nextId``, ``memgraph``
-extra state, the ``graph.json`` stamp, and ``blobs``: name -> ``[offset,
-length, kind]``), then the blobs. Kinds: ``str`` (NUL-separated UTF-8),
-``i64``, ``i32`` and ``u8`` (little-endian arrays).
+extra state, the ``graph.json`` stamp, relation ends naming no entity, and
+``blobs``: name -> ``[offset, length, kind]``), then the blobs, each
+zlib-compressed. Kinds: ``str`` (NUL-separated UTF-8), ``ids:<prefix>`` (ids
+``<prefix><n>`` as delta-coded int64), ``d64`` (delta-coded int64) and ``u8``
+(flags).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import mmap
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,14 +48,17 @@ from memgraph.graph import Doc, Graph, type_key
 from memgraph.lazy import LazyDocs, Postings
 from memgraph.text import index_terms_many, name_key, terms
 
-__all__ = ["INDEX_MAGIC", "GraphImage", "SavedGraph", "encode", "read_index"]
+__all__ = ["INDEX_MAGIC", "GraphImage", "SavedGraph", "encode", "indexable", "read_index"]
 
 log = logging.getLogger("memgraph")
 
 Buffer = bytes | bytearray | memoryview | mmap.mmap
+Spans = npt.NDArray[np.int64]
 
 INDEX_MAGIC = b"MGIDX01\n"
 INDEX_VERSION = 1
+_HEAD = b'{"entities":['
+_MIDDLE = b'],"relations":['
 
 
 @dataclass
@@ -58,7 +70,7 @@ class SavedGraph:
     next_id: int
     extra: dict[str, Any]
     entity_ids: list[str]
-    entity_spans: npt.NDArray[np.int64]  # (n, 2) byte offsets into data
+    entity_spans: Spans  # (n, 2) byte offsets into data
     name_keys: list[str]
     type_keys: list[str]
     obs_ids: list[str]
@@ -66,13 +78,16 @@ class SavedGraph:
     obs_current: npt.NDArray[np.bool_]
     noted: list[str]
     rel_ids: list[str]
-    rel_spans: npt.NDArray[np.int64]
+    rel_spans: Spans
     rel_from: list[str]
     rel_to: list[str]
+    rel_from_ordinals: npt.NDArray[np.int64]  # -1: an end that names no entity
+    rel_to_ordinals: npt.NDArray[np.int64]
     rel_type_keys: list[str]
     rel_current: npt.NDArray[np.bool_]
     terms: Postings  # index term -> ordinals of current observations
     name_terms: Postings  # name term -> entity ordinals
+    dangling: dict[str, list[str]] = field(default_factory=dict)  # rel ordinal -> [from, to]
     path: str = "graph.json"
 
     def entity_span(self, ordinal: int) -> tuple[int, int]:
@@ -86,54 +101,71 @@ class SavedGraph:
 
 @dataclass
 class GraphImage:
-    """A checkpoint ready to write: ``graph.json`` bytes and its index blobs."""
+    """A checkpoint ready to write: ``graph.json`` bytes and the tables of its index."""
 
     graph_json: bytes
-    seq: int
-    next_id: int
-    extra: dict[str, Any]
-    blobs: dict[str, tuple[str, bytes]]
-    dangling: dict[str, list[str]]
+    tables: SavedGraph  # ``data`` left empty until the bytes are on disk
+
+    def saved(self, data: Buffer, path: str) -> SavedGraph:
+        """The tables over the written ``graph.json`` (to re-base the graph on)."""
+        return dataclasses.replace(self.tables, data=data, path=path)
 
     def index_bytes(self, stamp: tuple[int, int]) -> bytes:
         """``graph.idx`` for the written ``graph.json`` with ``(size, mtime_ns)``."""
+        t = self.tables
+        blobs: dict[str, tuple[str, bytes]] = {
+            "entity.ids": _strings(t.entity_ids),
+            "entity.spans": ("d64", _deltas(t.entity_spans)),
+            "entity.names": _strings(t.name_keys),
+            "entity.types": _strings(t.type_keys),
+            "obs.ids": _strings(t.obs_ids),
+            "obs.owner": ("d64", _deltas(t.obs_owner)),
+            "obs.current": ("u8", _flags(t.obs_current)),
+            "obs.noted": _strings(t.noted),
+            "rel.ids": _strings(t.rel_ids),
+            "rel.spans": ("d64", _deltas(t.rel_spans)),
+            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
+            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
+            "rel.types": _strings(t.rel_type_keys),
+            "rel.current": ("u8", _flags(t.rel_current)),
+            **_postings_blobs("terms", t.terms),
+            **_postings_blobs("names", t.name_terms),
+        }
         layout: dict[str, list[Any]] = {}
         offset = 0
-        for name, (kind, blob) in self.blobs.items():
+        for name, (kind, blob) in blobs.items():
             layout[name] = [offset, len(blob), kind]
             offset += len(blob)
         header = orjson.dumps(
             {
                 "version": INDEX_VERSION,
                 "graph": {"size": stamp[0], "mtimeNs": stamp[1]},
-                "seq": self.seq,
-                "nextId": self.next_id,
-                "memgraph": self.extra,
-                "dangling": self.dangling,
+                "seq": t.seq,
+                "nextId": t.next_id,
+                "memgraph": t.extra,
+                "dangling": t.dangling,
                 "blobs": layout,
             }
         )
-        body = b"".join(blob for _kind, blob in self.blobs.values())
+        body = b"".join(blob for _kind, blob in blobs.values())
         return INDEX_MAGIC + len(header).to_bytes(8, "little") + header + body
 
 
 # ----------------------------------------------------------------- encoding
-_ID = re.compile(r"(\D*?)([1-9][0-9]{0,17}|0)")
+_NUMBER = r"(?:[1-9][0-9]{0,17}|0)"
 
 
 def _strings(values: Sequence[str]) -> tuple[str, bytes]:
     """NUL-separated UTF-8; ids like ``obs-12`` sharing one prefix as delta-coded numbers."""
-    first = _ID.fullmatch(values[0]) if values else None
-    if first is not None:
-        prefix, numbers = first.group(1), []
-        for value in values:
-            match = _ID.fullmatch(value)
-            if match is None or match.group(1) != prefix:
-                break
-            numbers.append(int(match.group(2)))
-        else:
+    joined = "\x00".join(values)
+    if values:
+        prefix = values[0].rstrip("0123456789")
+        item = re.escape(prefix) + _NUMBER
+        if prefix != values[0] and re.fullmatch(f"{item}(?:\x00{item})*", joined):
+            digits = joined.replace(prefix, "") if prefix else joined
+            numbers = np.array(digits.split("\x00"), dtype=np.int64)
             return f"ids:{prefix}", _deltas(numbers)
-    return "str", zlib.compress("\x00".join(values).encode(), 1)
+    return "str", zlib.compress(joined.encode(), 1)
 
 
 def _deltas(values: npt.ArrayLike) -> bytes:
@@ -204,7 +236,9 @@ def _merge(
         return Postings([], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
     all_rows = np.concatenate(rows)
     all_ordinals = np.concatenate(ordinals)
-    order = np.lexsort((all_ordinals, all_rows))  # by term, then ascending ordinal
+    # Saved postings come sorted by term and new ordinals follow the saved ones, so a
+    # stable sort by term keeps each term's ordinals ascending (and is nearly linear).
+    order = np.argsort(all_rows, kind="stable")
     counts = np.bincount(all_rows, minlength=len(vocabulary))
     used = np.flatnonzero(counts)
     offsets = np.zeros(len(used) + 1, dtype=np.int64)
@@ -212,203 +246,279 @@ def _merge(
     return Postings([vocabulary[i] for i in used.tolist()], offsets, all_ordinals[order])
 
 
+class _Writer:
+    """Appends comma-separated records to ``graph.json`` and tracks byte offsets."""
+
+    def __init__(self) -> None:
+        self.chunks: list[Buffer] = [_HEAD]
+        self.position = len(_HEAD)
+        self.first = True
+
+    def raw(self, piece: bytes) -> None:
+        self.chunks.append(piece)
+        self.position += len(piece)
+        self.first = True
+
+    def record(self, piece: Buffer, size: int) -> int:
+        if not self.first:
+            self.chunks.append(b",")
+            self.position += 1
+        self.first = False
+        self.chunks.append(piece)
+        start = self.position
+        self.position += size
+        return start
+
+    def records(
+        self,
+        saved: tuple[memoryview, Spans] | None,
+        saved_count: int,
+        changed: dict[int, Doc],
+        new: Sequence[Doc],
+    ) -> Spans:
+        """Saved records ``0..saved_count`` (runs of unchanged ones copied, ``changed``
+        ones serialized), then the ``new`` ones; their spans in the output."""
+        spans = np.empty((saved_count + len(new), 2), dtype=np.int64)
+        previous = 0
+        for ordinal in [*sorted(changed), saved_count]:
+            if previous < ordinal:  # an unchanged run: one copy, shifted spans
+                assert saved is not None
+                data, old = saved
+                begin, end = int(old[previous, 0]), int(old[ordinal - 1, 1])
+                start = self.record(data[begin:end], end - begin)
+                spans[previous:ordinal] = old[previous:ordinal] + (start - begin)
+            if ordinal < saved_count:
+                piece = orjson.dumps(changed[ordinal])
+                start = self.record(piece, len(piece))
+                spans[ordinal] = (start, start + len(piece))
+            previous = ordinal + 1
+        for index, doc in enumerate(new):
+            piece = orjson.dumps(doc)
+            start = self.record(piece, len(piece))
+            spans[saved_count + index] = (start, start + len(piece))
+        return spans
+
+
 def encode(graph: Graph) -> GraphImage:
-    """The checkpoint image of ``graph``: records a lazy graph never read are copied
-    byte for byte from its saved checkpoint; the rest are serialized."""
+    """The checkpoint image of ``graph``.
+
+    For a lazy graph, records no op changed since its checkpoint are copied
+    from that checkpoint's bytes; changed and new records are serialized.
+    """
     saved = graph.saved
     entities, relations, observations = graph.entities, graph.relations, graph._obs
-    lazy = saved is not None and isinstance(entities, LazyDocs)
-    if lazy:
-        assert saved is not None
-        assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
-        assert isinstance(observations, LazyDocs)
-        if len(entities) != len(saved.entity_ids) + len(entities.added()):
-            raise AssertionError("a lazy graph lost saved entities")  # purges make it eager
-        data = memoryview(saved.data)
+    if saved is None:
+        return _encode_all(graph)
+    assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
+    assert isinstance(observations, LazyDocs)
+    saved_entities, saved_rels = len(saved.entity_ids), len(saved.rel_ids)
+    if len(entities) != saved_entities + len(entities.added()):
+        raise AssertionError("a lazy graph lost saved entities")  # purges make it eager
+    data = memoryview(saved.data)
+    new_entity_ids = entities.added()
+    new_rel_ids = relations.added()
+    changed_entities = _changed(entities, graph.changed_entities)
+    changed_rels = _changed(relations, graph.changed_relations)
 
-    chunks: list[Buffer] = [b'{"entities":[']
-    position = len(chunks[0])
-    entity_ids: list[str] = []
-    entity_spans: list[tuple[int, int]] = []
-    name_keys: list[str] = []
-    type_keys: list[str] = []
-    entity_ordinal: dict[str, int] = {}
-    for ordinal, entity_id in enumerate(entities):
-        raw: Buffer
-        if lazy:
-            assert saved is not None and isinstance(entities, LazyDocs)
-            entity = entities.loaded(entity_id)
-            saved_at = entities.ordinal(entity_id)
-        else:
-            entity, saved_at = entities[entity_id], None
-        if entity is None:
-            assert saved is not None and saved_at is not None
-            start, stop = saved.entity_span(saved_at)
-            raw = data[start:stop]
-            name_keys.append(saved.name_keys[saved_at])
-            type_keys.append(saved.type_keys[saved_at])
-        else:
-            raw = orjson.dumps(entity)
-            name_keys.append(name_key(entity["name"]))
-            type_keys.append(type_key(entity.get("type")))
-        if ordinal:
-            chunks.append(b",")
-            position += 1
-        chunks.append(raw)
-        size = len(raw) if isinstance(raw, bytes) else memoryview(raw).nbytes
-        entity_spans.append((position, position + size))
-        position += size
-        entity_ids.append(entity_id)
-        entity_ordinal[entity_id] = ordinal
+    writer = _Writer()
+    new_entities = [entities[i] for i in new_entity_ids]
+    entity_spans = writer.records(
+        (data, saved.entity_spans), saved_entities, changed_entities, new_entities
+    )
+    writer.raw(_MIDDLE)
+    new_rels = [relations[i] for i in new_rel_ids]
+    rel_spans = writer.records((data, saved.rel_spans), saved_rels, changed_rels, new_rels)
+    graph_json = _finish(writer, graph)
 
-    chunks.append(b'],"relations":[')
-    position += len(chunks[-1])
-    rel_ids: list[str] = []
-    rel_spans: list[tuple[int, int]] = []
-    rel_from: list[str] = []
-    rel_to: list[str] = []
-    rel_types: list[str] = []
-    rel_current: list[bool] = []
-    for ordinal, (rel_id, source, kind, target, current) in enumerate(graph.relation_ends()):
-        if lazy:
-            assert saved is not None and isinstance(relations, LazyDocs)
-            rel = relations.loaded(rel_id)
-        else:
-            rel = relations[rel_id]
-        if rel is None:
-            assert saved is not None and isinstance(relations, LazyDocs)
-            saved_at = relations.ordinal(rel_id)
-            assert saved_at is not None
-            start, stop = saved.rel_span(saved_at)
-            raw = data[start:stop]
-        else:
-            raw = orjson.dumps(rel)
-        if ordinal:
-            chunks.append(b",")
-            position += 1
-        chunks.append(raw)
-        size = len(raw) if isinstance(raw, bytes) else memoryview(raw).nbytes
-        rel_spans.append((position, position + size))
-        position += size
-        rel_ids.append(rel_id)
-        rel_from.append(source)
-        rel_to.append(target)
-        rel_types.append(kind)
-        rel_current.append(current)
+    ordinal_of_new = {e: saved_entities + i for i, e in enumerate(new_entity_ids)}
 
+    def entity_ordinal(entity_id: str) -> int:
+        found = entities.ordinal(entity_id)
+        return found if found is not None else ordinal_of_new.get(entity_id, -1)
+
+    # Observations: the saved ones keep their ordinals, new ones follow.
+    current = saved.obs_current.copy()
+    fresh: list[tuple[int, str]] = []  # ordinals and contents of facts current since
+    for entity in changed_entities.values():
+        for obs in entity["observations"]:
+            ordinal = observations.ordinal(obs["id"])
+            if ordinal is not None:
+                now = obs.get("validTo") is None
+                if now and not saved.obs_current[ordinal]:
+                    fresh.append((ordinal, obs["content"]))
+                current[ordinal] = now
+    added = observations.added()
+    owners = np.empty(len(added), dtype=np.int32)
+    added_current = np.empty(len(added), dtype=bool)
+    for index, obs_id in enumerate(added):
+        entity, obs = observations[obs_id]
+        owners[index] = entity_ordinal(entity["id"])
+        added_current[index] = now = obs.get("validTo") is None
+        if now:
+            fresh.append((len(saved.obs_ids) + index, obs["content"]))
+    obs_current = np.concatenate([current, added_current])
+
+    rel_current = saved.rel_current.copy()
+    for ordinal, rel in changed_rels.items():
+        rel_current[ordinal] = rel.get("validTo") is None
+    dangling = dict(saved.dangling)
+    new_from = [rel["from"] for rel in new_rels]
+    new_to = [rel["to"] for rel in new_rels]
+    for index, (source, target) in enumerate(zip(new_from, new_to, strict=True)):
+        if source not in entities or target not in entities:
+            dangling[str(saved_rels + index)] = [source, target]
+
+    name_fresh: dict[str, list[int]] = {}
+    for entity in new_entities:
+        for term in set(terms(entity["name"])):
+            name_fresh.setdefault(term, []).append(ordinal_of_new[entity["id"]])
+    tables = SavedGraph(
+        data=b"",
+        seq=graph.seq,
+        next_id=graph.next_id,
+        extra=dict(graph.extra),
+        entity_ids=[*saved.entity_ids, *new_entity_ids],
+        entity_spans=entity_spans,
+        name_keys=[*saved.name_keys, *(name_key(e["name"]) for e in new_entities)],
+        type_keys=[*saved.type_keys, *(type_key(e.get("type")) for e in new_entities)],
+        obs_ids=[*saved.obs_ids, *added],
+        obs_owner=np.concatenate([saved.obs_owner, owners]),
+        obs_current=obs_current,
+        noted=list(graph.noted),
+        rel_ids=[*saved.rel_ids, *new_rel_ids],
+        rel_spans=rel_spans,
+        rel_from=[*saved.rel_from, *new_from],
+        rel_to=[*saved.rel_to, *new_to],
+        rel_from_ordinals=np.concatenate(
+            [saved.rel_from_ordinals, np.asarray([entity_ordinal(e) for e in new_from], np.int64)]
+        ),
+        rel_to_ordinals=np.concatenate(
+            [saved.rel_to_ordinals, np.asarray([entity_ordinal(e) for e in new_to], np.int64)]
+        ),
+        rel_type_keys=[*saved.rel_type_keys, *(type_key(r["type"]) for r in new_rels)],
+        rel_current=np.concatenate(
+            [rel_current, np.asarray([r.get("validTo") is None for r in new_rels], dtype=bool)]
+        ),
+        terms=_merge(saved.terms, obs_current, _terms_of(fresh)),
+        name_terms=_merge(saved.name_terms, None, name_fresh),
+        dangling=dangling,
+    )
+    return GraphImage(graph_json, tables)
+
+
+def _changed(docs: LazyDocs[Doc], ids: set[str]) -> dict[int, Doc]:
+    """Saved ordinal -> record, of the saved records in ``ids``."""
+    found = {}
+    for item_id in ids:
+        ordinal = docs.ordinal(item_id)
+        if ordinal is not None and item_id in docs:
+            found[ordinal] = docs[item_id]
+    return found
+
+
+def _finish(writer: _Writer, graph: Graph) -> bytes:
     tail: Doc = {"nextId": graph.next_id, "checkpointSeq": graph.seq}
     if graph.extra:
         tail["memgraph"] = graph.extra
-    chunks.append(b"]," + orjson.dumps(tail)[1:])
-    graph_json = b"".join(chunks)
+    writer.raw(b"]," + orjson.dumps(tail)[1:])
+    return b"".join(writer.chunks)
 
-    # Observations: the saved ones keep their ordinals, new ones follow.
-    fresh_contents: list[tuple[int, str]] = []
-    if lazy:
-        assert saved is not None and isinstance(observations, LazyDocs)
-        assert isinstance(entities, LazyDocs)
-        obs_ids = list(saved.obs_ids)
-        owners = [saved.obs_owner]
-        current = saved.obs_current.copy()
-        was_current = saved.obs_current
-        for obs_id, (_entity, obs) in observations.decoded_items():
-            saved_at = observations.ordinal(obs_id)
-            if saved_at is not None:
-                now = obs.get("validTo") is None
-                current[saved_at] = now
-                if now and not was_current[saved_at]:
-                    fresh_contents.append((saved_at, obs["content"]))
-        added = observations.added()
-        new_owner = np.empty(len(added), dtype=np.int32)
-        new_current = np.empty(len(added), dtype=bool)
-        for index, obs_id in enumerate(added):
-            entity, obs = observations[obs_id]
-            ordinal = len(obs_ids)
-            obs_ids.append(obs_id)
-            new_owner[index] = entity_ordinal[entity["id"]]
-            new_current[index] = obs.get("validTo") is None
-            if new_current[index]:
-                fresh_contents.append((ordinal, obs["content"]))
-        owners.append(new_owner)
-        obs_owner = np.concatenate(owners)
-        obs_current = np.concatenate([current, new_current])
-        saved_terms: Postings | None = saved.terms
-        saved_names: Postings | None = saved.name_terms
-        name_fresh: dict[str, list[int]] = {}
-        for entity_id in entities.added():
-            for term in set(terms(entities[entity_id]["name"])):
-                name_fresh.setdefault(term, []).append(entity_ordinal[entity_id])
-    else:
-        obs_ids, owner_list, current_list = [], [], []
-        for entity_id in entity_ids:
-            for obs in entities[entity_id]["observations"]:
-                now = obs.get("validTo") is None
-                if now:
-                    fresh_contents.append((len(obs_ids), obs["content"]))
-                obs_ids.append(obs["id"])
-                owner_list.append(entity_ordinal[entity_id])
-                current_list.append(now)
-        obs_owner = np.asarray(owner_list, dtype=np.int32)
-        obs_current = np.asarray(current_list, dtype=bool)
-        saved_terms = saved_names = None
-        name_fresh = {}
-        for entity_id in entity_ids:
-            for term in set(terms(entities[entity_id]["name"])):
-                name_fresh.setdefault(term, []).append(entity_ordinal[entity_id])
-    term_fresh: dict[str, list[int]] = {}
+
+def _terms_of(contents: list[tuple[int, str]]) -> dict[str, list[int]]:
+    table: dict[str, list[int]] = {}
+    found_terms = index_terms_many([content for _, content in contents])
+    for (ordinal, _content), found in zip(contents, found_terms, strict=True):
+        for term in set(found):
+            table.setdefault(term, []).append(ordinal)
+    return table
+
+
+def _encode_all(graph: Graph) -> GraphImage:
+    """The image of a graph with no saved checkpoint: every record serialized."""
+    entity_docs = list(graph.entities.values())
+    rel_docs = list(graph.relations.values())
+    writer = _Writer()
+    entity_spans = writer.records(None, 0, {}, entity_docs)
+    writer.raw(_MIDDLE)
+    rel_spans = writer.records(None, 0, {}, rel_docs)
+    graph_json = _finish(writer, graph)
+
+    entity_ids = [e["id"] for e in entity_docs]
+    ordinal_of = dict(zip(entity_ids, range(len(entity_ids)), strict=True))
+    obs_ids: list[str] = []
+    owners: list[int] = []
+    current: list[bool] = []
+    fresh: list[tuple[int, str]] = []
+    for ordinal, entity in enumerate(entity_docs):
+        for obs in entity["observations"]:
+            now = obs.get("validTo") is None
+            if now:
+                fresh.append((len(obs_ids), obs["content"]))
+            obs_ids.append(obs["id"])
+            owners.append(ordinal)
+            current.append(now)
     built = graph._terms
-    if not lazy and built is not None and built.saved is None:
-        # An eager graph that has answered a keyword query already holds the sets.
-        ordinal_of = dict(zip(obs_ids, range(len(obs_ids)), strict=True))
-        for term, found_ids in built.items():
-            term_fresh[term] = [ordinal_of[i] for i in found_ids if i in ordinal_of]
+    if built is not None and built.saved is None:
+        # A graph that has answered a keyword query already holds the sets.
+        obs_ordinal = dict(zip(obs_ids, range(len(obs_ids)), strict=True))
+        term_table = {
+            term: [obs_ordinal[i] for i in found if i in obs_ordinal]
+            for term, found in built.items()
+        }
     else:
-        found_terms = index_terms_many([content for _, content in fresh_contents])
-        for (ordinal, _content), found in zip(fresh_contents, found_terms, strict=True):
-            for term in set(found):
-                term_fresh.setdefault(term, []).append(ordinal)
-    postings = _merge(saved_terms, obs_current, term_fresh)
-    name_postings = _merge(saved_names, None, name_fresh)
-
-    blobs: dict[str, tuple[str, bytes]] = {
-        "entity.ids": _strings(entity_ids),
-        "entity.spans": ("d64", _deltas(entity_spans)),
-        "entity.names": _strings(name_keys),
-        "entity.types": _strings(type_keys),
-        "obs.ids": _strings(obs_ids),
-        "obs.owner": ("d64", _deltas(obs_owner)),
-        "obs.current": ("u8", _flags(obs_current)),
-        "obs.noted": _strings(list(graph.noted)),
-        "rel.ids": _strings(rel_ids),
-        "rel.spans": ("d64", _deltas(rel_spans)),
-        "rel.from": ("d64", _deltas([entity_ordinal.get(e, -1) for e in rel_from])),
-        "rel.to": ("d64", _deltas([entity_ordinal.get(e, -1) for e in rel_to])),
-        "rel.types": _strings(rel_types),
-        "rel.current": ("u8", _flags(rel_current)),
-        **_postings_blobs("terms", postings),
-        **_postings_blobs("names", name_postings),
-    }
-    # Relation ends that name no entity (possible in imported files) are kept aside.
+        term_table = _terms_of(fresh)
+    name_table: dict[str, list[int]] = {}
+    for ordinal, entity in enumerate(entity_docs):
+        for term in set(terms(entity["name"])):
+            name_table.setdefault(term, []).append(ordinal)
+    rel_from = [r["from"] for r in rel_docs]
+    rel_to = [r["to"] for r in rel_docs]
     dangling = {
         str(ordinal): [source, target]
         for ordinal, (source, target) in enumerate(zip(rel_from, rel_to, strict=True))
-        if source not in entity_ordinal or target not in entity_ordinal
+        if source not in ordinal_of or target not in ordinal_of
     }
-    return GraphImage(graph_json, graph.seq, graph.next_id, dict(graph.extra), blobs, dangling)
+    tables = SavedGraph(
+        data=b"",
+        seq=graph.seq,
+        next_id=graph.next_id,
+        extra=dict(graph.extra),
+        entity_ids=entity_ids,
+        entity_spans=entity_spans,
+        name_keys=[name_key(e["name"]) for e in entity_docs],
+        type_keys=[type_key(e.get("type")) for e in entity_docs],
+        obs_ids=obs_ids,
+        obs_owner=np.asarray(owners, dtype=np.int32),
+        obs_current=np.asarray(current, dtype=bool),
+        noted=list(graph.noted),
+        rel_ids=[r["id"] for r in rel_docs],
+        rel_spans=rel_spans,
+        rel_from=rel_from,
+        rel_to=rel_to,
+        rel_from_ordinals=np.asarray([ordinal_of.get(e, -1) for e in rel_from], np.int64),
+        rel_to_ordinals=np.asarray([ordinal_of.get(e, -1) for e in rel_to], np.int64),
+        rel_type_keys=[type_key(r["type"]) for r in rel_docs],
+        rel_current=np.asarray([r.get("validTo") is None for r in rel_docs], dtype=bool),
+        terms=_merge(None, None, term_table),
+        name_terms=_merge(None, None, name_table),
+        dangling=dangling,
+    )
+    return GraphImage(graph_json, tables)
 
 
 def indexable(graph: Graph) -> bool:
-    """Whether the index can describe ``graph`` (no NUL inside ids, names or types)."""
+    """Whether the index can describe ``graph`` (no NUL in ids, names or types)."""
     if graph.saved is not None:
-        entities = graph.entities
-        assert isinstance(entities, LazyDocs)
-        docs = [entities[i] for i in entities.added()]
+        entities, relations = graph.entities, graph.relations
+        assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
+        entity_docs = [entities[i] for i in entities.added()]
+        rel_docs = [relations[i] for i in relations.added()]
     else:
-        docs = list(graph.entities.values())
-    return not any(
-        "\x00" in doc["id"] or "\x00" in doc["name"] or "\x00" in str(doc.get("type") or "")
-        for doc in docs
-    )
+        entity_docs = list(graph.entities.values())
+        rel_docs = list(graph.relations.values())
+    texts = [f"{e['id']}{e['name']}{e.get('type') or ''}" for e in entity_docs]
+    texts += [f"{r['id']}{r['type']}{r['from']}{r['to']}" for r in rel_docs]
+    return not any("\x00" in text for text in texts)
 
 
 # ------------------------------------------------------------------ reading
@@ -445,13 +555,14 @@ def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
     n, m, k = len(entity_ids), len(obs_ids), len(rel_ids)
     spans = blobs["entity.spans"].reshape(-1, 2)
     rel_spans = blobs["rel.spans"].reshape(-1, 2)
+    dangling = dict(header.get("dangling") or {})
     ends = []
     for side, name in enumerate(("rel.from", "rel.to")):
         ordinals = blobs[name]
         if len(ordinals) != k or (k and int(ordinals.max()) >= n):
             raise IndexUnusable(f"{name} is inconsistent")
         names = [entity_ids[o] if o >= 0 else "" for o in ordinals.tolist()]
-        for ordinal, pair in (header.get("dangling") or {}).items():
+        for ordinal, pair in dangling.items():
             names[int(ordinal)] = pair[side]
         ends.append(names)
     checks = [
@@ -505,8 +616,11 @@ def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
         rel_spans=rel_spans,
         rel_from=ends[0],
         rel_to=ends[1],
+        rel_from_ordinals=blobs["rel.from"],
+        rel_to_ordinals=blobs["rel.to"],
         rel_type_keys=blobs["rel.types"],
         rel_current=blobs["rel.current"],
         terms=postings[0],
         name_terms=postings[1],
+        dangling=dangling,
     )
