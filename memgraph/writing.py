@@ -170,6 +170,7 @@ class RememberMixin(MemoryCore):
                 graph.seq = commit.seq
                 self._apply_vectors(commit)
                 self._maybe_checkpoint()
+                self._freeze_if_large(graph)  # the records a batch parsed are long-lived
             results = []
             for planned, answer in zip(plans, answers, strict=True):
                 if planned is None:

@@ -37,7 +37,7 @@ import orjson
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph import Graph
 from memgraph.ivf import CoarseIndex
-from memgraph.snapshot import SavedGraph, encode, indexable, read_index
+from memgraph.snapshot import GraphImage, SavedGraph, encode, indexable, read_index
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
 from memgraph.vectors import VectorIndex
@@ -108,6 +108,13 @@ def _npy_header(rows: int, dim: int) -> bytes:
     header = body.encode("latin1")
     total = NPY_HEADER_BYTES - 10
     return b"\x93NUMPY\x01\x00" + total.to_bytes(2, "little") + header.ljust(total - 1) + b"\n"
+
+
+def _vector_payload(record: Any) -> int:
+    """Bytes of base64 vector data in one journal record."""
+    vectors = record.get("vectors") if isinstance(record, dict) else None
+    payload = vectors.get("b64") if isinstance(vectors, dict) else None
+    return len(payload) if isinstance(payload, str) else 0
 
 
 def _random_access(mapping: mmap.mmap | None) -> None:
@@ -183,7 +190,9 @@ class DirectoryStore:
         self._journal_lines = 0
         self._last_seq = 0
         self._checkpoint_bytes = 0
+        self._journal_vector_bytes = 0  # base64 vector payload in the journal lines read
         self._vector_count = 0
+        self._vector_dim: int | None = None
         self._vector_model: str | None = None
 
     # ------------------------------------------------------------------ reading
@@ -238,6 +247,7 @@ class DirectoryStore:
         self._last_seq = checkpoint_seq
         self._offset = 0
         self._journal_lines = 0
+        self._journal_vector_bytes = 0
         snapshot.commits = [c for c in self._read_journal() if c.seq > checkpoint_seq]
         snapshot.vectors = self._load_vectors()
         return snapshot
@@ -319,6 +329,7 @@ class DirectoryStore:
                 vectors=True,
             )
         self._vector_count, self._vector_model = count, header.get("model")
+        self._vector_dim = matrix.shape[1] if matrix is not None else None
         if matrix is None:
             return VectorSet(header.get("model") or "", [], np.zeros((0, 0), np.float32))
         return VectorSet(header.get("model") or "", ids, matrix, self._load_coarse(count))
@@ -355,12 +366,14 @@ class DirectoryStore:
         for index, line in enumerate(lines):
             number = self._journal_lines + index + 1
             try:
-                commit = Commit.from_record(orjson.loads(line))
+                record = orjson.loads(line)
+                commit = Commit.from_record(record)
             except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError) as exc:
                 if index == len(lines) - 1 and consumed + len(line) + 1 == len(data):
                     break  # torn last line: leave it unconsumed
                 raise _decode_error(self.journal_path, exc, line=number) from exc
             consumed += len(line) + 1
+            self._journal_vector_bytes += _vector_payload(record)
             if commit.seq <= self._last_seq:
                 continue
             if commit.seq != self._last_seq + 1:
@@ -522,7 +535,8 @@ class DirectoryStore:
             # Bytes past the last good line were torn by a writer that crashed
             # (we hold the lock, so nobody is writing them now): drop them.
             os.ftruncate(fd, self._offset)
-        line = orjson.dumps(commit.to_record(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+        record = commit.to_record()
+        line = orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
         try:
             view = memoryview(line)
             while view:
@@ -535,12 +549,24 @@ class DirectoryStore:
         self._last_seq = commit.seq
         self._offset = os.fstat(fd).st_size
         self._journal_lines += 1
+        self._journal_vector_bytes += _vector_payload(record)
 
     def checkpoint_due(self) -> bool:
-        """Whether the journal outgrew its share of the checkpoint (cheap: one stat)."""
+        """Whether the journal outgrew its share of the checkpoint (cheap: one stat).
+
+        Replaying the journal on load costs by its ops (JSON applied to the graph);
+        its base64 vectors only need decoding. So the ops bytes are compared with
+        graph.json, and the whole journal with graph.json plus vectors.npy: a bulk
+        import, whose lines are mostly vectors, checkpoints about three times less
+        often, while a load replays as much ops as before.
+        """
+        journal = self._journal_bytes()
+        ops = journal - self._journal_vector_bytes  # lines not read here count in full
         return journal_outgrew(
-            self._journal_bytes(),
-            self._checkpoint_bytes,
+            ops, self._checkpoint_bytes, minimum=MIN_JOURNAL_BYTES, ratio=JOURNAL_RATIO
+        ) or journal_outgrew(
+            journal,
+            self._checkpoint_bytes + self._vector_count * 4 * (self._vector_dim or 0),
             minimum=MIN_JOURNAL_BYTES,
             ratio=JOURNAL_RATIO,
         )
@@ -630,6 +656,7 @@ class DirectoryStore:
         header = {"format": VECTOR_FORMAT, "model": index.model, "dim": dim, "count": total}
         atomic_write(self.header_path, orjson.dumps({**header, "ids": index.ids()}))
         self._vector_count, self._vector_model = total, index.model
+        self._vector_dim = dim
 
     def _save_coarse(self, index: VectorIndex) -> None:
         coarse = index.coarse
@@ -666,7 +693,29 @@ class DirectoryStore:
         self._pin = pin
         self._offset = 0
         self._journal_lines = 0
+        self._journal_vector_bytes = 0
         self._last_seq = graph.seq
+        if image is not None:
+            self._rebase(graph, image)
+
+    def _rebase(self, graph: Graph, image: GraphImage) -> None:
+        """Point ``graph`` at the checkpoint just written, so the next checkpoint
+        copies what did not change since this one (instead of since the load)."""
+        try:
+            fd = os.open(self.graph_path, os.O_RDONLY)
+            try:
+                data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError) as exc:  # the graph keeps reading the older checkpoint
+            log.warning("memgraph: cannot map the new %s (%s)", self.graph_path, exc)
+            return
+        if len(data) != len(image.graph_json):  # replaced by another writer meanwhile
+            data.close()
+            return
+        _random_access(data)
+        self._graph_stamp = self._stamp(self.graph_path)
+        graph.rebase(image.saved(data, str(self.graph_path)))
 
     def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
         self._require_lock()
