@@ -25,6 +25,13 @@ WORDS = ["tea", "green", "Oslo", "rust", "pricing", "mentor", "café", "data", "
 NAMES = ["Alice", "Bob Stone", "Acme", "Mira Tovan", "Zoë", "Room 101", "Alice"]
 
 
+def alice() -> Graph:
+    graph = Graph()
+    entity = {"id": "entity-1", "name": "Alice", "type": "person", "source": "main"}
+    graph.apply([{"op": "entity", "entity": {**entity, "createdAt": T1}}])
+    return graph
+
+
 def reopen(graph: Graph) -> Graph:
     """``graph`` written as a checkpoint image and opened lazily from it."""
     image = encode(graph)
@@ -223,21 +230,7 @@ def test_a_lazy_graph_parses_only_what_is_read() -> None:
 
 
 def test_a_damaged_record_raises_store_corrupt_naming_the_bytes() -> None:
-    graph = Graph()
-    graph.apply(
-        [
-            {
-                "op": "entity",
-                "entity": {
-                    "id": "entity-1",
-                    "name": "Alice",
-                    "type": "person",
-                    "source": "main",
-                    "createdAt": T1,
-                },
-            }
-        ]
-    )
+    graph = alice()
     image = encode(graph)
     data = image.graph_json.replace(b'"name":"Alice"', b'"name"!"Alice"')
     saved = read_index(image.index_bytes((len(data), 1)), data, (len(data), 1))
@@ -324,21 +317,7 @@ def test_a_dropped_lazy_graph_is_freed_without_the_cyclic_collector() -> None:
     import gc
     import weakref
 
-    graph = Graph()
-    graph.apply(
-        [
-            {
-                "op": "entity",
-                "entity": {
-                    "id": "entity-1",
-                    "name": "Alice",
-                    "type": "person",
-                    "source": "main",
-                    "createdAt": T1,
-                },
-            }
-        ]
-    )
+    graph = alice()
     lazy = reopen(graph)
     lazy.entities["entity-1"]
     ref = weakref.ref(lazy)
