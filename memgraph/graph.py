@@ -49,6 +49,10 @@ __all__ = ["EXTRA_OPS", "Doc", "Graph", "SavedDocumentError"]
 Doc = dict[str, Any]
 T = TypeVar("T")
 
+LEAN_FACTS = "recordedAt-defaults-to-validFrom"
+"""``factFormat`` of a graph.json whose facts leave out ``recordedAt`` when it equals
+``validFrom`` and write it as null when a fact has none (see ``snapshot.stored``)."""
+
 EXTRA_OPS: dict[str, Callable[[Graph, Doc], None]] = {}
 """Handlers for op kinds owned by other modules (key/value memory, progress, rules)."""
 
@@ -130,8 +134,11 @@ class Graph:
         entities = graph.entities
         by_name = graph._by_name
         observations = graph._obs
+        lean = document.get("factFormat") == LEAN_FACTS
         for entity in document.get("entities") or ():
             entity.setdefault("observations", [])
+            if lean:
+                _restore_recorded(entity["observations"])
             entities[entity["id"]] = entity
             by_name.setdefault(name_key(entity["name"]), entity["id"])
             for obs in entity["observations"]:
@@ -145,6 +152,8 @@ class Graph:
             for end in ("from", "to"):
                 if rel[end] not in entities and rel[end] in names:
                     rel[end] = names[rel[end]]
+            if lean:
+                _restore_recorded((rel,))
             relations[rel["id"]] = rel
         graph.next_id = int(document.get("nextId") or 1)
         graph.seq = int(document.get("checkpointSeq") or 0)
@@ -197,6 +206,7 @@ class Graph:
         assert saved is not None
         entity = self._saved_bytes("entity", ordinal, saved.entity_span(ordinal))
         found = entity.setdefault("observations", [])
+        _restore_recorded(found)
         observations = self._obs
         assert isinstance(observations, LazyDocs)
         observations.put_decoded_many({obs["id"]: (entity, obs) for obs in found})
@@ -222,7 +232,9 @@ class Graph:
     def _decode_relation(self, ordinal: int) -> Doc:
         saved = self.saved
         assert saved is not None
-        return self._saved_bytes("relation", ordinal, saved.rel_span(ordinal))
+        rel = self._saved_bytes("relation", ordinal, saved.rel_span(ordinal))
+        _restore_recorded((rel,))
+        return rel
 
     def to_document(self) -> Doc:
         """The ``graph.json`` document (Agency's shape plus memgraph's extra fields)."""
@@ -611,6 +623,23 @@ def _weak(method: Callable[[int], T]) -> Callable[[int], T]:
         return bound(ordinal)
 
     return call
+
+
+def _restore_recorded(facts: Iterable[Doc]) -> None:
+    """Undo :func:`memgraph.snapshot.stored`: put back the ``recordedAt`` a checkpoint
+    leaves out when it equals ``validFrom``, and drop the null it writes for none."""
+    for fact in facts:
+        if "recordedAt" not in fact:
+            value = fact.get("validFrom")
+            items = list(fact.items())
+            fact.clear()
+            for key, item in items:  # back in its place, after validTo
+                fact[key] = item
+                if key == "validTo":
+                    fact["recordedAt"] = value
+            fact.setdefault("recordedAt", value)
+        elif fact["recordedAt"] is None:
+            del fact["recordedAt"]
 
 
 def _is_current(doc: Doc) -> bool:

@@ -44,11 +44,19 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.graph import Doc, Graph, type_key
+from memgraph.graph import LEAN_FACTS, Doc, Graph, type_key
 from memgraph.lazy import LazyDocs, Postings
 from memgraph.text import index_terms_many, name_key, terms
 
-__all__ = ["INDEX_MAGIC", "GraphImage", "SavedGraph", "encode", "indexable", "read_index"]
+__all__ = [
+    "INDEX_MAGIC",
+    "GraphImage",
+    "SavedGraph",
+    "encode",
+    "indexable",
+    "read_index",
+    "stored",
+]
 
 log = logging.getLogger("memgraph")
 
@@ -246,6 +254,24 @@ def _merge(
     return Postings([vocabulary[i] for i in used.tolist()], offsets, all_ordinals[order])
 
 
+def _lean(fact: Doc) -> Doc:
+    """An observation or relation as written: ``recordedAt`` is left out when it
+    equals ``validFrom`` (most facts are recorded when said) and written as null
+    when the fact never had one (Agency's files), so reading restores it exactly."""
+    if "recordedAt" not in fact:
+        return {**fact, "recordedAt": None}
+    if fact["recordedAt"] == fact.get("validFrom"):
+        return {key: value for key, value in fact.items() if key != "recordedAt"}
+    return fact
+
+
+def stored(record: Doc) -> Doc:
+    """An entity (with its observations) or a relation as ``graph.json`` holds it."""
+    if "observations" in record:
+        return {**record, "observations": [_lean(o) for o in record["observations"]]}
+    return _lean(record)
+
+
 class _Writer:
     """Appends comma-separated records to ``graph.json`` and tracks byte offsets."""
 
@@ -288,12 +314,12 @@ class _Writer:
                 start = self.record(data[begin:end], end - begin)
                 spans[previous:ordinal] = old[previous:ordinal] + (start - begin)
             if ordinal < saved_count:
-                piece = orjson.dumps(changed[ordinal])
+                piece = orjson.dumps(stored(changed[ordinal]))
                 start = self.record(piece, len(piece))
                 spans[ordinal] = (start, start + len(piece))
             previous = ordinal + 1
         for index, doc in enumerate(new):
-            piece = orjson.dumps(doc)
+            piece = orjson.dumps(stored(doc))
             start = self.record(piece, len(piece))
             spans[saved_count + index] = (start, start + len(piece))
         return spans
@@ -417,7 +443,7 @@ def _changed(docs: LazyDocs[Doc], ids: set[str]) -> dict[int, Doc]:
 
 
 def _finish(writer: _Writer, graph: Graph) -> bytes:
-    tail: Doc = {"nextId": graph.next_id, "checkpointSeq": graph.seq}
+    tail: Doc = {"nextId": graph.next_id, "checkpointSeq": graph.seq, "factFormat": LEAN_FACTS}
     if graph.extra:
         tail["memgraph"] = graph.extra
     writer.raw(b"]," + orjson.dumps(tail)[1:])

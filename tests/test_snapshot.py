@@ -37,7 +37,8 @@ def reopen(graph: Graph) -> Graph:
     image = encode(graph)
     data = image.graph_json
     saved = read_index(image.index_bytes((len(data), 7)), data, (len(data), 7))
-    assert orjson.loads(data) == orjson.loads(orjson.dumps(graph.to_document()))
+    written = Graph.from_document(orjson.loads(data)).to_document()
+    assert orjson.loads(orjson.dumps(written)) == orjson.loads(orjson.dumps(graph.to_document()))
     return Graph.from_saved(saved)
 
 
@@ -352,3 +353,25 @@ def test_checkpoints_of_a_long_lived_graph_copy_what_did_not_change(tmp_path: Pa
     with _memory(tmp_path) as memory:
         assert "green tea" in memory.recall("What does Person3 Smith like?", rerank=False)
         assert "Oslo" in memory.recall("Where does Person5 Smith live?", rerank=False)
+
+
+def test_recorded_at_is_left_out_when_it_equals_valid_from_and_restored_on_reading() -> None:
+    graph = alice()
+    facts = [
+        {"id": "obs-2", "content": "a", "validFrom": T1, "validTo": None, "recordedAt": T1},
+        {"id": "obs-3", "content": "b", "validFrom": T1, "validTo": None, "recordedAt": T2},
+        {"id": "obs-4", "content": "c", "validFrom": T1, "validTo": None},  # Agency's shape
+    ]
+    graph.apply([{"op": "obs", "entity": "entity-1", "obs": fact} for fact in facts])
+    image = encode(graph)
+    written = orjson.loads(image.graph_json)
+    [entity] = written["entities"]
+    assert [("recordedAt" in o, o.get("recordedAt")) for o in entity["observations"]] == [
+        (False, None),
+        (True, T2),
+        (True, None),
+    ]
+    expected = [list(f.items()) for f in facts]
+    for again in (Graph.from_document(written), reopen(graph)):
+        observations = again.entities["entity-1"]["observations"]
+        assert [list(o.items()) for o in observations] == expected  # same keys, same order
