@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMappin
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
 import orjson
 
 from memgraph.attributes import attribute_of
@@ -120,6 +121,7 @@ class Graph:
         self._name_words: dict[str, tuple[str, ...]] = {}
         # Derived indexes, built on first use and maintained from then on.
         self._by_type: dict[str, set[str]] | None = None
+        self._known_types: set[str] | None = None
         self._rels_of: dict[str, list[str]] | None = None
         self._current_rel_keys: dict[tuple[str, str, str], str] | None = None
         self._terms: PostingIndex | None = None  # term -> current obs ids
@@ -274,7 +276,23 @@ class Graph:
         return self._obs.get(obs_id)
 
     def entities_of_type(self, type_: str) -> set[str]:
-        return self._type_index().get(name_key(type_), set())
+        key = name_key(type_)
+        if self._by_type is None and key not in self._type_keys():
+            return set()  # not a type at all: no need to index every entity by type
+        return self._type_index().get(key, set())
+
+    def _type_keys(self) -> set[str]:
+        """Every entity type key in use (cheap: a set of the saved type keys)."""
+        if self._known_types is None:
+            entities = self.entities
+            saved = self.saved
+            if saved is not None and isinstance(entities, LazyDocs):
+                known = set(saved.type_keys)
+                known.update(type_key(entities[i].get("type")) for i in entities.added())
+            else:
+                known = {type_key(e.get("type")) for e in entities.values()}
+            self._known_types = known
+        return self._known_types
 
     def relations_of(self, entity_id: str) -> Iterator[Doc]:
         """Every relation (current or expired) touching ``entity_id``."""
@@ -293,28 +311,30 @@ class Graph:
             if obs.get("validTo") is None:
                 yield entity, obs
 
-    def current_observation_ids(self) -> Iterator[str]:
-        """Ids of the current observations (a lazy graph answers without parsing)."""
+    def current_observation_ids(self) -> list[str]:
+        """Ids of the current observations (a lazy graph answers from its saved flags,
+        corrected by the entities ops changed since, without parsing the rest)."""
         observations = self._obs
         saved = self.saved
         if saved is None or not isinstance(observations, LazyDocs):
-            for obs_id, (_entity, obs) in observations.items():
-                if obs.get("validTo") is None:
-                    yield obs_id
-            return
+            return [i for i, (_e, obs) in observations.items() if obs.get("validTo") is None]
+        entities = self.entities
+        assert isinstance(entities, LazyDocs)
+        current = saved.obs_current.copy()
+        for entity_id in self.changed_entities:
+            entity = entities.loaded(entity_id)
+            for obs in entity["observations"] if entity is not None else ():
+                ordinal = observations.ordinal(obs["id"])
+                if ordinal is not None:
+                    current[ordinal] = obs.get("validTo") is None
+        ids = saved.obs_ids
+        found = [ids[i] for i in np.flatnonzero(current).tolist()]
         loaded = observations.loaded
-        current = saved.obs_current.tolist()
-        for ordinal, obs_id in enumerate(saved.obs_ids):
-            pair = loaded(obs_id)
-            if pair is None:
-                if current[ordinal] and obs_id in observations:
-                    yield obs_id
-            elif pair[1].get("validTo") is None:
-                yield obs_id
         for obs_id in observations.added():
             pair = loaded(obs_id)
             if pair is not None and pair[1].get("validTo") is None:
-                yield obs_id
+                found.append(obs_id)
+        return found
 
     def name_words(self, entity_id: str) -> tuple[str, ...]:
         """The word tokens of an entity's name (memoized; names never change)."""
@@ -473,6 +493,8 @@ class Graph:
         self._by_name.setdefault(name_key(entity["name"]), entity["id"])
         if self._by_type is not None:
             self._by_type[type_key(entity.get("type"))].add(entity["id"])
+        if self._known_types is not None:
+            self._known_types.add(type_key(entity.get("type")))
         if self._name_terms is not None:
             for term in set(terms(entity["name"])):
                 self._name_terms.add(term, entity["id"])
@@ -603,6 +625,7 @@ class Graph:
         for episode_id in [i for i in doomed if i in self.episodes]:
             del self.episodes[episode_id]
         self._by_type = None
+        self._known_types = None
         self._rels_of = None
         self._current_rel_keys = None
         self._terms = None

@@ -186,7 +186,7 @@ class ReadMixin(MemoryCore):
         """Counts of entities, observations (all / current), relations and vectors."""
         with self._lock:
             graph = self._sync()
-            current = sum(1 for _ in graph.current_observation_ids())
+            current = len(graph.current_observation_ids())
             return {
                 "entities": len(graph.entities),
                 "observations": graph.observation_count,
