@@ -118,9 +118,10 @@ def _vector_payload(record: Any) -> int:
 
 
 def _random_access(mapping: mmap.mmap | None) -> None:
-    """Tell the kernel reads of ``mapping`` jump around: a search reads a few rows of
-    the vectors and a lookup a few records of graph.json, so pages are mapped as
-    they are touched, without read-ahead filling memory with their neighbours."""
+    """Tell the kernel reads of ``mapping`` (graph.json) jump around: a lookup parses
+    one record here and there, so pages are read as they are touched, without
+    read-ahead. (Not for vectors.npy: a vector search reads whole lists of rows,
+    and mapping neighbouring pages in one fault is cheaper there.)"""
     if mapping is not None and hasattr(mmap, "MADV_RANDOM"):
         with contextlib.suppress(OSError, ValueError):
             mapping.madvise(mmap.MADV_RANDOM)
@@ -154,7 +155,6 @@ def read_npy_rows(path: Path, rows: int) -> np.ndarray[Any, np.dtype[np.float32]
             path=str(path),
             position=where,
         ) from exc
-    _random_access(getattr(matrix, "_mmap", None))
     if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] < rows:
         raise _damaged(
             path,
