@@ -10,6 +10,7 @@ time the term is read or changed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
@@ -37,6 +38,7 @@ class LazyDocs(MutableMapping[str, V]):
         self._values: dict[str, V] = {}
         self._gone: set[str] = set()
         self._new: dict[str, None] = {}
+        self._decoding = threading.Lock()
 
     def ordinal(self, key: str) -> int | None:
         """The saved position of ``key`` (None for keys added since loading)."""
@@ -72,8 +74,10 @@ class LazyDocs(MutableMapping[str, V]):
         ordinal = self._ordinal.get(key)
         if ordinal is None or key in self._gone:
             return default
-        value = self._decode(ordinal)
-        self._values[key] = value
+        with self._decoding:  # two threads must not make two objects of one record
+            value = self._values.get(key)
+            if value is None:
+                value = self._values[key] = self._decode(ordinal)
         return value
 
     def __getitem__(self, key: str) -> V:
@@ -170,18 +174,22 @@ class PostingIndex:
         self._sets: dict[str, set[str]] = {}
         self._added: dict[str, set[str]] = {}  # for saved terms not built yet
         self._removed: dict[str, set[str]] = {}
+        self._building = threading.Lock()
 
     def _set(self, term: str) -> set[str] | None:
         found = self._sets.get(term)
         if found is None and self._saved is not None:
             ordinals = self._saved.of(term)
             if ordinals is not None:
-                ids = self._ids
-                assert ids is not None
-                found = {ids[o] for o in ordinals.tolist()}
-                found |= self._added.pop(term, set())
-                found -= self._removed.pop(term, set())
-                self._sets[term] = found
+                with self._building:  # built once, with the changes kept aside
+                    found = self._sets.get(term)
+                    if found is None:
+                        ids = self._ids
+                        assert ids is not None
+                        found = {ids[o] for o in ordinals.tolist()}
+                        found |= self._added.pop(term, set())
+                        found -= self._removed.pop(term, set())
+                        self._sets[term] = found
         return found
 
     def _pending(self, term: str) -> bool:

@@ -375,3 +375,35 @@ def test_recorded_at_is_left_out_when_it_equals_valid_from_and_restored_on_readi
     for again in (Graph.from_document(written), reopen(graph)):
         observations = again.entities["entity-1"]["observations"]
         assert [list(o.items()) for o in observations] == expected  # same keys, same order
+
+
+def test_threads_reading_a_lazy_graph_share_one_object_per_record() -> None:
+    import threading
+
+    graph = Graph()
+    ops: list[Doc] = []
+    for n in range(1, 400, 2):
+        entity = {"id": f"entity-{n}", "name": f"P{n}", "type": "person", "source": "main"}
+        ops.append({"op": "entity", "entity": {**entity, "createdAt": T1}})
+        obs = {"id": f"obs-{n + 1}", "content": f"likes x{n % 7}", "validFrom": T1, "validTo": None}
+        ops.append({"op": "obs", "entity": f"entity-{n}", "obs": obs})
+    graph.apply(ops)
+    lazy = reopen(graph)
+    start = threading.Barrier(8)
+
+    def read(offset: int) -> None:
+        start.wait()
+        for n in range(1, 400, 2):
+            index = (n + offset * 50) % 400 | 1
+            lazy.observation(f"obs-{index + 1}")
+            lazy.term_index().get(f"x{index % 7}")
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for n in range(1, 400, 2):
+        pair = lazy.observation(f"obs-{n + 1}")
+        assert pair is not None and pair[0] is lazy.entities[f"entity-{n}"]
+    assert lazy.term_index().get("x3") == {f"obs-{n + 1}" for n in range(1, 400, 2) if n % 7 == 3}
