@@ -13,6 +13,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,6 +58,16 @@ BULK_VECTORS = 1000
 CONTEXT_BUDGET = 800
 FREEZE_AFTER = 50_000
 MODEL_CACHE = 256  # entities kept converted for search hits
+
+
+@dataclass(frozen=True)
+class EntityModel:
+    """An entity converted for search hits: its :class:`Entity`, every relation
+    (record and model) and, ready to hand out, the current ones."""
+
+    entity: Entity
+    relations: list[tuple[Doc, Relation]]
+    current_relations: tuple[Relation, ...]
 
 
 def default_dir() -> Path:
@@ -111,7 +122,7 @@ class MemoryCore:
         self._episode_cache: dict[str, Doc] | None = None
         # Entity id -> its Entity and (relation doc, Relation) pairs, for search hits:
         # a hub entity holds thousands of facts, converted once until it changes.
-        self._models: OrderedDict[str, tuple[Entity, list[tuple[Doc, Relation]]]] = OrderedDict()
+        self._models: OrderedDict[str, EntityModel] = OrderedDict()
         self._closed = False
         self._writing = False
         self._training: threading.Thread | None = None
@@ -348,13 +359,14 @@ class MemoryCore:
             elif kind == "purge":
                 models.clear()
 
-    def _entity_model(self, graph: Graph, entity: Doc) -> tuple[Entity, list[tuple[Doc, Relation]]]:
+    def _entity_model(self, graph: Graph, entity: Doc) -> EntityModel:
         """``entity`` as an :class:`Entity` with its relations (cached, least recently used out)."""
         models = self._models
         found = models.get(entity["id"])
         if found is None:
-            relations = [(rel, self._relation(rel)) for rel in graph.relations_of(entity["id"])]
-            found = models[entity["id"]] = (Entity.from_doc(entity), relations)
+            pairs = [(rel, self._relation(rel)) for rel in graph.relations_of(entity["id"])]
+            current = tuple(model for rel, model in pairs if rel.get("validTo") is None)
+            found = models[entity["id"]] = EntityModel(Entity.from_doc(entity), pairs, current)
             if len(models) > MODEL_CACHE:
                 models.popitem(last=False)
         else:

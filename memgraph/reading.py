@@ -102,8 +102,12 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             hits = []
             for item in ranked:
-                entity, pairs = self._entity_model(graph, item.entity)
-                rels = tuple(rel for doc, rel in pairs if lens.visible(doc))
+                model = self._entity_model(graph, item.entity)
+                entity = model.entity
+                if lens == tiers.CURRENT:
+                    rels = model.current_relations
+                else:
+                    rels = tuple(rel for doc, rel in model.relations if lens.visible(doc))
                 obs = Observation.from_doc(item.obs, entity.id) if item.obs is not None else None
                 episode = None
                 if episodes and obs is not None and obs.episode_id:
