@@ -654,13 +654,15 @@ def _restore_recorded(facts: Iterable[Doc]) -> None:
     for fact in facts:
         if "recordedAt" not in fact:
             value = fact.get("validFrom")
-            items = list(fact.items())
+            if "validTo" not in fact:
+                fact["recordedAt"] = value
+                continue
+            items = list(fact.items())  # back in its place, right after validTo
+            cut = list(fact).index("validTo") + 1
             fact.clear()
-            for key, item in items:  # back in its place, after validTo
-                fact[key] = item
-                if key == "validTo":
-                    fact["recordedAt"] = value
-            fact.setdefault("recordedAt", value)
+            fact.update(items[:cut])
+            fact["recordedAt"] = value
+            fact.update(items[cut:])
         elif fact["recordedAt"] is None:
             del fact["recordedAt"]
 
