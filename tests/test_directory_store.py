@@ -412,9 +412,9 @@ def test_a_checkpoint_is_due_once_the_journal_outgrows_its_threshold(
         if store.header_path.exists():
             header = orjson.loads(store.header_path.read_bytes())
             vectors = header["count"] * header["dim"] * 4
-        ratio = directory_module.JOURNAL_RATIO
+        ratio, ops_ratio = directory_module.JOURNAL_RATIO, directory_module.OPS_RATIO
         # Ops bytes against graph.json, or the whole journal against graph.json + vectors.
-        due = journal - payload > max(1500, ratio * graph) or journal > max(
+        due = journal - payload > max(1500, ops_ratio * graph) or journal > max(
             1500, ratio * (graph + vectors)
         )
         with store.lock(5):
