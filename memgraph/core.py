@@ -394,13 +394,13 @@ class MemoryCore:
         if self.provider.embedder is None or index is None:
             return []
         missing = []
-        for obs_id in graph.current_observation_ids():
-            if obs_id not in index:
-                pair = graph.observation(obs_id)
-                assert pair is not None
-                entity, obs = pair
-                text = f"{entity['name']} ({entity.get('type') or 'thing'}): {obs['content']}"
-                missing.append((obs_id, text))
+        rows = index.row_of
+        for obs_id in [i for i in graph.current_observation_ids() if i not in rows]:
+            pair = graph.observation(obs_id)
+            assert pair is not None
+            entity, obs = pair
+            text = f"{entity['name']} ({entity.get('type') or 'thing'}): {obs['content']}"
+            missing.append((obs_id, text))
         return missing
 
     def _commit(self, plan: Plan, vectors: Mapping[str, np.ndarray]) -> Commit:

@@ -330,6 +330,6 @@ class VectorIndex:
     def set_live(self, obs_ids: Iterable[str]) -> None:
         """Make exactly these observations searchable (their latest row each)."""
         get = self.row_of.get
-        rows = np.fromiter((get(obs_id, -1) for obs_id in obs_ids), dtype=np.intp)
+        rows = np.array([get(obs_id, -1) for obs_id in obs_ids], dtype=np.intp)
         self._alive[:] = False
         self._alive[rows[rows >= 0]] = True
