@@ -294,6 +294,7 @@ class MemoryCore:
             index = VectorIndex(model)
         self._graph, self._vectors, self._episode_cache = graph, index, None
         self._models.clear()
+        graph.defer_indexing()  # the replayed facts are indexed in one batch below
         for commit in snapshot.commits:
             try:
                 self._apply(commit)
@@ -301,6 +302,7 @@ class MemoryCore:
                 self._graph = None
                 problem = "does not apply to the graph"
                 raise self._corrupt("journal_path", problem, f"commit {commit.seq}", exc) from exc
+        graph.flush_indexing()
         index.set_live(graph.current_observation_ids())
         self._freeze_if_large(graph)
 

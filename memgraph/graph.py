@@ -127,6 +127,10 @@ class Graph:
         self._terms: PostingIndex | None = None  # term -> current obs ids
         self._all_terms: dict[str, set[str]] | None = None  # term -> every obs id (time travel)
         self._name_terms: PostingIndex | None = None  # term -> entity ids
+        # While replaying a journal, new facts and names wait here to be indexed
+        # in one batch (see defer_indexing); None when indexing as they come.
+        self._unindexed: dict[str, Doc] | None = None  # obs id -> observation
+        self._unindexed_names: list[Doc] | None = None
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -364,6 +368,8 @@ class Graph:
 
     def term_index(self) -> PostingIndex:
         """term -> ids of current observations containing it (built on first use)."""
+        if self._unindexed is not None:
+            self.flush_indexing()
         if self._terms is None:
             current = [obs for _entity, obs in self.current_observations()]
             self._terms = PostingIndex.from_sets(_inverted(current))
@@ -377,6 +383,8 @@ class Graph:
 
     def name_term_index(self) -> PostingIndex:
         """term -> ids of entities whose name contains it (built on first use)."""
+        if self._unindexed is not None:
+            self.flush_indexing()
         if self._name_terms is None:
             index: dict[str, set[str]] = defaultdict(set)
             for entity in self.entities.values():
@@ -496,8 +504,11 @@ class Graph:
         if self._known_types is not None:
             self._known_types.add(type_key(entity.get("type")))
         if self._name_terms is not None:
-            for term in set(terms(entity["name"])):
-                self._name_terms.add(term, entity["id"])
+            if self._unindexed_names is not None:
+                self._unindexed_names.append(entity)
+            else:
+                for term in set(terms(entity["name"])):
+                    self._name_terms.add(term, entity["id"])
 
     def _add_observation(self, entity: Doc, obs: Doc) -> None:
         entity["observations"].append(obs)
@@ -507,7 +518,10 @@ class Graph:
             self._facts[entity["id"]].add(obs)
         if obs.get("category") or obs.get("tags"):
             self.noted[obs["id"]] = None
-        if self._all_terms is not None or (self._terms is not None and current):
+        if self._unindexed is not None and self._all_terms is None:
+            if current and self._terms is not None:
+                self._unindexed[obs["id"]] = obs
+        elif self._all_terms is not None or (self._terms is not None and current):
             found = set(index_terms(obs["content"]))
             if self._all_terms is not None:
                 for term in found:
@@ -551,9 +565,38 @@ class Graph:
         obs["retiredAt"] = op.get("retiredAt")
         if op.get("supersededBy"):
             obs["supersededBy"] = op["supersededBy"]
+        if self._unindexed is not None and self._unindexed.pop(obs["id"], None) is not None:
+            return  # never indexed: nothing to take out
         if self._terms is not None:
             for term in set(index_terms(obs["content"])):
                 self._terms.discard(term, obs["id"])
+
+    def defer_indexing(self) -> None:
+        """Index facts and names added from now on in one batch, at :meth:`flush_indexing`
+        (a journal replay: batched term extraction is about twice as fast)."""
+        if self._unindexed is None:
+            self._unindexed, self._unindexed_names = {}, []
+
+    def flush_indexing(self) -> None:
+        """Index what :meth:`defer_indexing` held back and index as facts come again."""
+        pending, names = self._unindexed, self._unindexed_names
+        self._unindexed = self._unindexed_names = None
+        if pending and self._terms is not None:
+            by_term: dict[str, list[str]] = defaultdict(list)
+            found = index_terms_many([obs["content"] for obs in pending.values()])
+            for obs_id, obs_terms in zip(pending, found, strict=True):
+                for term in set(obs_terms):
+                    by_term[term].append(obs_id)
+            for term, ids in by_term.items():
+                self._terms.add_many(term, ids)
+        if names and self._name_terms is not None:
+            by_name: dict[str, list[str]] = defaultdict(list)
+            for entity in names:
+                if entity["id"] in self.entities:
+                    for term in set(terms(entity["name"])):
+                        by_name[term].append(entity["id"])
+            for term, ids in by_name.items():
+                self._name_terms.add_many(term, ids)
 
     def rebase(self, saved: SavedGraph) -> None:
         """Read from ``saved`` from now on: a checkpoint just written from this graph.
@@ -605,6 +648,7 @@ class Graph:
         self.changed_relations.clear()
 
     def _purge(self, ids: Iterable[str]) -> None:
+        self.flush_indexing()  # the indexes are rebuilt after a purge anyway
         self._make_eager()
         doomed = set(ids)
         relations_of = self._relation_index()

@@ -11,7 +11,7 @@ time the term is read or changed.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -215,6 +215,16 @@ class PostingIndex:
             self._removed.get(term, set()).discard(item)
         else:
             self._sets.setdefault(term, set()).add(item)
+
+    def add_many(self, term: str, items: Iterable[str]) -> None:
+        """:meth:`add` of many ids to one term."""
+        if self._pending(term):
+            self._added.setdefault(term, set()).update(items)
+            removed = self._removed.get(term)
+            if removed:
+                removed.difference_update(self._added[term])
+        else:
+            self._sets.setdefault(term, set()).update(items)
 
     def discard(self, term: str, item: str) -> None:
         if self._pending(term):

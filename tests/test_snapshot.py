@@ -175,6 +175,8 @@ def test_a_lazy_graph_answers_like_a_parsed_one_before_and_after_changes(
     for entity_id in list(fresh.entities)[:reads]:
         fresh.entities[entity_id]
     _apply(eager, batches[1])
+    if reads % 2:
+        fresh.defer_indexing()  # as a journal replay does
     _apply(fresh, batches[1])
     assert view(fresh) == view(eager)
 
