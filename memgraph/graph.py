@@ -366,6 +366,16 @@ class Graph:
     def observation_count(self) -> int:
         return len(self._obs)
 
+    @property
+    def observations_by_id(self) -> MutableMapping[str, tuple[Doc, Doc]]:
+        """observation id -> ``(entity, observation)``, as kept (lazy for a saved graph)."""
+        return self._obs
+
+    @property
+    def built_term_index(self) -> PostingIndex | None:
+        """The keyword index if it has been built (None: it would be built on first use)."""
+        return self._terms
+
     def term_index(self) -> PostingIndex:
         """term -> ids of current observations containing it (built on first use)."""
         if self._unindexed is not None:

@@ -332,7 +332,8 @@ def encode(graph: Graph) -> GraphImage:
     from that checkpoint's bytes; changed and new records are serialized.
     """
     saved = graph.saved
-    entities, relations, observations = graph.entities, graph.relations, graph._obs
+    entities, relations = graph.entities, graph.relations
+    observations = graph.observations_by_id
     if saved is None:
         return _encode_all(graph)
     assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
@@ -483,7 +484,7 @@ def _encode_all(graph: Graph) -> GraphImage:
             obs_ids.append(obs["id"])
             owners.append(ordinal)
             current.append(now)
-    built = graph._terms
+    built = graph.built_term_index
     if built is not None and built.saved is None:
         # A graph that has answered a keyword query already holds the sets.
         obs_ordinal = dict(zip(obs_ids, range(len(obs_ids)), strict=True))
