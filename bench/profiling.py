@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         with open_memory(root, scope, provider) as memory:
             for query in queries[:5]:
                 memory.recall(query, rerank=False)
+            memory.wait_for_index()  # as the suite does: profile the steady state
             if "recall" in what:
                 profiler = _profiler()
                 profiler.start()

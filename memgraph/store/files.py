@@ -21,6 +21,8 @@ FILE_MODE = 0o600
 def ensure_dir(path: Path) -> None:
     """Create ``path`` (and parents) owner-only if missing."""
     try:
+        if path.is_dir():  # the usual case: one stat, not one per parent
+            return
         # ``mkdir(parents=True)`` would create the parents with default permissions.
         for directory in [*reversed(path.parents), path]:
             if not directory.is_dir():
