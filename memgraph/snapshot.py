@@ -462,6 +462,9 @@ def _terms_of(contents: list[tuple[int, str]]) -> dict[str, list[int]]:
 
 def _encode_all(graph: Graph) -> GraphImage:
     """The image of a graph with no saved checkpoint: every record serialized."""
+    # A lazy graph opened from this image trusts its nextId: make sure it is past
+    # every id in use (an imported file's nextId may be stale).
+    graph.check_next_id()
     entity_docs = list(graph.entities.values())
     rel_docs = list(graph.relations.values())
     writer = _Writer()

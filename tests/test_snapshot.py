@@ -409,3 +409,35 @@ def test_threads_reading_a_lazy_graph_share_one_object_per_record() -> None:
         pair = lazy.observation(f"obs-{n + 1}")
         assert pair is not None and pair[0] is lazy.entities[f"entity-{n}"]
     assert lazy.term_index().get("x3") == {f"obs-{n + 1}" for n in range(1, 400, 2) if n % 7 == 3}
+
+
+def test_a_stale_next_id_of_an_imported_file_is_fixed_before_the_first_image(
+    tmp_path: Path,
+) -> None:
+    scope = tmp_path / "s"
+    scope.mkdir(mode=0o700)
+    document = {
+        "entities": [
+            {
+                "id": "entity-40",
+                "name": "Alice",
+                "type": "person",
+                "source": "main",
+                "createdAt": T1,
+                "observations": [
+                    {"id": "obs-41", "content": "likes tea", "validFrom": T1, "validTo": None}
+                ],
+            }
+        ],
+        "relations": [],
+        "nextId": 3,  # stale: ids up to 41 are in use
+    }
+    (scope / "graph.json").write_bytes(orjson.dumps(document))
+    with _memory(tmp_path) as memory:
+        memory.checkpoint()  # no write yet: the image must still carry a safe nextId
+    assert DirectoryStore(tmp_path, "s").load().saved is not None
+    with _memory(tmp_path) as memory:
+        memory.remember("Bob works at Acme.")
+        ids = [e.id for e in memory.entities()]
+    assert len(ids) == len(set(ids)) and "entity-40" in ids
+    assert all(int(i.rpartition("-")[2]) >= 40 for i in ids)
