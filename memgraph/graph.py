@@ -485,14 +485,14 @@ class Graph:
             if kind == "entity":
                 self._add_entity({**op["entity"], "observations": []})
             elif kind == "obs":
-                self.changed_entities.add(op["entity"])
+                self._mark_entity(op["entity"])
                 self._add_observation(self.entities[op["entity"]], dict(op["obs"]))
             elif kind == "expire_obs":
                 self._expire_observation(op)
             elif kind == "rel":
                 self._add_relation(dict(op["rel"]))
             elif kind == "expire_rel":
-                self.changed_relations.add(op["id"])
+                self._mark_relation(op["id"])
                 rel = self.relations[op["id"]]
                 rel["validTo"] = op["validTo"]
                 rel["retiredAt"] = op.get("retiredAt")
@@ -506,7 +506,17 @@ class Graph:
             else:
                 raise ValueError(f"unknown op {kind!r}")
 
+    def _mark_entity(self, entity_id: str) -> None:
+        """Note that a saved entity changed (only a graph read from a checkpoint cares)."""
+        if self.saved is not None:
+            self.changed_entities.add(entity_id)
+
+    def _mark_relation(self, rel_id: str) -> None:
+        if self.saved is not None:
+            self.changed_relations.add(rel_id)
+
     def _add_entity(self, entity: Doc) -> None:
+        self._mark_entity(entity["id"])  # matters only if it replaces a saved one
         self.entities[entity["id"]] = entity
         self._by_name.setdefault(name_key(entity["name"]), entity["id"])
         if self._by_type is not None:
@@ -541,6 +551,7 @@ class Graph:
                     self._terms.add(term, obs["id"])
 
     def _add_relation(self, rel: Doc) -> None:
+        self._mark_relation(rel["id"])  # matters only if it replaces a saved one
         self.relations[rel["id"]] = rel
         if self._rels_of is not None:
             self._rels_of[rel["from"]].append(rel["id"])
@@ -568,7 +579,7 @@ class Graph:
 
     def _expire_observation(self, op: Doc) -> None:
         entity, obs = self._obs[op["id"]]
-        self.changed_entities.add(entity["id"])
+        self._mark_entity(entity["id"])
         if obs.get("validTo") is None and entity["id"] in self._facts:
             self._facts[entity["id"]].remove(obs)
         obs["validTo"] = op["validTo"]
