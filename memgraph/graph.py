@@ -279,6 +279,35 @@ class Graph:
         """``(entity, observation)`` for an observation id, if it exists."""
         return self._obs.get(obs_id)
 
+    def entity_name(self, entity_id: str) -> str | None:
+        """An entity's name (a lazy graph answers from its saved names, without parsing)."""
+        entities = self.entities
+        if isinstance(entities, LazyDocs) and self.saved is not None:
+            entity = entities.loaded(entity_id)
+            if entity is None:
+                ordinal = entities.ordinal(entity_id)
+                if ordinal is None or entity_id not in entities:
+                    return None
+                return self.saved.names[ordinal]
+            return str(entity["name"])
+        found = entities.get(entity_id)
+        return None if found is None else str(found["name"])
+
+    def owner_of(self, obs_id: str) -> str | None:
+        """The id of the entity holding an observation (a lazy graph answers from
+        its saved arrays, without parsing the entity)."""
+        observations = self._obs
+        if isinstance(observations, LazyDocs) and self.saved is not None:
+            pair = observations.loaded(obs_id)
+            if pair is None:
+                ordinal = observations.ordinal(obs_id)
+                if ordinal is None or obs_id not in observations:
+                    return None
+                return self.saved.entity_ids[int(self.saved.obs_owner[ordinal])]
+            return str(pair[0]["id"])
+        pair = observations.get(obs_id)
+        return None if pair is None else str(pair[0]["id"])
+
     def entities_of_type(self, type_: str) -> set[str]:
         key = name_key(type_)
         if self._by_type is None and key not in self._type_keys():

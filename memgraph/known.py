@@ -256,13 +256,15 @@ def select(
             chosen.order.append(entity_id)
             chosen.named.add(entity_id)
     for obs_id, _score in hits:
+        owner = graph.owner_of(obs_id)
+        shown = owner is not None and (owner in chosen.named or owner in chosen.matched)
+        if owner is None or (not shown and len(chosen.order) >= max_entities):
+            continue  # no room for another entity: its facts need not be read
         pair = graph.observation(obs_id)
         if pair is None or pair[1].get("validTo") is not None:
             continue
         entity_id = str(pair[0]["id"])
         if entity_id not in chosen.named and entity_id not in chosen.matched:
-            if len(chosen.order) >= max_entities:
-                continue
             chosen.order.append(entity_id)
         chosen.matched.setdefault(entity_id, []).append(pair[1])
     return chosen

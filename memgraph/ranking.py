@@ -361,13 +361,13 @@ def _relation_lines(graph: Graph, entity: Doc, current: Callable[[Doc], bool]) -
         if not current(rel):
             continue
         other_id = rel["to"] if rel["from"] == entity["id"] else rel["from"]
-        other = graph.entities.get(other_id)
+        other = graph.entity_name(other_id)
         if other is None:
             continue
         if rel["from"] == entity["id"]:
-            yield f"  - {rel['type']} → {other['name']}"
+            yield f"  - {rel['type']} → {other}"
         else:
-            yield f"  - {other['name']} {rel['type']} → {entity['name']}"
+            yield f"  - {other} {rel['type']} → {entity['name']}"
 
 
 def format_entities(

@@ -64,7 +64,7 @@ Buffer = bytes | bytearray | memoryview | mmap.mmap
 Spans = npt.NDArray[np.int64]
 
 INDEX_MAGIC = b"MGIDX01\n"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _HEAD = b'{"entities":['
 _MIDDLE = b'],"relations":['
 
@@ -79,6 +79,7 @@ class SavedGraph:
     extra: dict[str, Any]
     entity_ids: list[str]
     entity_spans: Spans  # (n, 2) byte offsets into data
+    names: list[str]  # as written (name_keys are normalized)
     name_keys: list[str]
     type_keys: list[str]
     obs_ids: list[str]
@@ -124,6 +125,7 @@ class GraphImage:
         blobs: dict[str, tuple[str, bytes]] = {
             "entity.ids": _strings(t.entity_ids),
             "entity.spans": ("d64", _deltas(t.entity_spans)),
+            "entity.display": _strings(t.names),
             "entity.names": _strings(t.name_keys),
             "entity.types": _strings(t.type_keys),
             "obs.ids": _strings(t.obs_ids),
@@ -406,6 +408,7 @@ def encode(graph: Graph) -> GraphImage:
         extra=dict(graph.extra),
         entity_ids=[*saved.entity_ids, *new_entity_ids],
         entity_spans=entity_spans,
+        names=[*saved.names, *(str(e["name"]) for e in new_entities)],
         name_keys=[*saved.name_keys, *(name_key(e["name"]) for e in new_entities)],
         type_keys=[*saved.type_keys, *(type_key(e.get("type")) for e in new_entities)],
         obs_ids=[*saved.obs_ids, *added],
@@ -430,6 +433,10 @@ def encode(graph: Graph) -> GraphImage:
         name_terms=_merge(saved.name_terms, None, name_fresh),
         dangling=dangling,
     )
+    for ordinal, entity in changed_entities.items():  # an op may have replaced one
+        tables.names[ordinal] = str(entity["name"])
+        tables.name_keys[ordinal] = name_key(entity["name"])
+        tables.type_keys[ordinal] = type_key(entity.get("type"))
     return GraphImage(graph_json, tables)
 
 
@@ -515,6 +522,7 @@ def _encode_all(graph: Graph) -> GraphImage:
         extra=dict(graph.extra),
         entity_ids=entity_ids,
         entity_spans=entity_spans,
+        names=[str(e["name"]) for e in entity_docs],
         name_keys=[name_key(e["name"]) for e in entity_docs],
         type_keys=[type_key(e.get("type")) for e in entity_docs],
         obs_ids=obs_ids,
@@ -598,6 +606,7 @@ def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
     checks = [
         (len(spans), n),
         (len(blobs["entity.names"]), n),
+        (len(blobs["entity.display"]), n),
         (len(blobs["entity.types"]), n),
         (len(blobs["obs.owner"]), m),
         (len(blobs["obs.current"]), m),
@@ -636,6 +645,7 @@ def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
         extra=dict(header.get("memgraph") or {}),
         entity_ids=entity_ids,
         entity_spans=spans,
+        names=blobs["entity.display"],
         name_keys=blobs["entity.names"],
         type_keys=blobs["entity.types"],
         obs_ids=obs_ids,
