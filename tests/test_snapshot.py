@@ -75,6 +75,12 @@ def view(graph: Graph) -> dict[str, Any]:
             for e in document["entities"]
             for o in e["observations"]
         },
+        "owners": {
+            o["id"]: graph.owner_of(o["id"])
+            for e in document["entities"]
+            for o in e["observations"]
+        },
+        "names": {e: graph.entity_name(e) for e in [*entity_ids, "entity-0"]},
     }
 
 
