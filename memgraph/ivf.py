@@ -44,6 +44,11 @@ def dot_rows(rows: Matrix, vector: Matrix) -> Matrix:
 
 
 def _nearest(rows: Matrix, centroids: Matrix, chunk: int = 8192) -> npt.NDArray[np.int32]:
+    if len(rows) <= 32:  # a write's few rows: single-threaded products (see dot_rows)
+        return np.array(
+            [int(np.argmax(dot_rows(centroids, row))) for row in np.asarray(rows)],
+            dtype=np.int32,
+        )
     labels = np.empty(len(rows), dtype=np.int32)
     for start in range(0, len(rows), chunk):
         block = np.asarray(rows[start : start + chunk], dtype=np.float32)
