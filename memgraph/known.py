@@ -42,7 +42,9 @@ import numpy.typing as npt
 
 from memgraph import ranking as tiers
 from memgraph.graph import Doc, Graph
+from memgraph.lazy import PostingIndex
 from memgraph.text import STOP_WORDS, words
+from memgraph.text import terms as name_terms
 from memgraph.vectors import VectorIndex
 
 __all__ = [
@@ -65,6 +67,8 @@ MAX_NAME_WORDS = 6
 """Longest entity name (in words) found by exact lookup in a text."""
 PARTIAL_NAMES = 3
 """A word of the text names the entities whose names contain it when at most this many do."""
+FEW_NAMES = 16
+"""A run's rarest name term held by at most this many names is checked name by name."""
 NEIGHBOURS = 12
 """Nearest observations by meaning the context considers."""
 PROBE_ROWS = 1_000
@@ -139,20 +143,21 @@ def named_entities(
     index = graph.name_term_index()
     # Per token, the name terms it holds, or None when it holds a word that no
     # entity name contains (no name can span it). Stop words and marks hold none.
-    postings: dict[str, set[str] | None] = {}  # name term -> its entity ids
+    # Counts come from the index without building the id set of a common term.
+    counts: dict[str, int] = {}  # name term -> how many entity names hold it
     held: list[tuple[str, ...] | None] = []
     for token in tokens:
         found = _name_terms_of(token)
         for term in found:
-            if term in postings:
-                ids = postings[term]
-            else:
-                ids = postings[term] = index.get(term) or None
-            if ids is None:
+            holders = counts.get(term)
+            if holders is None:
+                holders = counts[term] = index.count(term)
+            if not holders:
                 held.append(None)
                 break
         else:
             held.append(found)
+    postings = _Postings(index, counts)
     # next_name[i]: the first token at or after i holding a name term.
     next_name = [count] * (count + 1)
     for i in range(count - 1, -1, -1):
@@ -181,18 +186,33 @@ def named_entities(
         if not terms or covered[position]:
             continue
         for term in terms:
-            ids = postings[term]
-            if not ids or len(ids) > partial:
+            if not counts[term] or counts[term] > partial:
                 continue
+            ids = postings[term]
             for entity_id in sorted(ids, key=_id_number, reverse=True):  # newest first
                 if entity_id not in exact and _usable(graph.entities.get(entity_id)):
                     partly.setdefault(entity_id, None)
     return list(exact), list(partly)
 
 
+class _Postings:
+    """The entity ids of name terms, built only for the terms that need them."""
+
+    def __init__(self, index: PostingIndex, counts: dict[str, int]) -> None:
+        self.index = index
+        self.counts = counts
+        self.sets: dict[str, set[str]] = {}
+
+    def __getitem__(self, term: str) -> set[str]:
+        found = self.sets.get(term)
+        if found is None:
+            found = self.sets[term] = self.index.get(term) or set()
+        return found
+
+
 def _lookup(
     graph: Graph,
-    postings: dict[str, set[str] | None],
+    postings: _Postings,
     span: list[str],
     held: list[tuple[str, ...] | None],
 ) -> Doc | None:
@@ -200,10 +220,20 @@ def _lookup(
     (``(Acme``, ``Vorn.``, ``Mira's``), else as written (``Acme Inc.``)."""
     terms = {term for found in held if found for term in found}
     if len(terms) > 1:
-        # Only an entity whose name holds every term can be named by the span.
-        sets = sorted((postings[term] or set() for term in terms), key=len)
-        if not sets[0].intersection(*sets[1:]):
-            return None
+        # Only an entity whose name holds every term can be named by the span:
+        # check the few names holding the rarest term, or intersect the sets.
+        rarest = min(terms, key=lambda term: postings.counts.get(term, 0))
+        if postings.counts.get(rarest, 0) <= FEW_NAMES:
+            others = terms - {rarest}
+            if not any(
+                others <= set(name_terms(name or ""))
+                for name in (graph.entity_name(i) for i in postings[rarest])
+            ):
+                return None
+        else:
+            sets = sorted((postings[term] for term in terms), key=len)
+            if not sets[0].intersection(*sets[1:]):
+                return None
     last = len(span) - 1
     core = " ".join(_core(t, first=i == 0, last=i == last) for i, t in enumerate(span))
     entity = graph.entity_by_name(core) if core else None

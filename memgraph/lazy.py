@@ -209,6 +209,19 @@ class PostingIndex:
     def __contains__(self, term: object) -> bool:
         return isinstance(term, str) and bool(self._set(term))
 
+    def count(self, term: str) -> int:
+        """How many ids hold ``term``, without building its set when it is saved.
+
+        Exact when ids added since loading were not already saved under the term
+        (true of new facts and entities, the only ids ever added).
+        """
+        found = self._sets.get(term)
+        if found is not None or self._saved is None:
+            return len(found) if found is not None else 0
+        ordinals = self._saved.of(term)
+        saved = 0 if ordinals is None else len(ordinals)
+        return saved + len(self._added.get(term, ())) - len(self._removed.get(term, ()))
+
     def add(self, term: str, item: str) -> None:
         if self._pending(term):
             self._added.setdefault(term, set()).add(item)
