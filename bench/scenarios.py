@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -218,6 +219,59 @@ def _journal_state(scope_dir: Path) -> tuple[int, int]:
     return graph, journal
 
 
+REFERENCE_SIZE = 1_000
+
+
+class _Reference:
+    """A 1k-observation scope of the same workload whose ``remember`` calls take
+    turns with the measured scope's, call by call: their ratio compares the two
+    sizes under the same load, which the runs of the sizes one after the other
+    (minutes apart on a shared machine) do not."""
+
+    def __init__(self, memory: Any, chat: Any, clock: Any, items: list[Any], root: Path) -> None:
+        self.memory, self.chat, self.clock, self.root = memory, chat, clock, root
+        self.items = iter(items)
+        self.samples = Samples()
+
+    @classmethod
+    def open(cls, ctx: Context) -> _Reference:
+        from bench.build import build_scope, open_memory
+        from bench.scripted import bench_provider
+        from bench.workload import make_workload
+
+        opts = ctx.options
+        root = ctx.root / "reference"
+        scope = f"reference-{ctx.workload.name}-{ctx.dim}"
+        shutil.rmtree(root / scope, ignore_errors=True)
+        workload = make_workload(ctx.workload.name, opts.seed)
+        build_scope(root, scope, workload, REFERENCE_SIZE, ctx.dim, "auto")
+        provider, chat, _embedder, clock = bench_provider(ctx.dim)
+        memory = open_memory(root, scope, provider)
+        memory.wait_for_index()
+        items = workload.take(opts.warmup + opts.remembers)
+        chat.script(items)
+        for item in items[: opts.warmup]:
+            memory.remember(item.text)
+        return cls(memory, chat, clock, items[opts.warmup :], root / scope)
+
+    def remember_one(self) -> None:
+        item = next(self.items, None)
+        if item is not None:
+            timed(self.clock, self.samples, partial(self.memory.remember, item.text))
+
+    def close(self, measured: Samples) -> dict[str, Any]:
+        self.memory.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+        engine = summarize(self.samples.engine)
+        mine = summarize(measured.engine)
+        ratio = mine["p50"] / engine["p50"] if engine.get("p50") else None
+        return {
+            "size": REFERENCE_SIZE,
+            "engine_ms": engine,
+            "ratio_p50": round(ratio, 3) if ratio is not None else None,
+        }
+
+
 def _vector_share(journal: Path) -> float:
     """The share of the journal's bytes that are base64 vectors."""
     try:
@@ -239,6 +293,7 @@ def scenario_remember(ctx: Context) -> dict[str, Any]:
     for item in items[: opts.warmup]:
         memory.remember(item.text)
     samples = Samples()
+    reference = _Reference.open(ctx) if ctx.size > REFERENCE_SIZE else None
     chat.prompts = []
     checkpoints: list[float] = []
     journal_growth = 0
@@ -248,6 +303,8 @@ def scenario_remember(ctx: Context) -> dict[str, Any]:
         if not more():
             break
         timed(clock, samples, partial(memory.remember, item.text))
+        if reference is not None:  # its turn right after, so load on the machine hits both
+            reference.remember_one()
         after = _journal_state(ctx.scope_dir)
         if after[0] != state[0]:
             checkpoints.append(samples.engine[-1])
@@ -290,9 +347,13 @@ def scenario_remember(ctx: Context) -> dict[str, Any]:
             amortized = checkpoint.engine[0] * 1000 / writes
     except (AttributeError, FileNotFoundError):  # another checkpoint policy: no estimate
         pass
+    paired: dict[str, Any] | None = None
+    if reference is not None:
+        paired = reference.close(samples)
     return {
         "remembers": len(samples.engine),
         "engine_ms": summarize(samples.engine),
+        "paired_reference": paired,
         "wall_ms": summarize(samples.wall),
         "cpu_ms": summarize(samples.cpu),
         "provider_ms_mean": round(
