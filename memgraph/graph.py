@@ -49,6 +49,7 @@ __all__ = ["EXTRA_OPS", "Doc", "Graph", "SavedDocumentError"]
 
 Doc = dict[str, Any]
 T = TypeVar("T")
+V = TypeVar("V")
 
 LEAN_FACTS = "recordedAt-defaults-to-validFrom"
 """``factFormat`` of a graph.json whose facts leave out ``recordedAt`` when it equals
@@ -281,32 +282,43 @@ class Graph:
 
     def entity_name(self, entity_id: str) -> str | None:
         """An entity's name (a lazy graph answers from its saved names, without parsing)."""
-        entities = self.entities
-        if isinstance(entities, LazyDocs) and self.saved is not None:
-            entity = entities.loaded(entity_id)
-            if entity is None:
-                ordinal = entities.ordinal(entity_id)
-                if ordinal is None or entity_id not in entities:
-                    return None
-                return self.saved.names[ordinal]
-            return str(entity["name"])
-        found = entities.get(entity_id)
-        return None if found is None else str(found["name"])
+        return self._peek(
+            self.entities,
+            entity_id,
+            lambda entity: str(entity["name"]),
+            lambda saved, ordinal: saved.names[ordinal],
+        )
 
     def owner_of(self, obs_id: str) -> str | None:
         """The id of the entity holding an observation (a lazy graph answers from
         its saved arrays, without parsing the entity)."""
-        observations = self._obs
-        if isinstance(observations, LazyDocs) and self.saved is not None:
-            pair = observations.loaded(obs_id)
-            if pair is None:
-                ordinal = observations.ordinal(obs_id)
-                if ordinal is None or obs_id not in observations:
+        return self._peek(
+            self._obs,
+            obs_id,
+            lambda pair: str(pair[0]["id"]),
+            lambda saved, ordinal: saved.entity_ids[int(saved.obs_owner[ordinal])],
+        )
+
+    def _peek(
+        self,
+        docs: MutableMapping[str, V],
+        key: str,
+        read: Callable[[V], str],
+        from_saved: Callable[[SavedGraph, int], str],
+    ) -> str | None:
+        """``read`` the record of ``key`` if it is in memory, else ``from_saved`` its
+        saved position (no parsing); None when there is no such record."""
+        saved = self.saved
+        if saved is not None and isinstance(docs, LazyDocs):
+            value = docs.loaded(key)
+            if value is None:
+                ordinal = docs.ordinal(key)
+                if ordinal is None or key not in docs:
                     return None
-                return self.saved.entity_ids[int(self.saved.obs_owner[ordinal])]
-            return str(pair[0]["id"])
-        pair = observations.get(obs_id)
-        return None if pair is None else str(pair[0]["id"])
+                return from_saved(saved, ordinal)
+            return read(value)
+        found = docs.get(key)
+        return None if found is None else read(found)
 
     def entities_of_type(self, type_: str) -> set[str]:
         key = name_key(type_)
