@@ -60,9 +60,6 @@ class LazyDocs(MutableMapping[str, V]):
         """The values decoded or added so far."""
         return iter(list(self._values.items()))
 
-    def is_saved(self, key: str) -> bool:
-        return key in self._ordinal
-
     def added(self) -> list[str]:
         """Keys added since loading, in order."""
         return list(self._new)
@@ -147,18 +144,6 @@ class Postings:
         if row is None:
             return None
         return self.ordinals[self.offsets[row] : self.offsets[row + 1]]
-
-    @classmethod
-    def build(cls, table: dict[str, list[int]]) -> Postings:
-        """From ``term -> ordinals`` (terms with no ordinals are dropped)."""
-        terms = [t for t, found in table.items() if found]
-        counts = np.fromiter((len(table[t]) for t in terms), dtype=np.int64, count=len(terms))
-        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        flat = np.fromiter(
-            (o for t in terms for o in table[t]), dtype=np.int32, count=int(offsets[-1])
-        )
-        return cls(terms, offsets, flat)
 
 
 class PostingIndex:
