@@ -94,14 +94,13 @@ class InMemoryStore:
     ) -> bool:
         if not force or not self._commits:
             return False
-        document = graph.to_document()
-        folded = int(document.get("checkpointSeq") or 0)
+        folded = graph.seq
         if folded != self._last_seq():
             raise StoreConflict(
                 f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
                 f"up to {self._last_seq()}; catch up and retry"
             )
-        self.rewrite(document, vectors, [*self._episodes.values(), *episodes])
+        self.rewrite(graph.to_document(), vectors, [*self._episodes.values(), *episodes])
         return True
 
     def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:

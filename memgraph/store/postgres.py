@@ -547,9 +547,8 @@ class PostgresStore:
         if not (force or self.checkpoint_due()):
             return False
         self._require_lock()
-        document = graph.to_document()
-        data = orjson.dumps(document).decode()
-        seq = int(document.get("checkpointSeq") or 0)
+        data = orjson.dumps(graph.to_document()).decode()
+        seq = graph.seq
 
         def work(conn: Connection[tuple[Any, ...]]) -> int:
             with conn.transaction():
