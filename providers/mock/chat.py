@@ -21,6 +21,7 @@ from memgraph.providers.mock.rules import extract, split_sentences
 from memgraph.prompts import read_tag
 from memgraph.provider import Completion, JsonSchema, Message, Usage
 from memgraph.text import STOP_WORDS, content_key, words
+from memgraph.thread import message_text
 
 __all__ = [
     "MEMORY_HEADERS",
@@ -73,17 +74,6 @@ _HEADER_ONLY = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\):?(?P<content>)
 _MEMORY_LINE = re.compile(r"^(?P<name>.+?) \((?P<type>[^()]+)\)\s*(?::\s*(?P<fact>.*))?$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _ROLE_PREFIX = re.compile(r"^(?:user|assistant)\s*:\s*", re.IGNORECASE)
-
-
-def message_text(message: Message) -> str:
-    """The text of a chat message (string content, or the text parts of a list)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
 
 
 def count_tokens(text: str) -> int:
