@@ -166,17 +166,12 @@ class MemoryCore:
 
     def _sync(self) -> Graph:
         """Bring the in-memory graph up to date with the store (cheap when nothing changed)."""
-        if self._graph is None:
-            self._load()
-            self._backfill_vectors()
+        commits = None if self._graph is None else self.store.changes_since(self._graph.seq)
+        if commits is None:  # first use, or another handle's checkpoint replaced the files
+            self._backfill_vectors(self._load())
         else:
-            commits = self.store.changes_since(self._graph.seq)
-            if commits is None:
-                self._load()
-                self._backfill_vectors()
-            else:
-                for commit in commits:
-                    self._apply(commit)
+            for commit in commits:
+                self._apply(commit)
         assert self._graph is not None
         self._maybe_train()
         return self._graph
@@ -217,7 +212,7 @@ class MemoryCore:
             thread.join(timeout)
         return self._training is None
 
-    def _backfill_vectors(self) -> None:
+    def _backfill_vectors(self, current: list[str]) -> None:
         """Embed current observations that have no vector (new embedding model, Agency files).
 
         Persisted when the scope's lock is free; otherwise kept in memory and
@@ -225,7 +220,7 @@ class MemoryCore:
         """
         graph = self._graph
         assert graph is not None
-        missing = self._missing_vectors(graph)
+        missing = self._missing_vectors(graph, current)
         if not missing:
             return
         log.info("memgraph: embedding %d observations of scope %r", len(missing), self.scope)
@@ -268,7 +263,8 @@ class MemoryCore:
             self._sync()
             self._maybe_checkpoint(force=True)
 
-    def _load(self) -> None:
+    def _load(self) -> list[str]:
+        """Load the scope from the store; returns the ids of the current observations."""
         snapshot = self.store.load()
         try:
             graph = snapshot.graph()
@@ -303,8 +299,10 @@ class MemoryCore:
                 problem = "does not apply to the graph"
                 raise self._corrupt("journal_path", problem, f"commit {commit.seq}", exc) from exc
         graph.flush_indexing()
-        index.set_live(graph.current_observation_ids())
+        current = graph.current_observation_ids()
+        index.set_live(current)
         self._freeze_if_large(graph)
+        return current
 
     @staticmethod
     def _freeze_if_large(graph: Graph) -> None:
@@ -391,13 +389,14 @@ class MemoryCore:
         ]
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
-    def _missing_vectors(self, graph: Graph) -> list[tuple[str, str]]:
+    def _missing_vectors(self, graph: Graph, current: list[str]) -> list[tuple[str, str]]:
+        """(id, text to embed) of the ``current`` observations that have no vector."""
         index = self._vectors
         if self.provider.embedder is None or index is None:
             return []
         missing = []
         rows = index.row_of
-        for obs_id in [i for i in graph.current_observation_ids() if i not in rows]:
+        for obs_id in [i for i in current if i not in rows]:
             pair = graph.observation(obs_id)
             assert pair is not None
             entity, obs = pair
