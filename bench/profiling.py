@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,20 +73,19 @@ def main(argv: list[str] | None = None) -> int:
             for query in queries[:5]:
                 memory.recall(query, rerank=False)
             memory.wait_for_index()  # as the suite does: profile the steady state
-            if "recall" in what:
+            reads: dict[str, Callable[..., Any]] = {
+                "recall": memory.recall,
+                "search": memory.search,
+            }
+            for name, read in reads.items():
+                if name not in what:
+                    continue
                 profiler = _profiler()
                 profiler.start()
                 for query in queries:
-                    memory.recall(query, rerank=False)
+                    read(query, rerank=False)
                 profiler.stop()
-                written.append(_save(profiler, args.out, f"recall-{label}"))
-            if "search" in what:
-                profiler = _profiler()
-                profiler.start()
-                for query in queries:
-                    memory.search(query, rerank=False)
-                profiler.stop()
-                written.append(_save(profiler, args.out, f"search-{label}"))
+                written.append(_save(profiler, args.out, f"{name}-{label}"))
             if "remember" in what:
                 items = workload.take(args.count + 5)
                 chat.script(items)
