@@ -9,6 +9,8 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.postgres_server import postgres_dsn  # noqa: F401  (the session fixture, for every module)
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 

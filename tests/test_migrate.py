@@ -20,7 +20,7 @@ from memgraph import Memory, NotFound, StoreConflict, StoreCorrupt
 from memgraph.cli import cli
 from memgraph.migrate import migrate, open_location, read_scope
 from memgraph.store import PostgresStore
-from tests.postgres_server import new_scope, postgres_dsn
+from tests.postgres_server import new_scope
 
 if TYPE_CHECKING:
     import psycopg
@@ -28,8 +28,6 @@ else:
     psycopg = pytest.importorskip(
         "psycopg", reason="psycopg is not installed: pip install -e '.[dev]'"
     )
-
-__all__ = ["postgres_dsn"]
 
 pytestmark = pytest.mark.postgres
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memgraph import Memory
-from tests.postgres_server import new_scope, postgres_dsn
+from tests.postgres_server import new_scope
 
 if TYPE_CHECKING:
     import psycopg
@@ -25,8 +25,6 @@ else:
     psycopg = pytest.importorskip(
         "psycopg", reason="psycopg is not installed: pip install -e '.[dev]'"
     )
-
-__all__ = ["postgres_dsn"]
 
 pytestmark = pytest.mark.postgres
 

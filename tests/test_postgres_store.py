@@ -31,7 +31,7 @@ from memgraph.provider import Provider, resolve_provider
 from memgraph.store import Commit, PostgresStore, VectorBatch, open_store, pg_schema, postgres
 from memgraph.store.pg_schema import ensure_schema, mask_dsn, translate_errors
 from memgraph.vectors import VectorIndex
-from tests.postgres_server import new_schema, new_scope, postgres_dsn, scope_footprint
+from tests.postgres_server import new_schema, new_scope, scope_footprint
 
 if TYPE_CHECKING:
     import psycopg
@@ -39,8 +39,6 @@ else:
     psycopg = pytest.importorskip(
         "psycopg", reason="psycopg is not installed: pip install -e '.[dev]'"
     )
-
-__all__ = ["postgres_dsn"]
 
 pytestmark = pytest.mark.postgres
 
