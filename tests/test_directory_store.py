@@ -29,6 +29,7 @@ from tests.test_store_contract import (
     episode,
     make_commit,
     rebuild,
+    replay,
     write,
 )
 
@@ -476,12 +477,7 @@ def test_a_load_racing_a_checkpoint_returns_a_consistent_state(
 
     reader.graph_path = Hooked(reader.graph_path)
     snapshot = reader.load()
-    graph = Graph.from_document(snapshot.document or {})
-    for commit in snapshot.commits:
-        assert commit.seq == graph.seq + 1
-        graph.apply(commit.ops)
-        graph.seq = commit.seq
-        graph.next_id = max(graph.next_id, commit.next_id)
+    graph = replay(Graph.from_document(snapshot.document or {}), snapshot.commits)
     assert graph.seq >= 2
     assert catch_up(reader, graph).to_document() == model.document()
 

@@ -164,7 +164,7 @@ class Model:
         self.index = VectorIndex(MODEL)
 
     def apply(self, commit: Commit) -> None:
-        self.graph.apply(commit.ops)
+        self.graph.apply(commit.ops)  # any commit, in any order the test chooses
         self.graph.next_id = max(self.graph.next_id, commit.next_id)
         self.graph.seq = commit.seq
         if commit.vectors is not None:
@@ -188,24 +188,8 @@ def checkpoint(store: Store, model: Model, episodes: Sequence[Doc] = ()) -> None
         assert store.checkpoint(model.graph, model.index, episodes, force=True)
 
 
-def rebuild(store: Store) -> Doc:
-    """The graph document a fresh reader of ``store`` ends up with."""
-    snapshot = store.load()
-    graph = Graph.from_document(snapshot.document or {})
-    for commit in snapshot.commits:
-        graph.apply(commit.ops)
-        graph.next_id = max(graph.next_id, commit.next_id)
-        graph.seq = commit.seq
-    return graph.to_document()
-
-
-def catch_up(store: Store, graph: Graph) -> Graph:
-    """Bring ``graph`` (built from ``store``) up to date the way the engine does."""
-    commits = store.changes_since(graph.seq)
-    if commits is None:
-        snapshot = store.load()
-        graph = Graph.from_document(snapshot.document or {})
-        commits = snapshot.commits
+def replay(graph: Graph, commits: Sequence[Commit]) -> Graph:
+    """Apply ``commits`` to ``graph`` the way the engine does; returns ``graph``."""
     for commit in commits:
         assert commit.seq == graph.seq + 1, "commits must follow the reader's seq"
         graph.apply(commit.ops)
@@ -215,13 +199,22 @@ def catch_up(store: Store, graph: Graph) -> Graph:
 
 
 def loaded_graph(store: Store) -> Graph:
+    """The graph a fresh reader of ``store`` ends up with."""
     snapshot = store.load()
-    graph = Graph.from_document(snapshot.document or {})
-    for commit in snapshot.commits:
-        graph.apply(commit.ops)
-        graph.next_id = max(graph.next_id, commit.next_id)
-        graph.seq = commit.seq
-    return graph
+    return replay(snapshot.graph(), snapshot.commits)
+
+
+def rebuild(store: Store) -> Doc:
+    """The graph document a fresh reader of ``store`` ends up with."""
+    return loaded_graph(store).to_document()
+
+
+def catch_up(store: Store, graph: Graph) -> Graph:
+    """Bring ``graph`` (built from ``store``) up to date the way the engine does."""
+    commits = store.changes_since(graph.seq)
+    if commits is None:
+        return loaded_graph(store)
+    return replay(graph, commits)
 
 
 def assert_same_commits(actual: Sequence[Commit], expected: Sequence[Commit]) -> None:
