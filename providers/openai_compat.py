@@ -4,7 +4,7 @@ Works with the official OpenAI API and with any server that speaks its protocol
 (Ollama, vLLM, the llama.cpp server, LM Studio, ...) through ``base_url``.
 Importing this module registers the provider as ``"openai"``::
 
-    from memgraph.provider import resolve_provider
+    from memgraph.llm_calls.provider import resolve_provider
 
     provider = resolve_provider("openai:gpt-4o-mini")
     provider = resolve_provider("openai:llama3.1", base_url="http://localhost:11434/v1")
@@ -57,7 +57,7 @@ from memgraph.errors import (
     ProviderError,
     ProviderUnavailable,
 )
-from memgraph.provider import (
+from memgraph.llm_calls.provider import (
     Completion,
     JsonSchema,
     Message,
@@ -640,7 +640,7 @@ class UpstreamError(Exception):
 
 
 class OpenAIChatModel(_ClientOwner):
-    """A :class:`~memgraph.provider.ChatModel` backed by ``/chat/completions``.
+    """A :class:`~memgraph.llm_calls.provider.ChatModel` backed by ``/chat/completions``.
 
     The API key is resolved when the model is built: ``api_key``, else the
     environment variable named by ``api_key_env``, else (only for a local
@@ -884,7 +884,7 @@ class OpenAIChatModel(_ClientOwner):
 
 
 class OpenAIEmbedder(_ClientOwner):
-    """An :class:`~memgraph.provider.Embedder` backed by ``/embeddings``.
+    """An :class:`~memgraph.llm_calls.provider.Embedder` backed by ``/embeddings``.
 
     Inputs are sent in batches of at most ``batch_size`` texts; rows come back
     in input order as a float32 array. Empty strings are sent as a single

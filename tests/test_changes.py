@@ -8,14 +8,20 @@ from typing import Any
 
 import pytest
 
-from memgraph.changes import EXPIRE_SIMILARITY, Plan, attribute_of, plan_extraction, plan_forget
-from memgraph.extract import (
+from memgraph.graph.changes import (
+    EXPIRE_SIMILARITY,
+    Plan,
+    attribute_of,
+    plan_extraction,
+    plan_forget,
+)
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.extract import (
     Expiration,
     ExtractedEntity,
     ExtractedRelation,
     Extraction,
 )
-from memgraph.graph import Graph
 from memgraph.text import content_key, similarity
 
 Doc = dict[str, Any]

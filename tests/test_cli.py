@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from memgraph.cli import cli
-from memgraph.resolve import OFFLINE_NOTICE
+from memgraph.llm_calls.resolve import OFFLINE_NOTICE
 from memgraph.scope import SCOPE_RULE
 
 _DROPPED = ("OPENAI_API_KEY",)
@@ -301,7 +301,7 @@ def test_a_damaged_store_exits_4_and_shows_the_traceback_only_with_verbose(
 def test_log_messages_carry_exactly_one_memgraph_prefix(
     offline: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgraph.memory import Memory
+    from memgraph.engine.memory import Memory
 
     original = Memory.stats
 

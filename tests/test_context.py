@@ -30,8 +30,8 @@ from memgraph import (
     set_memory_id,
     spawn,
 )
-from memgraph.cache import open_memory
-from memgraph.context import current_config, current_target
+from memgraph.conversation.cache import open_memory
+from memgraph.conversation.context import current_config, current_target
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
 

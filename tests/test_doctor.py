@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from memgraph import Memory, NotFound, StoreCorrupt
+from memgraph.admin.doctor import check_scope, repair_scope
 from memgraph.cli import cli
-from memgraph.doctor import check_scope, repair_scope
 
 SCOPE = "alice"
 FILES = ("graph.json", "journal.jsonl", "episodes.jsonl", "vectors.npy", "vectors.json")

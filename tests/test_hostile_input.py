@@ -31,8 +31,8 @@ from memgraph import (
     ProviderUnavailable,
     set_memory_id,
 )
-from memgraph.graph import Graph
-from memgraph.provider import resolve_provider
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.provider import resolve_provider
 from tests.openai_server import OpenAITestServer, openai_server, unused_base_url  # noqa: F401
 from tests.test_properties import check_graph
 

@@ -26,12 +26,12 @@ from memgraph import (
     remember,
     set_memory_id,
 )
-from memgraph.cache import open_memory
-from memgraph.compaction import compact, orphaned_tool_replies
-from memgraph.context import current_target
-from memgraph.conversation import CONTEXT_HEADER
-from memgraph.thread import SUMMARY_HEADER
-from memgraph.tokens import token_counter
+from memgraph.conversation.cache import open_memory
+from memgraph.conversation.compaction import compact, orphaned_tool_replies
+from memgraph.conversation.context import current_target
+from memgraph.conversation.thread import SUMMARY_HEADER
+from memgraph.conversation.turn import CONTEXT_HEADER
+from memgraph.llm_calls.tokens import token_counter
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
 OFFICE_TOOL = {
@@ -414,7 +414,7 @@ def test_memory_all_injects_the_whole_memory_under_known_information(tmp_path: P
 
 def test_facts_extracted_inside_an_agent_belong_to_that_agent(tmp_path: Path) -> None:
     from memgraph import Thread, enable_memory
-    from memgraph.namespaces import agent
+    from memgraph.faces.namespaces import agent
 
     enable_memory(
         dir=str(tmp_path / "mem"), provider="mock", approve=True, autoExtract={"interval": 1}

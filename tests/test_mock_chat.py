@@ -15,7 +15,7 @@ from memgraph.providers.mock import (
 )
 
 from memgraph.errors import ConfigError
-from memgraph.prompts import (
+from memgraph.llm_calls.prompts import (
     EXTRACT_SCHEMA,
     EXTRACT_SYSTEM,
     FORGET_SCHEMA,
@@ -32,7 +32,7 @@ from memgraph.prompts import (
     rerank_message,
     summarize_message,
 )
-from memgraph.provider import ChatModel, JsonSchema, ProviderSettings, resolve_provider
+from memgraph.llm_calls.provider import ChatModel, JsonSchema, ProviderSettings, resolve_provider
 
 
 def ask(system: str, user: str, schema: JsonSchema) -> Any:

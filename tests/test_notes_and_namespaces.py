@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memgraph import InvalidScope, Memory
-from memgraph.namespaces import agent, current_source
+from memgraph.faces.namespaces import agent, current_source
 
 
 def named(name: str = "support-agent") -> Memory:

@@ -18,9 +18,9 @@ import pytest
 from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatModel
 
 from memgraph import LLMReply, Memory, Provider, Thread, enable_memory, llm, set_memory_id
-from memgraph.compaction import orphaned_tool_replies
-from memgraph.conversation import CONTEXT_HEADER
-from memgraph.thread import SUMMARY_HEADER, ThreadMessage
+from memgraph.conversation.compaction import orphaned_tool_replies
+from memgraph.conversation.thread import SUMMARY_HEADER, ThreadMessage
+from memgraph.conversation.turn import CONTEXT_HEADER
 from tests.conftest import load_fixture
 from tests.memory_state import fresh_memory_state  # noqa: F401
 

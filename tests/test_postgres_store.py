@@ -25,12 +25,12 @@ from memgraph.errors import (
     StoreError,
     StoreUnavailable,
 )
-from memgraph.graph import Graph
-from memgraph.ivf import CoarseIndex
-from memgraph.provider import Provider, resolve_provider
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.provider import Provider, resolve_provider
+from memgraph.retrieval.ivf import CoarseIndex
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, PostgresStore, VectorBatch, open_store, pg_schema, postgres
 from memgraph.store.pg_schema import ensure_schema, mask_dsn, translate_errors
-from memgraph.vectors import VectorIndex
 from tests.postgres_server import new_schema, new_scope, scope_footprint
 
 if TYPE_CHECKING:

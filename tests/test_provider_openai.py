@@ -32,7 +32,7 @@ from memgraph.errors import (
     ProviderError,
     ProviderUnavailable,
 )
-from memgraph.provider import (
+from memgraph.llm_calls.provider import (
     ChatModel,
     Embedder,
     JsonSchema,
@@ -141,7 +141,7 @@ def test_spec_model_and_embedding_model_settings_are_used(openai_server: OpenAIT
 
 def test_the_engine_package_never_imports_the_openai_sdk() -> None:
     code = (
-        "import sys, memgraph, memgraph.provider, memgraph.errors\n"
+        "import sys, memgraph, memgraph.llm_calls.provider, memgraph.errors\n"
         "assert 'openai' not in sys.modules, 'openai imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,11 +1,11 @@
-"""Fusion of the recall tiers and the recall text format (memgraph.ranking)."""
+"""Fusion of the recall tiers and the recall text format (memgraph.retrieval.ranking)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from memgraph import ranking as tiers
-from memgraph.graph import Graph
+from memgraph.graph.graph import Graph
+from memgraph.retrieval import ranking as tiers
 
 Doc = dict[str, Any]
 T1 = "2026-01-01T00:00:00.000Z"

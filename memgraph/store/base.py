@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from memgraph.ivf import CoarseIndex
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.ivf import CoarseIndex
 
 if TYPE_CHECKING:
-    from memgraph.graph import Graph
-    from memgraph.snapshot import SavedGraph
-    from memgraph.vectors import VectorIndex
+    from memgraph.graph.saved import SavedGraph
+    from memgraph.retrieval.vectors import VectorIndex
 
 __all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet", "journal_outgrew"]
 
@@ -128,8 +128,6 @@ class Snapshot:
 
     def graph(self) -> Graph:
         """The checkpoint as a graph (commits not applied)."""
-        from memgraph.graph import Graph
-
         if self.saved is not None:
             return Graph.from_saved(self.saved)
         return Graph.from_document(self._document or {})

@@ -35,12 +35,13 @@ import numpy as np
 import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
-from memgraph.graph import Graph
-from memgraph.ivf import CoarseIndex
-from memgraph.snapshot import GraphImage, SavedGraph, encode, indexable, read_index
+from memgraph.graph.graph import Graph
+from memgraph.graph.saved import SavedGraph
+from memgraph.graph.snapshot import GraphImage, encode, indexable, read_index
+from memgraph.retrieval.ivf import CoarseIndex
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
-from memgraph.vectors import VectorIndex
 
 log = logging.getLogger("memgraph")
 

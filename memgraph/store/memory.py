@@ -10,9 +10,9 @@ from contextlib import AbstractContextManager, contextmanager
 import numpy as np
 
 from memgraph.errors import StoreConflict
-from memgraph.graph import Graph
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet
-from memgraph.vectors import VectorIndex
 
 __all__ = ["InMemoryStore"]
 

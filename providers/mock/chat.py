@@ -2,7 +2,7 @@
 
 :class:`MockChatModel` reads the phase from the reply schema (``extract``,
 ``rerank``, ``forget``, ``summarize``, ``merge``) and answers from the tagged
-parts of the last user message (see :mod:`memgraph.prompts`) with simple,
+parts of the last user message (see :mod:`memgraph.llm_calls.prompts`) with simple,
 deterministic rules. Without a schema it chats: it answers from a memory
 context system message when one is present, calls a tool the user names, or
 echoes the user.
@@ -18,10 +18,9 @@ from typing import Any
 from memgraph.providers.mock.embedder import stem
 from memgraph.providers.mock.rules import extract, split_sentences
 
-from memgraph.prompts import read_tag
-from memgraph.provider import Completion, JsonSchema, Message, Usage
+from memgraph.llm_calls.prompts import read_tag
+from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
 from memgraph.text import STOP_WORDS, content_key, words
-from memgraph.thread import message_text
 
 __all__ = [
     "MEMORY_HEADERS",
