@@ -17,12 +17,17 @@ Every field (JSON name → attribute)::
     embeddings.model         embedding model (derived from the provider when omitted)
     embeddings.provider      provider of the embedding model (the chat provider when omitted)
     embeddings.dimension     vector size to request, when the model supports it
+    embeddings.baseUrl       endpoint of the embedding model, when another server serves it
     provider.name            "openai", "mock", or any registered provider
     provider.model           chat model served by the provider
     provider.baseUrl         OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server)
     provider.apiKeyEnv       environment variable holding the API key (OPENAI_API_KEY)
-    provider.timeout         seconds per request (60)
-    provider.maxRetries      retries on 429 / 5xx / timeouts (3)
+    provider.timeout         seconds per request (default by endpoint: 300 on this machine,
+                             120 on a private network, 60 elsewhere)
+    provider.maxRetries      retries on errors the server reports as transient (3)
+    provider.structuredOutput  "auto" (default), "json_schema", "json_object" or "none"
+    provider.options         request options: temperature, max_tokens, top_p, seed, and any
+                             other body field the server understands
     recall.tokenBudget       tokens of recalled text handed to a prompt (2000)
     recall.maxEntities       entities in a recall (10)
     recall.floor             relevance floor of the fused score (0.25)
@@ -31,7 +36,7 @@ Every field (JSON name → attribute)::
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +49,7 @@ __all__ = [
     "AutoExtractConfig",
     "CompactionConfig",
     "EmbeddingsConfig",
+    "JsonMapping",
     "MemoryConfig",
     "ProviderConfig",
     "RecallConfig",
@@ -68,6 +74,35 @@ class EmbeddingsConfig:
     model: str | None = None
     provider: str | None = None
     dimension: int | None = None
+    base_url: str | None = None
+
+
+class JsonMapping(Mapping[str, Any]):
+    """A read-only JSON object that can be part of a frozen, hashable config."""
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data = dict(data or {})
+        self._key = orjson.dumps(self._data, option=orjson.OPT_SORT_KEYS)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JsonMapping):
+            return self._key == other._key
+        return isinstance(other, Mapping) and self._data == dict(other)
+
+    def __repr__(self) -> str:
+        return f"JsonMapping({self._data!r})"
 
 
 @dataclass(frozen=True)
@@ -76,8 +111,10 @@ class ProviderConfig:
     model: str | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
+    timeout: float | None = None
     max_retries: int = 3
+    structured_output: str = "auto"
+    options: JsonMapping = field(default_factory=JsonMapping)
 
 
 @dataclass(frozen=True)
@@ -126,6 +163,7 @@ _JSON_NAMES = {
     "base_url": "baseUrl",
     "api_key_env": "apiKeyEnv",
     "max_retries": "maxRetries",
+    "structured_output": "structuredOutput",
     "token_budget": "tokenBudget",
     "max_entities": "maxEntities",
 }
@@ -136,7 +174,10 @@ _NESTED: dict[str, type] = {
     "provider": ProviderConfig,
     "recall": RecallConfig,
 }
-_CHOICES = {"trigger": ("messages", "token")}
+_CHOICES = {
+    "trigger": ("messages", "token"),
+    "structured_output": ("auto", "json_schema", "json_object", "none"),
+}
 
 
 def _json_name(attribute: str) -> str:
@@ -158,6 +199,13 @@ def _check(value: Any, default: Any, attribute: str, path: str) -> Any:
         if not isinstance(value, (str, os.PathLike)) or not str(value):
             raise ConfigError(f"{path} must be a non-empty path string, got {value!r}")
         return Path(value).expanduser()
+    if attribute == "options":
+        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+            raise ConfigError(f"{path} must be an object, got {type(value).__name__} {value!r}")
+        try:
+            return JsonMapping(value)
+        except TypeError as exc:
+            raise ConfigError(f"{path} must hold JSON values only: {exc}") from exc
     if attribute in _CHOICES:
         if value not in _CHOICES[attribute]:
             choices = " or ".join(repr(c) for c in _CHOICES[attribute])
@@ -167,7 +215,7 @@ def _check(value: Any, default: Any, attribute: str, path: str) -> Any:
         return None
     if isinstance(default, bool) or (default is None and attribute == "dimension"):
         expected: tuple[type, ...] = (int,) if attribute == "dimension" else (bool,)
-    elif isinstance(default, float):
+    elif isinstance(default, float) or attribute == "timeout":
         expected = (int, float)
     elif isinstance(default, int):
         expected = (int,)
@@ -178,7 +226,10 @@ def _check(value: Any, default: Any, attribute: str, path: str) -> Any:
         raise ConfigError(f"{path} must be {kind}, got {type(value).__name__} {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         raise ConfigError(f"{path} must not be negative, got {value!r}")
-    return float(value) if isinstance(default, float) and isinstance(value, (int, float)) else value
+    if attribute == "timeout" and value == 0:
+        raise ConfigError(f"{path} must be a positive number of seconds, got {value!r}")
+    is_float = isinstance(default, float) or attribute == "timeout"
+    return float(value) if is_float and isinstance(value, (int, float)) else value
 
 
 def _build(cls: type, data: Mapping[str, Any], path: str) -> Any:

@@ -37,5 +37,6 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> It
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MEMGRAPH_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("MEMGRAPH_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     yield

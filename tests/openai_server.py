@@ -7,11 +7,20 @@ scripted behaviours (a reply, an error status, a delay, a dropped
 connection); when its queue is empty an endpoint answers deterministically:
 
 * chat echoes the last user message, or, when the request asks for a
-  ``json_schema`` response format, replies with a minimal JSON object valid for
-  that schema (``""`` for strings, ``[]`` for arrays, ...);
+  ``json_schema`` response format (or ``json_object`` with a ``schema`` beside
+  it, as llama.cpp, vLLM and Ollama take it), replies with a minimal JSON object
+  valid for that schema (``""`` for strings, ``[]`` for arrays, ...);
 * embeddings derive each vector from the sha256 of its input text
   (:func:`fake_embedding`), of ``embedding_dimensions`` size unless the request
   asks for ``dimensions``.
+
+Server-wide switches imitate what real servers do (see :class:`OpenAITestServer`):
+refusing ``json_schema`` with 400 (OpenAI's older models) or 500
+(llama-cpp-python), refusing every ``response_format``, answering
+``/embeddings`` with 500 (llama.cpp without ``--embedding``) or with one
+vector per token. Scripted replies cover fenced JSON, trailing commas, a reply
+cut off at the token limit (``finish_reason="length"``), slow replies and
+anything else a model may say.
 
 Every request is recorded (method, path, headers, JSON body). Use the
 :func:`openai_server` fixture::
@@ -206,14 +215,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not endpoint or (endpoint == "models") != (method == "GET"):
             self._send(404, _error_body(404, f"no route for {method} {path}"))
             return
-        if (
-            endpoint == "chat"
-            and owner.reject_json_schema
-            and isinstance(body, dict)
-            and (body.get("response_format") or {}).get("type") == "json_schema"
-        ):
-            # A server without structured output: refuse, and leave the queue alone.
-            self._send(400, owner.json_schema_rejection_body())
+        refusal = owner._refusal(endpoint, body)
+        if refusal is not None:
+            # A server without this feature: refuse, and leave the queue alone.
+            self._send(*refusal)
             return
         behaviour = owner._next(endpoint)
         if behaviour is not None and behaviour.kind == "delay":
@@ -297,15 +302,24 @@ class OpenAITestServer:
         base_url: ``"http://127.0.0.1:PORT/v1"`` once started.
         embedding_dimensions: vector size when a request does not ask for one.
         models: model ids ``GET /v1/models`` lists.
-        reject_json_schema: when true, every chat request with a ``json_schema``
-            response format is refused with HTTP 400 (a server without
-            structured output).
+        json_schema_refusal: ``400`` or ``500`` to refuse every chat request with a
+            ``json_schema`` response format with that status (OpenAI's wording for
+            400, llama-cpp-python's validation error for 500); ``None`` accepts it.
+        refuse_response_format: refuse every chat request with any
+            ``response_format`` (HTTP 400), like a server that knows none.
+        embeddings_status: answer every embeddings request with this status
+            (llama.cpp's server started without ``--embedding`` answers 500).
+        per_token_embeddings: answer embeddings with one vector per token (a list
+            of vectors per input), as llama.cpp's server does for models without pooling.
     """
 
     def __init__(self, *, embedding_dimensions: int = 8) -> None:
         self.embedding_dimensions = embedding_dimensions
         self.models: list[str] = ["gpt-4o-mini", "text-embedding-3-small"]
-        self.reject_json_schema = False
+        self.json_schema_refusal: int | None = None
+        self.refuse_response_format = False
+        self.embeddings_status: int | None = None
+        self.per_token_embeddings = False
         self._queues: dict[str, deque[_Behaviour]] = {
             "chat": deque(),
             "embeddings": deque(),
@@ -437,9 +451,60 @@ class OpenAITestServer:
             body = _error_body(status, body)
         self.enqueue_response(endpoint, status, headers=headers, body=body)
 
+    @property
+    def reject_json_schema(self) -> bool:
+        """Whether ``json_schema`` is refused with HTTP 400 (see ``json_schema_refusal``)."""
+        return self.json_schema_refusal == 400
+
+    @reject_json_schema.setter
+    def reject_json_schema(self, value: bool) -> None:
+        self.json_schema_refusal = 400 if value else None
+
     def enqueue_json_schema_rejection(self) -> None:
         """Script one HTTP 400 refusing a ``json_schema`` response format."""
         self.enqueue_response("chat", 400, body=self.json_schema_rejection_body())
+
+    @staticmethod
+    def llama_cpp_rejection_body() -> dict[str, Any]:
+        """What llama-cpp-python's server answers (with HTTP 500) to ``json_schema``."""
+        return {
+            "error": {
+                "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                "'response_format', 'type'), 'msg': \"Input should be 'text' or "
+                "'json_object'\", 'input': 'json_schema'}",
+                "type": "internal_server_error",
+                "param": None,
+                "code": None,
+            }
+        }
+
+    def _refusal(self, endpoint: str, body: Any) -> tuple[int, Any] | None:
+        """The status and body a server-wide switch answers this request with, if any."""
+        if endpoint == "embeddings" and self.embeddings_status is not None:
+            return self.embeddings_status, _error_body(self.embeddings_status)
+        if endpoint != "chat" or not isinstance(body, dict):
+            return None
+        response_format = body.get("response_format")
+        if response_format is not None and self.refuse_response_format:
+            return 400, _error_body(400, "Unrecognized request argument: response_format")
+        kind = (response_format or {}).get("type")
+        if kind == "json_schema" and self.json_schema_refusal == 500:
+            return 500, self.llama_cpp_rejection_body()
+        if kind == "json_schema" and self.json_schema_refusal is not None:
+            return self.json_schema_refusal, self.json_schema_rejection_body()
+        return None
+
+    def enqueue_truncated(self, content: str, *, completion_tokens: int = 512) -> None:
+        """Script a reply cut off at the token limit (``finish_reason="length"``)."""
+        self.enqueue_chat(
+            content,
+            finish_reason="length",
+            usage={
+                "prompt_tokens": 100,
+                "completion_tokens": completion_tokens,
+                "total_tokens": 100 + completion_tokens,
+            },
+        )
 
     @staticmethod
     def json_schema_rejection_body() -> dict[str, Any]:
@@ -541,7 +606,8 @@ class OpenAITestServer:
             schema = (response_format.get("json_schema") or {}).get("schema") or {}
             return json.dumps(minimal_instance(schema))
         if response_format.get("type") == "json_object":
-            return "{}"
+            schema = response_format.get("schema")
+            return json.dumps(minimal_instance(schema)) if isinstance(schema, dict) else "{}"
         last_user = next(
             (
                 m.get("content")
@@ -568,6 +634,19 @@ class OpenAITestServer:
             vectors = [np.asarray(v, dtype=np.float32) for v in behaviour.vectors]
         else:
             vectors = [fake_embedding(str(text), int(dimensions)) for text in inputs]
+        if self.per_token_embeddings:
+            data = [
+                {
+                    "object": "embedding",
+                    "index": index,
+                    "embedding": [
+                        [float(x) for x in fake_embedding(word, int(dimensions))]
+                        for word in (str(text).split() or [""])
+                    ],
+                }
+                for index, text in enumerate(inputs)
+            ]
+            return {"object": "list", "data": data, "model": request.get("model", "unknown")}
         as_base64 = request.get("encoding_format") == "base64"
         data = [
             {

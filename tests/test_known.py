@@ -252,7 +252,7 @@ def test_remember_prompts_show_the_named_entity_among_many_namesakes(tmp_path: P
         chat.add({"entities": [], "relations": [], "expirations": []})
         memory.remember("Person 17 likes topic 99 now.")
     context = read_tag(chat.calls[-1].last_user, "known") or ""
-    assert context.startswith("Person 17 (person):\n  - likes topic 17")
+    assert context.startswith("Person 17 (person): already stored: likes topic 17")
     assert context.count("(person):") <= known.MAX_ENTITIES
 
 

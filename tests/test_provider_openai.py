@@ -249,22 +249,25 @@ def test_server_refusing_json_schema_falls_back_to_json_mode_and_remembers_it(
     with chat_model(openai_server) as model:
         first = model.complete([system, *USER], schema=EXTRACT)
         assert not model.json_schema_supported
+        assert model.structured_output == "json_object"
         second = model.complete(USER, schema=EXTRACT)
     assert json.loads(first.text) == {"entities": ["Alice"], "summary": "moved"}
-    assert json.loads(second.text) == {}
+    assert json.loads(second.text) == {"entities": [], "summary": ""}
     rejected, fallback, later = (request.body for request in openai_server.requests)
     assert rejected["response_format"]["type"] == "json_schema"
-    assert fallback["response_format"] == {"type": "json_object"}
+    assert fallback["response_format"] == {"type": "json_object", "schema": dict(EXTRACT.schema)}
     fallback_system = fallback["messages"][0]
     assert fallback_system["role"] == "system"
     assert fallback_system["content"].startswith("You extract facts.\n\n")
-    assert json.dumps(dict(EXTRACT.schema)) in fallback_system["content"]
+    # An example object of the right shape, not the raw schema, which small models copy.
+    assert '{"entities":["<entity>"],"summary":"<summary>"}' in fallback_system["content"]
+    assert '"additionalProperties"' not in fallback_system["content"]
     assert fallback["messages"][1:] == USER
     # The downgrade is remembered: no second json_schema attempt, and a system
-    # message carrying the schema is added when the thread has none.
-    assert later["response_format"] == {"type": "json_object"}
+    # message carrying the example is added when the thread has none.
+    assert later["response_format"]["type"] == "json_object"
     assert later["messages"][0]["role"] == "system"
-    assert "memgraph_extract" in later["messages"][0]["content"]
+    assert '"summary":"<summary>"' in later["messages"][0]["content"]
     assert later["messages"][1:] == USER
 
 
@@ -342,7 +345,7 @@ def test_acomplete_falls_back_to_json_mode_like_complete(openai_server: OpenAITe
             return await model.acomplete(USER, schema=EXTRACT), model.json_schema_supported
 
     completion, supported = asyncio.run(main())
-    assert json.loads(completion.text) == {}
+    assert json.loads(completion.text) == {"entities": [], "summary": ""}
     assert supported is False
     assert [r.body["response_format"]["type"] for r in openai_server.requests] == [
         "json_schema",
@@ -456,20 +459,20 @@ def test_retry_after_longer_than_thirty_seconds_is_capped(openai_server: OpenAIT
     assert sleeps == [30.0]
 
 
-def test_500s_until_retries_are_exhausted_raise_provider_unavailable(
+def test_503s_until_retries_are_exhausted_raise_provider_unavailable(
     openai_server: OpenAITestServer,
 ) -> None:
     sleeps = Sleeps()
     for _ in range(4):
-        openai_server.enqueue_error("chat", 500)
+        openai_server.enqueue_error("chat", 503)
     with (
         provider_for(openai_server, max_retries=3, options={"sleep": sleeps}) as provider,
         pytest.raises(ProviderUnavailable) as caught,
     ):
         provider.chat.complete(USER)
     error = caught.value
-    assert error.status == 500
-    assert "HTTP 500" in str(error)
+    assert error.status == 503
+    assert "HTTP 503" in str(error)
     assert openai_server.base_url in str(error)
     assert "4 attempts" in str(error)
     assert len(openai_server.requests) == 4
@@ -488,23 +491,39 @@ def test_408_409_and_503_are_retried(openai_server: OpenAITestServer) -> None:
     assert len(openai_server.requests) == 4
 
 
-def test_a_timeout_raises_provider_unavailable(openai_server: OpenAITestServer) -> None:
+def test_a_timeout_on_a_local_server_is_not_retried_and_says_to_raise_the_timeout(
+    openai_server: OpenAITestServer,
+) -> None:
     openai_server.enqueue_delay("chat", 0.5)
+    sleeps = Sleeps()
     with (
-        provider_for(
-            openai_server, timeout=0.2, max_retries=0, options={"sleep": Sleeps()}
-        ) as provider,
-        pytest.raises(ProviderUnavailable, match="timed out") as caught,
+        provider_for(openai_server, timeout=0.2, max_retries=3, options={"sleep": sleeps}) as p,
+        pytest.raises(ProviderUnavailable, match=r"timed out after 0\.2 s; not retried") as caught,
     ):
-        provider.chat.complete(USER)
+        p.chat.complete(USER)
     assert caught.value.status is None
-    assert "1 attempt" in str(caught.value)
+    assert "provider.timeout" in str(caught.value)
+    assert len(openai_server.requests_to("chat")) == 1 and sleeps == []
 
 
-def test_a_timeout_then_success_is_retried(openai_server: OpenAITestServer) -> None:
-    openai_server.enqueue_delay("embeddings", 0.5)
-    with embedder(openai_server, timeout=0.2, max_retries=1) as model:
-        assert model.embed(["a"]).shape == (1, 8)
+def test_a_timeout_on_a_remote_server_is_retried() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise httpx.ReadTimeout("read timed out", request=request)
+        return httpx.Response(200, json=_completion_body("hello"))
+
+    sleeps = Sleeps()
+    with httpx.Client(transport=httpx.MockTransport(handler)) as http_client:
+        model = OpenAIChatModel(
+            api_key=KEY, base_url="https://llm.example.test/v1", http_client=http_client,
+            sleep=sleeps,
+        )  # fmt: skip
+        assert model.complete(USER).text == "hello"
+    assert calls == 2 and len(sleeps) == 1
 
 
 def test_connection_refused_raises_provider_unavailable_after_the_retries() -> None:
@@ -623,8 +642,8 @@ def test_the_api_key_never_appears_in_errors_or_log_lines(
     caplog.set_level(logging.DEBUG)
     leak = f"Incorrect API key provided: {KEY}"
     openai_server.enqueue_error("chat", 429, body=leak)
-    openai_server.enqueue_error("chat", 500, body=leak)
-    openai_server.enqueue_error("chat", 500, body=leak)
+    openai_server.enqueue_error("chat", 503, body=leak)
+    openai_server.enqueue_error("chat", 503, body=leak)
     openai_server.enqueue_error("chat", 400, body=leak)
     openai_server.enqueue_error("chat", 401, body=leak)
     errors: list[Exception] = []

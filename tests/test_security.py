@@ -142,7 +142,7 @@ def test_the_api_key_never_appears_in_logs_errors_exports_or_files(
         memory.remember("Bob likes jazz.")  # retried, logged
         for script in (
             [(401, echo)],
-            [(500, echo)] * 3,
+            [(503, echo)] * 3,
             [(429, echo)] * 3,
             [(400, echo)],
         ):

@@ -8,7 +8,10 @@ mock provider find the pieces it needs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 from memgraph.llm_calls.provider import JsonSchema
 
@@ -22,13 +25,19 @@ __all__ = [
     "REPAIR_INSTRUCTION",
     "RERANK_SCHEMA",
     "RERANK_SYSTEM",
+    "STRUCTURED_FALLBACK",
     "SUMMARIZE_SCHEMA",
     "SUMMARIZE_SYSTEM",
     "extract_message",
     "forget_message",
     "merge_message",
     "read_tag",
+    "render_known",
+    "repair_message",
     "rerank_message",
+    "rerank_schema",
+    "schema_example",
+    "structured_fallback_instruction",
     "summarize_message",
     "tagged",
 ]
@@ -55,8 +64,8 @@ def extract_message(text: str, known: str, said_at: str) -> str:
     (``Name (type)`` header lines, ``  - fact`` lines); it may be empty.
     """
     return (
-        "Known entities relevant to the text (reuse these names):\n"
-        + tagged("known", known)
+        KNOWN_LABEL
+        + tagged("known", render_known(known))
         + f"\n\nText to extract from (said at {said_at}):\n"
         + tagged("text", text)
     )
@@ -183,3 +192,146 @@ MERGE_SCHEMA = JsonSchema(name="memgraph_merge", schema=_object({"summary": _STR
 REPAIR_INSTRUCTION = """\
 Your previous reply could not be used: {problem}. Reply again with only one JSON \
 object that follows the requested shape, with no prose, code fences or comments."""
+
+
+# ----------------------------------------------------- small and local models
+KNOWN_LABEL = """\
+Already in memory (reference only: reuse these exact names for the same people and \
+things; never repeat these facts in your reply, extract only what the text inside \
+<text> says; a fact listed here goes under "expirations" only when the text says it \
+is no longer true):
+"""
+"""The line before the ``<known>`` block: small models otherwise copy its facts back
+as new facts, often onto another entity."""
+
+KNOWN_FACTS = "already stored: "
+"""Where an entity's facts start on its line of the rendered ``<known>`` block."""
+
+
+def render_known(known: str) -> str:
+    """The ``<known>`` block as one line per entity, ``Name (type): already stored: a; b``.
+
+    ``known`` is recall's text format (``Name (type):`` headers, ``  - fact``
+    lines). Small models copy a list of fact lines into their reply as if it were
+    the answer; one reference line per entity they leave alone far more often.
+    """
+    lines: list[tuple[str, list[str]]] = []
+    for line in known.splitlines():
+        fact = line.strip()
+        if line[:1].isspace() and fact.startswith("- ") and lines:
+            lines[-1][1].append(fact[2:].strip())
+        elif fact:
+            lines.append((fact.removesuffix(":"), []))
+    return "\n".join(
+        f"{head}: {KNOWN_FACTS}{'; '.join(facts)}" if facts else head for head, facts in lines
+    )
+
+
+STRUCTURED_FALLBACK = """\
+Reply with one JSON object and nothing else: no prose, no code fences, no schema. \
+It has this shape; replace every <placeholder> with a value taken from the input, \
+and leave a list empty when there is nothing to put in it:
+{example}"""
+"""Appended to the system prompt when the server cannot constrain the reply to a schema."""
+
+_EXAMPLES: dict[str, dict[str, Any]] = {
+    "memgraph_extract": {
+        "entities": [
+            {
+                "name": "<name>",
+                "type": "<person|organization|place|project|product|concept>",
+                "observations": ["<short fact about it>"],
+            }
+        ],
+        "relations": [{"from": "<name>", "to": "<other name>", "type": "<relation_type>"}],
+        "expirations": [],
+    },
+    "memgraph_forget": {
+        "observations": [{"entityName": "<name>", "content": "<fact copied from a candidate>"}],
+        "relations": [],
+    },
+    "memgraph_summarize": {"summary": "<the summary>"},
+    "memgraph_merge": {"summary": "<the merged summary>"},
+    "memgraph_rerank": {"ids": ["<id of a relevant candidate>"]},
+}
+
+
+def _placeholder(schema: Mapping[str, Any], name: str) -> Any:
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        return {key: _placeholder(sub, key) for key, sub in properties.items()}
+    if kind == "array":
+        items = schema.get("items") or {}
+        one = name[:-3] + "y" if name.endswith("ies") else name.removesuffix("s")
+        return [_placeholder(items, one or name)]
+    if kind in ("integer", "number"):
+        return 0
+    if kind == "boolean":
+        return False
+    enum = schema.get("enum")
+    if isinstance(enum, list) and 0 < len(enum) <= 5:
+        return "<" + "|".join(str(value) for value in enum) + ">"
+    return f"<{name}>"
+
+
+def schema_example(schema: JsonSchema) -> Any:
+    """An object of ``schema``'s shape with placeholder values: the schema's own
+    ``example``, memgraph's hand-written one for its phases, else one derived from it."""
+    if schema.example is not None:
+        return schema.example
+    if _is_own(schema):
+        return _EXAMPLES[schema.name]
+    return _placeholder(schema.schema, "value")
+
+
+def _is_own(schema: JsonSchema) -> bool:
+    """Whether ``schema`` is one of memgraph's own (not a caller's of the same name)."""
+    own = _OWN_SCHEMAS.get(schema.name)
+    return own is not None and dict(own.schema) == dict(schema.schema)
+
+
+_WORKED_EXAMPLES = {
+    "memgraph_extract": """\
+
+
+Example. Known: "Sam Lee (person): already stored: works at Initech". Text: "Sam started \
+learning Go." Reply:
+{"entities":[{"name":"Sam Lee","type":"person","observations":["is learning Go"]}],\
+"relations":[],"expirations":[]}
+Every observation comes from the text; a known fact appears in the reply only under \
+"expirations", when the text makes it untrue.""",
+}
+"""A worked example per memgraph phase, for models that get no schema-constrained format."""
+
+
+def structured_fallback_instruction(schema: JsonSchema) -> str:
+    """What to append to the system prompt when the reply cannot be constrained to ``schema``:
+    an example object of its shape, and for extraction a worked example."""
+    example = orjson.dumps(schema_example(schema)).decode()
+    worked = _WORKED_EXAMPLES.get(schema.name, "") if _is_own(schema) else ""
+    return STRUCTURED_FALLBACK.format(example=example) + worked
+
+
+def repair_message(problem: str, schema: JsonSchema) -> str:
+    """The user message asking for a corrected reply after ``problem``."""
+    example = orjson.dumps(schema_example(schema)).decode()
+    return REPAIR_INSTRUCTION.format(problem=problem) + f"\nThe shape again:\n{example}"
+
+
+def rerank_schema(ids: list[str]) -> JsonSchema:
+    """:data:`RERANK_SCHEMA` with the ids limited to the candidates (an ``enum``)."""
+    item: dict[str, Any] = {"type": "string", "enum": list(ids)} if ids else _STRING
+    return JsonSchema(
+        name=RERANK_SCHEMA.name,
+        schema=_object({"ids": _array(item)}),
+        example={"ids": ["<id of a relevant candidate>"]},
+    )
+
+
+_OWN_SCHEMAS = {
+    schema.name: schema
+    for schema in (EXTRACT_SCHEMA, FORGET_SCHEMA, SUMMARIZE_SCHEMA, MERGE_SCHEMA, RERANK_SCHEMA)
+}

@@ -65,11 +65,14 @@ class JsonSchema:
     ``name`` doubles as the pipeline phase (``memgraph_extract``,
     ``memgraph_rerank``, ``memgraph_forget``, ``memgraph_summarize``,
     ``memgraph_merge``), which scripted test models key their replies on.
+    ``example`` is an object of the right shape with placeholder values, shown
+    to models that are asked for JSON without a schema-constrained format.
     """
 
     name: str
     schema: Mapping[str, Any]
     strict: bool = True
+    example: Mapping[str, Any] | None = None
 
     @property
     def phase(self) -> str:
@@ -153,7 +156,8 @@ class ProviderSettings:
     base_url: str | None = None
     api_key: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
+    timeout: float | None = None
+    """Seconds per request; ``None`` lets the provider choose (by the kind of endpoint)."""
     max_retries: int = 3
     options: Mapping[str, Any] = field(default_factory=dict)
 

@@ -21,18 +21,18 @@ an empty script that falls back to :class:`MockChatModel`; the option
 
 from __future__ import annotations
 
-from memgraph.providers.mock.chat import MockChatModel
-from memgraph.providers.mock.embedder import HashEmbedder
-from memgraph.providers.mock.rules import KnownEntity, extract, parse_known
-from memgraph.providers.mock.scripted import (
+from memgraph.errors import ConfigError
+from memgraph.llm_calls.provider import ChatModel, Provider, ProviderSettings, register_provider
+
+from .chat import MockChatModel
+from .embedder import HashEmbedder
+from .rules import KnownEntity, extract, parse_known
+from .scripted import (
     Reply,
     ScriptedCall,
     ScriptedChatModel,
     ScriptExhausted,
 )
-
-from memgraph.errors import ConfigError
-from memgraph.llm_calls.provider import ChatModel, Provider, ProviderSettings, register_provider
 
 __all__ = [
     "HashEmbedder",

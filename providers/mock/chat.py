@@ -15,12 +15,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from memgraph.providers.mock.embedder import stem
-from memgraph.providers.mock.rules import extract, split_sentences
-
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
 from memgraph.text import STOP_WORDS, content_key, words
+
+from .embedder import stem
+from .rules import extract, split_sentences
 
 __all__ = [
     "MEMORY_HEADERS",

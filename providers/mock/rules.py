@@ -23,8 +23,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memgraph.providers.mock.embedder import stems
-from memgraph.providers.mock.lexicon import (
+from memgraph.llm_calls.prompts import KNOWN_FACTS
+from memgraph.text import STOP_WORDS, content_key, name_key
+
+from .embedder import stems
+from .lexicon import (
     ANIMAL_HEADS,
     ATTR,
     AUX,
@@ -77,8 +80,6 @@ from memgraph.providers.mock.lexicon import (
     third_person,
 )
 
-from memgraph.text import STOP_WORDS, content_key, name_key
-
 __all__ = ["KnownEntity", "extract", "parse_known", "split_sentences", "third_person"]
 
 
@@ -103,7 +104,8 @@ def parse_known(known: str) -> list[KnownEntity]:
     """Parse recall's text format: ``Name (type)`` headers followed by ``  - fact`` lines.
 
     A fact line with an arrow (``  - works_at → Acme``) is a relation
-    ``(type, target)``; a single line ``Name (type): fact`` is also accepted.
+    ``(type, target)``; a single line ``Name (type): fact`` is also accepted, and
+    so is the extraction prompt's ``Name (type): already stored: a; b``.
     """
     entities: list[KnownEntity] = []
     by_key: dict[str, KnownEntity] = {}
@@ -119,19 +121,27 @@ def parse_known(known: str) -> list[KnownEntity]:
                 current = KnownEntity(header["name"].strip(), header["type"].strip().lower())
                 by_key[key] = current
                 entities.append(current)
-            if header["fact"]:
-                current.facts.append(header["fact"].strip())
+            fact = (header["fact"] or "").strip()
+            if fact.startswith(KNOWN_FACTS):  # render_known's one line per entity
+                for item in fact[len(KNOWN_FACTS) :].split("; "):
+                    _known_fact(current, item.strip())
+            elif fact:
+                current.facts.append(fact)
             continue
         fact = _FACT.match(line)
         if fact and current is not None:
-            text = fact["fact"]
-            if "→" in text:
-                rtype, _, target = text.partition("→")
-                if name_key(target) != name_key(current.name):  # else an incoming relation
-                    current.relations.append((rtype.strip(), target.strip()))
-            elif "←" not in text:
-                current.facts.append(text)
+            _known_fact(current, fact["fact"])
     return entities
+
+
+def _known_fact(entity: KnownEntity, text: str) -> None:
+    """Add one fact line of the known block to ``entity`` (a relation when it has an arrow)."""
+    if "→" in text:
+        rtype, _, target = text.partition("→")
+        if name_key(target) != name_key(entity.name):  # else an incoming relation
+            entity.relations.append((rtype.strip(), target.strip()))
+    elif "←" not in text and text:
+        entity.facts.append(text)
 
 
 def _best_fact(phrase: str, facts: Iterable[str]) -> str | None:
