@@ -16,6 +16,7 @@ from typing import Any
 from memgraph.llm_calls.ask import Answer, ask_json
 from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, EXTRACT_SYSTEM, extract_message
 from memgraph.llm_calls.provider import ChatModel
+from memgraph.text import content_key, index_terms, similarity
 
 __all__ = [
     "Expiration",
@@ -25,12 +26,15 @@ __all__ = [
     "clean_label",
     "extract",
     "validate_extraction",
+    "without_copied_facts",
 ]
 
 MAX_NAME = 200
 MAX_TYPE = 60
 MAX_CONTENT = 2_000
 MAX_ITEMS = 500
+COPY_SIMILARITY = 0.75
+"""A fact this close (word overlap) to a known one, and not in the text, is a copy."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 _SPACE = re.compile(r"\s+")
@@ -144,11 +148,74 @@ def validate_extraction(document: Mapping[str, Any]) -> Extraction:
 
 
 def extract(chat: ChatModel, text: str, *, known: str, said_at: str) -> Answer[Extraction]:
-    """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities."""
-    return ask_json(
+    """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities.
+
+    Facts the model copied from ``known`` that the text does not state are left
+    out (small models often repeat the known facts, onto the wrong entity too);
+    the answer's problems say how many.
+    """
+    answer = ask_json(
         chat,
         EXTRACT_SYSTEM,
         extract_message(text, known, said_at),
         EXTRACT_SCHEMA,
         validate_extraction,
     )
+    if answer.value is not None and known:
+        answer.value, copied = without_copied_facts(answer.value, known, text)
+        if copied:
+            answer.problems.append(
+                f"left out {len(copied)} fact(s) the model copied from the known facts "
+                f"without the text stating them: {', '.join(repr(c) for c in copied[:3])}"
+            )
+    return answer
+
+
+def _grounded(statement: str, text_terms: set[str]) -> bool:
+    """Whether most content words of ``statement`` occur in the text."""
+    wanted = set(index_terms(statement))
+    return not wanted or len(wanted & text_terms) * 2 >= len(wanted)
+
+
+def without_copied_facts(
+    extraction: Extraction, known: str, text: str
+) -> tuple[Extraction, list[str]]:
+    """``extraction`` without the facts copied from the ``known`` block: a fact equal
+    or nearly equal to a known one (also with a known name in front) whose words the
+    text mostly lacks. Facts the text restates stay. Returns the copies left out, too."""
+    names: set[str] = set()
+    facts: set[str] = set()
+    for line in known.splitlines():
+        if line.startswith("  - "):
+            facts.add(content_key(line[4:]))
+        elif line.strip() and not line[0].isspace():
+            name = content_key(line.rsplit(" (", 1)[0])
+            names |= {name, name.split(" ")[0]}  # "Alice drinks tea" for Alice Chen too
+    text_terms = set(index_terms(text))
+    copied: list[str] = []
+
+    def fact_copied(statement: str) -> bool:
+        key = content_key(statement)
+        keys = {key} | {key[len(n) + 1 :] for n in names if key.startswith(n + " ")}
+        near = keys & facts or any(
+            similarity(k, fact) >= COPY_SIMILARITY for k in keys for fact in facts
+        )
+        if near and not _grounded(statement, text_terms):
+            copied.append(statement)
+            return True
+        return False
+
+    def relation_copied(relation: ExtractedRelation) -> bool:
+        line = f"{relation.type} → {relation.target}"
+        ends = f"{relation.source} {relation.target}"
+        if content_key(line) in facts and not _grounded(ends, text_terms):
+            copied.append(f"{relation.source} {line}")
+            return True
+        return False
+
+    entities = tuple(
+        ExtractedEntity(e.name, e.type, tuple(o for o in e.observations if not fact_copied(o)))
+        for e in extraction.entities
+    )
+    relations = tuple(r for r in extraction.relations if not relation_copied(r))
+    return Extraction(entities, relations, extraction.expirations), copied

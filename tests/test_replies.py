@@ -1,0 +1,299 @@
+"""Replies small models get wrong: lenient parsing and repairs, cut-off replies, clear failures."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+from memgraph.providers.mock import ScriptedChatModel, parse_known
+
+from memgraph.llm_calls.ask import ask_json
+from memgraph.llm_calls.coerce import coerce_reply
+from memgraph.llm_calls.extract import (
+    ExtractedEntity,
+    ExtractedRelation,
+    Extraction,
+    extract,
+    validate_extraction,
+    without_copied_facts,
+)
+from memgraph.llm_calls.parsing import ReplyError, parse_json_reply
+from memgraph.llm_calls.prompts import (
+    EXTRACT_SCHEMA,
+    FORGET_SCHEMA,
+    extract_message,
+    read_tag,
+    render_known,
+    schema_example,
+    structured_fallback_instruction,
+)
+from memgraph.llm_calls.provider import Completion, JsonSchema, Usage
+
+SCHEMA = EXTRACT_SCHEMA.schema
+EMPTY = {"entities": [], "relations": [], "expirations": []}
+ALICE = {
+    "entities": [{"name": "Alice", "type": "person", "observations": ["likes tea"]}],
+    "relations": [],
+    "expirations": [],
+}
+
+
+def completion(text: str, finish_reason: str = "stop", tokens: int = 40) -> Completion:
+    return Completion(text, usage=Usage(10, tokens), finish_reason=finish_reason)
+
+
+def ask(*replies: Any) -> tuple[Any, ScriptedChatModel]:
+    model = ScriptedChatModel({"extract": list(replies)})
+    return extract(model, "Alice likes tea.", known="", said_at="2026-01-01T00:00:00Z"), model
+
+
+# ------------------------------------------------------------------- parsing
+def test_trailing_commas_are_tolerated_outside_strings() -> None:
+    reply = '{"entities": [{"name": "A, B", "observations": ["x",],},], "relations": [],}'
+    assert parse_json_reply(reply) == {
+        "entities": [{"name": "A, B", "observations": ["x"]}],
+        "relations": [],
+    }
+
+
+def test_doubled_template_braces_are_read_as_one_object() -> None:
+    assert parse_json_reply('{{"name": "get_weather", "arguments": {"city": "Paris"}}}') == {
+        "name": "get_weather",
+        "arguments": {"city": "Paris"},
+    }
+
+
+def test_a_parse_error_names_the_json_problem_and_where_it_is() -> None:
+    with pytest.raises(ReplyError) as caught:
+        parse_json_reply('Here you go: {"entities": [{"name": "Alice" "type": "person"}]}')
+    message = str(caught.value)
+    assert "Expecting ',' delimiter at line 1, column 32 of the object" in message
+    assert '"Alice" "type"' in message
+
+
+def test_an_unclosed_object_is_reported_as_incomplete() -> None:
+    with pytest.raises(ReplyError, match="not complete"):
+        parse_json_reply('{"entities": [{"name": "Alice", "observations": ["likes')
+
+
+def test_prose_without_json_is_quoted_in_the_error() -> None:
+    with pytest.raises(ReplyError, match=r"holds no JSON object \(it reads 'I found Alice\.'\)"):
+        parse_json_reply("I found Alice.")
+
+
+# ------------------------------------------------------------------ coercion
+def test_a_schema_echo_around_the_data_is_unwrapped() -> None:
+    echo = {"type": "object", "properties": {"entities": ALICE["entities"]}, "relations": []}
+    assert coerce_reply(echo, SCHEMA) == {"entities": ALICE["entities"], "relations": []}
+
+
+def test_a_schema_echo_without_values_is_refused_with_a_clear_problem() -> None:
+    echo = {"type": "object", "properties": dict(SCHEMA["properties"])}
+    with pytest.raises(ReplyError, match=r"reply\.entities repeats the JSON schema"):
+        coerce_reply(echo, SCHEMA)
+
+
+def test_a_string_for_a_list_of_strings_becomes_a_one_item_list() -> None:
+    reply = {"entities": [{"name": "Alice", "type": "person", "observations": "likes tea"}]}
+    assert coerce_reply(reply, SCHEMA)["entities"][0]["observations"] == ["likes tea"]
+
+
+def test_an_empty_object_or_null_for_a_list_becomes_an_empty_list() -> None:
+    assert coerce_reply({"entities": {}, "relations": None}, SCHEMA) == {
+        "entities": [],
+        "relations": [],
+    }
+
+
+def test_a_dict_keyed_by_name_becomes_a_list_of_named_objects() -> None:
+    reply = {
+        "entities": {
+            "Alice": {"type": "person", "observations": ["likes tea"]},
+            "Bob": ["works at Acme"],
+        }
+    }
+    assert coerce_reply(reply, SCHEMA)["entities"] == [
+        {"name": "Alice", "type": "person", "observations": ["likes tea"]},
+        {"name": "Bob", "observations": ["works at Acme"]},
+    ]
+
+
+def test_a_single_object_for_a_list_becomes_a_one_item_list() -> None:
+    reply = {"relations": {"from": "Alice", "to": "Acme", "type": "works_at"}}
+    assert coerce_reply(reply, SCHEMA)["relations"] == [
+        {"from": "Alice", "to": "Acme", "type": "works_at"}
+    ]
+
+
+def test_placeholders_copied_from_the_example_count_as_empty() -> None:
+    example = schema_example(EXTRACT_SCHEMA)
+    extraction = validate_extraction(coerce_reply(example, SCHEMA))
+    assert extraction == Extraction(), "nothing of the example survives"
+
+
+def test_a_decorated_id_is_read_as_the_allowed_value() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"ids": {"type": "array", "items": {"type": "string", "enum": ["obs-3"]}}},
+    }
+    assert coerce_reply({"ids": ["[obs-3]", "/obs-72"]}, schema) == {"ids": ["obs-3", "/obs-72"]}
+
+
+def test_a_wrong_type_that_no_repair_fits_is_still_rejected() -> None:
+    with pytest.raises(TypeError):
+        validate_extraction(coerce_reply({"entities": [{"name": 7}]}, SCHEMA))
+
+
+# ------------------------------------------------------------------ ask_json
+def test_a_usable_reply_has_no_failure() -> None:
+    answer, model = ask(json.dumps(ALICE))
+    assert answer.value is not None and answer.failure is None
+    assert answer.calls == 1 and len(model.calls) == 1
+
+
+def test_the_repair_request_quotes_the_real_parse_error_and_shows_the_shape() -> None:
+    broken = '{"entities": [{"name": "Alice" "type": "person"}]}'
+    answer, model = ask(broken, json.dumps(ALICE))
+    assert answer.value is not None and answer.calls == 2
+    repair = model.calls[1].last_user
+    assert "Expecting ',' delimiter at line 1, column 32" in repair
+    assert json.dumps(schema_example(EXTRACT_SCHEMA), separators=(",", ":")) in repair
+    assert model.calls[1].messages[-2] == {"role": "assistant", "content": broken}
+
+
+def test_a_reply_unusable_twice_fails_as_unusable_with_the_last_reply(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="memgraph"):
+        answer, _ = ask("I found nothing.", "Still nothing, sorry.")
+    assert answer.value is None and answer.failure is not None
+    assert answer.failure.kind == "unusable"
+    assert answer.failure.reply == "Still nothing, sorry."
+    assert str(answer.failure).startswith("model reply unusable: extract reply: the reply holds")
+    assert "model reply unusable" in caplog.text
+
+
+def test_a_cut_off_reply_is_asked_again_with_more_room_and_never_repaired() -> None:
+    half = json.dumps(ALICE)[:40]
+    answer, model = ask(completion(half, "length", tokens=700), json.dumps(ALICE))
+    assert answer.value is not None and answer.value.entities[0].name == "Alice"
+    second = model.calls[1]
+    assert second.options["max_tokens"] == 1400, "twice the tokens the cut-off reply used"
+    assert second.messages == model.calls[0].messages, "the same request, no repair prompt"
+    assert "cut off" in answer.problems[0]
+
+
+def test_a_reply_cut_off_twice_fails_as_truncated_without_inventing_the_rest() -> None:
+    half = json.dumps(ALICE)[:40]
+    answer, model = ask(completion(half, "length", 500), completion(half, "length", 1024))
+    assert answer.value is None and answer.failure is not None
+    assert answer.failure.kind == "truncated"
+    assert "cut off at the token limit after 1024 tokens" in answer.failure.message
+    assert len(model.calls) == 2, "no repair request for a cut-off reply"
+
+
+def test_a_cut_off_reply_that_reports_no_usage_is_not_asked_again() -> None:
+    answer, model = ask(completion('{"entities": [', "length", tokens=0))
+    assert answer.failure is not None and answer.failure.kind == "truncated"
+    assert len(model.calls) == 1
+
+
+def test_options_reach_every_call() -> None:
+    model = ScriptedChatModel({"rerank": ["nope", '{"ids": []}']})
+    schema = JsonSchema("memgraph_rerank", {"type": "object"})
+    ask_json(model, "s", "u", schema, lambda d: d, options={"temperature": 0})
+    assert [call.options for call in model.calls] == [{"temperature": 0}] * 2
+
+
+# ------------------------------------------------------------------- prompts
+def test_the_fallback_instruction_shows_an_example_object_not_the_schema() -> None:
+    text = structured_fallback_instruction(FORGET_SCHEMA)
+    assert '"entityName":"<name>"' in text
+    assert "additionalProperties" not in text and '"type":"object"' not in text
+
+
+def test_a_third_party_schema_gets_an_example_derived_from_it() -> None:
+    schema = JsonSchema(
+        "tasks",
+        {
+            "type": "object",
+            "properties": {
+                "tasks": {"type": "array", "items": {"type": "string"}},
+                "priority": {"type": "string", "enum": ["low", "high"]},
+                "done": {"type": "boolean"},
+            },
+        },
+    )
+    assert schema_example(schema) == {"tasks": ["<task>"], "priority": "<low|high>", "done": False}
+
+
+def test_the_known_block_is_labelled_as_reference_and_rendered_one_line_per_entity() -> None:
+    known = "Alice Chen (person):\n  - drinks tea\n  - works_at → Acme\nAcme (organization):"
+    message = extract_message("Alice drinks coffee now.", known, "now")
+    assert "never repeat these facts" in message.split("<known>")[0]
+    assert read_tag(message, "known") == (
+        "Alice Chen (person): already stored: drinks tea; works_at → Acme\nAcme (organization)"
+    )
+
+
+def test_the_mock_provider_reads_the_rendered_known_block() -> None:
+    known = "Alice Chen (person):\n  - drinks tea\n  - works_at → Acme"
+    [entity] = parse_known(render_known(known))
+    assert (entity.name, entity.facts, entity.relations) == (
+        "Alice Chen",
+        ["drinks tea"],
+        [("works_at", "Acme")],
+    )
+
+
+def test_the_fallback_for_extraction_carries_a_worked_example() -> None:
+    text = structured_fallback_instruction(EXTRACT_SCHEMA)
+    assert "Example. Known:" in text and '"observations":["is learning Go"]' in text
+    assert "Example. Known:" not in structured_fallback_instruction(FORGET_SCHEMA)
+
+
+# ------------------------------------------------------ copies of known facts
+KNOWN = "Alice Chen (person):\n  - drinks green tea\n  - works_at → Acme\nAcme (organization):"
+
+
+def test_a_known_fact_copied_onto_another_entity_is_left_out() -> None:
+    reply = Extraction(
+        (
+            ExtractedEntity("Dana", "person", ("Alice drinks green tea", "moved to Porto")),
+            ExtractedEntity("Alice Chen", "person", ("drinks green tea",)),
+        ),
+        (ExtractedRelation("Alice Chen", "Acme", "works_at"),),
+    )
+    kept, copied = without_copied_facts(reply, KNOWN, "Dana moved to Porto.")
+    assert [e.observations for e in kept.entities] == [("moved to Porto",), ()]
+    assert kept.relations == ()
+    assert copied == ["Alice drinks green tea", "drinks green tea", "Alice Chen works_at → Acme"]
+
+
+def test_a_known_fact_the_text_states_again_is_kept() -> None:
+    reply = Extraction(
+        (ExtractedEntity("Alice Chen", "person", ("drinks green tea",)),),
+        (ExtractedRelation("Alice Chen", "Acme", "works_at"),),
+    )
+    kept, copied = without_copied_facts(reply, KNOWN, "Alice still drinks green tea at Acme.")
+    assert kept == reply and copied == []
+
+
+def test_extraction_reports_the_copies_it_left_out() -> None:
+    reply = {
+        "entities": [
+            {"name": "Dana", "type": "person", "observations": ["Alice drinks green tea"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(reply)]})
+    answer = extract(model, "Dana is a nurse.", known=KNOWN, said_at="2026-01-01T00:00:00Z")
+    assert answer.value is not None and answer.value.entities[0].observations == ()
+    assert answer.failure is None
+    assert answer.problems == [
+        "left out 1 fact(s) the model copied from the known facts without the text stating "
+        "them: 'Alice drinks green tea'"
+    ]
