@@ -3,7 +3,10 @@
 The rules (each one is a regression test):
 
 * Entities resolve by normalized name (case, whitespace, NFKC), so one name is
-  one node. A relation to an unknown name creates that entity.
+  one node. A name that is not known resolves to the one person whose name it
+  starts ("Alice" → "Alice Chen") or whose alias it is ("also known as Al"),
+  when exactly one person matches. A relation to an unknown name creates that
+  entity.
 * An observation already current on the entity (normalized) is not added again.
 * An expiration matches a current observation of *that* entity exactly after
   normalization, else the closest one above :data:`EXPIRE_SIMILARITY`. Facts of
@@ -18,6 +21,7 @@ The rules (each one is a regression test):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,11 +29,24 @@ from typing import Any
 from memgraph.graph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.extract import Extraction
-from memgraph.text import content_key, name_key, similarity
+from memgraph.text import STOP_WORDS, content_key, name_key, similarity, stem, words
 
 __all__ = ["EXPIRE_SIMILARITY", "Plan", "attribute_of", "plan_extraction", "plan_forget"]
 
 EXPIRE_SIMILARITY = 0.6
+PERSON_TYPES = frozenset({"person", "people", "human", "individual", "user", "contact"})
+"""Entity types a short name or alias may resolve to."""
+COMMON_NAME = 64
+"""A name word held by more entity names (or alias facts) than this is not resolved."""
+_ALIAS = re.compile(
+    r"^\s*(?:is\s+)?(?:also\s+known\s+as|known\s+as|a\.?k\.?a\.?|goes\s+by|nicknamed|"
+    r"called|(?:has\s+the\s+)?nickname(?:\s+is)?)\s+[\"'“]?([^\"'”.,;]+)[\"'”]?\s*\.?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _person_like(entity: Doc) -> bool:
+    return str(entity.get("type") or "").lower() in PERSON_TYPES
 
 
 @dataclass
@@ -65,7 +82,11 @@ class _Planner:
 
     # ----------------------------------------------------------------- entities
     def entity(self, name: str, type_: str) -> Doc:
-        existing = self.graph.entity_by_name(name) or self.new_entities.get(name_key(name))
+        existing = (
+            self.graph.entity_by_name(name)
+            or self.new_entities.get(name_key(name))
+            or self.known_as(name, type_)
+        )
         if existing is not None:
             return existing
         doc: Doc = {
@@ -78,6 +99,54 @@ class _Planner:
         self.new_entities[name_key(name)] = doc
         self.plan.ops.append({"op": "entity", "entity": doc})
         return doc
+
+    def known_as(self, name: str, type_: str) -> Doc | None:
+        """The one person-like entity ``name`` is short for, if there is exactly one.
+
+        Short for: the name's words start the entity's name ("Alice" for "Alice
+        Chen"), or a current fact of the entity gives the name as an alias ("also
+        known as Al"). Only for a person, or a name of unknown type (a relation
+        end); a first name that many entity names hold is too common to resolve.
+        """
+        if (type_ or "thing").lower() not in PERSON_TYPES | {"thing"}:
+            return None
+        wanted = tuple(words(name))
+        if len(name.strip()) < 3 or not wanted or any(w in STOP_WORDS for w in wanted):
+            return None
+        found = {doc["id"]: doc for doc in self._prefixed(wanted)}
+        found.update((doc["id"], doc) for doc in self._aliased(wanted))
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def _prefixed(self, wanted: tuple[str, ...]) -> list[Doc]:
+        """Person-like entities whose names start with the words ``wanted`` and a space."""
+        index = self.graph.name_term_index()
+        if index.count(wanted[0]) > COMMON_NAME:
+            return []
+        start = " ".join(wanted) + " "
+        known = (self.graph.entities.get(i) for i in index.get(wanted[0], ()))
+        return [
+            doc
+            for doc in [*known, *self.new_entities.values()]
+            if doc is not None and _person_like(doc) and name_key(doc["name"]).startswith(start)
+        ]
+
+    def _aliased(self, wanted: tuple[str, ...]) -> list[Doc]:
+        """Person-like entities with a current fact naming ``wanted`` as an alias."""
+        index = self.graph.term_index()
+        key = " ".join(wanted)
+        rarest = min((stem(w) for w in wanted), key=lambda term: len(index.get(term, ())))
+        holders = index.get(rarest, ())
+        if len(holders) > COMMON_NAME:
+            return []
+        found = []
+        for obs_id in holders:
+            pair = self.graph.observation(obs_id)
+            if pair is None or pair[1].get("validTo") is not None or not _person_like(pair[0]):
+                continue
+            match = _ALIAS.match(pair[1]["content"])
+            if match and " ".join(words(match.group(1))) == key:
+                found.append(pair[0])
+        return found
 
     def current_obs(self, entity: Doc) -> list[Doc]:
         old = [
