@@ -11,6 +11,7 @@ import gc
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ import numpy as np
 
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
-from memgraph.errors import StoreConflict, StoreCorrupt
+from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt
 from memgraph.graph.changes import Plan
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.provider import Provider
@@ -54,6 +55,8 @@ MAX_TEXT_CHARS = 100_000
 """Longest text one ``remember`` accepts; split longer input into several calls."""
 
 EMBED_BATCH = 256
+EMBED_RETRY_SECONDS = 60.0
+"""After the embedder failed, how long until missing vectors are tried again."""
 BULK_VECTORS = 1000
 CONTEXT_BUDGET = 800
 FREEZE_AFTER = 50_000
@@ -106,6 +109,7 @@ class MemoryCore:
         self.scope = validate_scope(scope)
         self.config = self._resolve_config(config)
         self.provider, self.offline = choose_provider(provider, self.config)
+        self._owns_provider = not isinstance(provider, Provider)  # built here: closed here
         if self.offline:
             log.info(OFFLINE_NOTICE)
         self.dir: Path | None = None
@@ -126,6 +130,9 @@ class MemoryCore:
         self._closed = False
         self._writing = False
         self._training: threading.Thread | None = None
+        # When the embedder failed, the monotonic time after which missing vectors are
+        # embedded again (reads go on with the lexical tiers meanwhile).
+        self._embed_retry_at: float | None = None
 
     @staticmethod
     def _resolve_config(
@@ -150,6 +157,11 @@ class MemoryCore:
         with self._lock:
             self.store.close()
             self._closed = True
+            if self._owns_provider:
+                for part in (self.provider.chat, self.provider.embedder):
+                    close = getattr(part, "close", None)
+                    if callable(close):
+                        close()
 
     def __repr__(self) -> str:
         where = str(self.dir) if self.dir is not None else type(self.store).__name__
@@ -161,8 +173,13 @@ class MemoryCore:
 
     @property
     def embedder_model(self) -> str | None:
+        """The identity of the embedder's vector space (its ``space`` when it has one:
+        the model, endpoint and size), recorded with the vectors."""
         embedder = self.provider.embedder
-        return embedder.model if embedder is not None else None
+        if embedder is None:
+            return None
+        space = getattr(embedder, "space", None)
+        return space if isinstance(space, str) and space else embedder.model
 
     def _sync(self) -> Graph:
         """Bring the in-memory graph up to date with the store (cheap when nothing changed)."""
@@ -172,6 +189,10 @@ class MemoryCore:
         else:
             for commit in commits:
                 self._apply(commit)
+            retry_at = self._embed_retry_at
+            if retry_at is not None and time.monotonic() >= retry_at:
+                assert self._graph is not None
+                self._backfill_vectors(self._graph.current_observation_ids())
         assert self._graph is not None
         self._maybe_train()
         return self._graph
@@ -224,7 +245,20 @@ class MemoryCore:
         if not missing:
             return
         log.info("memgraph: embedding %d observations of scope %r", len(missing), self.scope)
-        rows = self._embed([text for _, text in missing])
+        try:
+            rows = self._embed([text for _, text in missing])
+        except ProviderError as exc:
+            # Opening a scope never needs the embedder: reads use the other tiers
+            # until it answers again.
+            if self._embed_retry_at is None:
+                log.warning(
+                    "memgraph: %d observations of scope %r have no vector yet and the "
+                    "embedder failed (%s); recall uses names and keywords until it answers",
+                    len(missing), self.scope, exc,
+                )  # fmt: skip
+            self._embed_retry_at = time.monotonic() + EMBED_RETRY_SECONDS
+            return
+        self._embed_retry_at = None
         vectors = {obs_id: row for (obs_id, _), row in zip(missing, rows, strict=True)}
         try:
             with self._writer(min(self.config.lock_timeout, 1.0)):
@@ -512,6 +546,12 @@ class MemoryCore:
     ) -> list[tiers.Candidate]:
         """Tiers 1 and 2, fused and floored, through ``lens``."""
         embed = self._embed if self.provider.embedder is not None else None
+        if embed is not None and query_vector is None and self._vectors is not None:
+            try:
+                query_vector = self._embed([query])[0] if len(self._vectors) else None
+            except ProviderError as exc:
+                log.warning("memgraph: the embedder failed (%s); searching without it", exc)
+                embed = None
         history = lens.at is not None
         mask = None
         if history and self._vectors is not None and len(self._vectors):

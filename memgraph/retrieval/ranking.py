@@ -27,7 +27,7 @@ import numpy as np
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.ask import ask_json
-from memgraph.llm_calls.prompts import RERANK_SCHEMA, RERANK_SYSTEM, rerank_message
+from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_schema
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.text import STOP_WORDS, index_terms, terms, words
@@ -318,12 +318,21 @@ def every_entity(graph: Graph, lens: Lens = CURRENT) -> list[Candidate]:
 def rerank(
     chat: ChatModel, query: str, candidates: list[Candidate], *, limit: int = 40
 ) -> list[Candidate] | None:
-    """Keep the candidates the model calls relevant, in its order; ``None`` if it failed."""
+    """Keep the candidates the model calls relevant, in its order; ``None`` if it failed.
+
+    The reply's ids are limited to the candidates' (an ``enum`` in the schema,
+    which servers with structured output enforce); an id the model decorated
+    (``"[obs-3]"``) is read as the candidate's. A reply that names no candidate
+    at all (``{"ids": []}``, or only ids that are not candidates) is a failure
+    too, so the caller keeps the tier 1+2 order instead of returning nothing.
+    """
     shown = candidates[:limit]
     by_id = {c.id: c for c in shown}
 
     def validate(document: dict[str, object]) -> list[str]:
         ids = document.get("ids")
+        if isinstance(ids, str):
+            ids = [ids]
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise TypeError("'ids' must be a list of strings")
         return [str(i) for i in ids]
@@ -332,18 +341,18 @@ def rerank(
         chat,
         RERANK_SYSTEM,
         rerank_message(query, [(c.id, c.text()) for c in shown]),
-        RERANK_SCHEMA,
+        rerank_schema(list(by_id)),
         validate,
     )
     if answer.value is None:
         return None
+    named = [i for i in dict.fromkeys(answer.value) if i in by_id]
     kept: list[Candidate] = []
-    for rank, candidate_id in enumerate(dict.fromkeys(answer.value)):
-        found = by_id.get(candidate_id)
-        if found is not None:
-            found.signals["rerank"] = 1.0 - rank / max(len(answer.value), 1)
-            kept.append(found)
-    return kept
+    for rank, candidate_id in enumerate(named):
+        found = by_id[candidate_id]
+        found.signals["rerank"] = 1.0 - rank / max(len(named), 1)
+        kept.append(found)
+    return kept or None
 
 
 # ---------------------------------------------------------------------- format
