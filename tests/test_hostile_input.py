@@ -431,8 +431,8 @@ def openai_provider(server_url: str, **settings: Any) -> Provider:
 
 
 FAULTS = {
-    "500s until the retries run out": (
-        lambda s: [s.enqueue_error("chat", 500) for _ in range(3)],
+    "503s until the retries run out": (
+        lambda s: [s.enqueue_error("chat", 503) for _ in range(4)],
         ProviderUnavailable,
         {},
     ),
@@ -441,8 +441,13 @@ FAULTS = {
         ProviderUnavailable,
         {},
     ),
-    "timeouts until the retries run out": (
-        lambda s: [s.enqueue_delay("chat", 0.6) for _ in range(3)],
+    "a 500 from a local server (not retried)": (
+        lambda s: s.enqueue_error("chat", 500),
+        ProviderUnavailable,
+        {},
+    ),
+    "a timeout on a local server (not retried)": (
+        lambda s: s.enqueue_delay("chat", 0.6),
         ProviderUnavailable,
         {"timeout": 0.2},
     ),

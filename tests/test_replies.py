@@ -12,12 +12,15 @@ from memgraph.providers.mock import ScriptedChatModel, parse_known
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.coerce import coerce_reply
 from memgraph.llm_calls.extract import (
+    Expiration,
     ExtractedEntity,
     ExtractedRelation,
     Extraction,
     extract,
+    misplaced_expirations_as_facts,
     validate_extraction,
     without_copied_facts,
+    without_unfounded_expirations,
 )
 from memgraph.llm_calls.parsing import ReplyError, parse_json_reply
 from memgraph.llm_calls.prompts import (
@@ -284,16 +287,120 @@ def test_a_known_fact_the_text_states_again_is_kept() -> None:
 def test_extraction_reports_the_copies_it_left_out() -> None:
     reply = {
         "entities": [
-            {"name": "Dana", "type": "person", "observations": ["Alice drinks green tea"]}
+            {
+                "name": "Dana",
+                "type": "person",
+                "observations": ["Alice drinks green tea", "is a nurse"],
+            }
         ],
         "relations": [],
         "expirations": [],
     }
     model = ScriptedChatModel({"extract": [json.dumps(reply)]})
     answer = extract(model, "Dana is a nurse.", known=KNOWN, said_at="2026-01-01T00:00:00Z")
-    assert answer.value is not None and answer.value.entities[0].observations == ()
+    assert answer.value is not None and answer.value.entities[0].observations == ("is a nurse",)
     assert answer.failure is None
     assert answer.problems == [
         "left out 1 fact(s) the model copied from the known facts without the text stating "
         "them: 'Alice drinks green tea'"
     ]
+
+
+# ------------------------------------------------------ unfounded expirations
+def test_an_expiration_the_text_gives_no_reason_for_is_left_out() -> None:
+    reply = Extraction(
+        (ExtractedEntity("Alice Chen", "person", ("is learning Rust",)),),
+        expirations=(Expiration("Alice Chen", "is a senior engineer at Acme"),),
+    )
+    kept, unfounded = without_unfounded_expirations(reply, "Alice is learning Rust on weekends.")
+    assert kept.expirations == () and kept.entities == reply.entities
+    assert unfounded == ["is a senior engineer at Acme"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alice no longer works at Acme.",
+        "Alice moved to Globex.",
+        "Alice doesn't work at Acme anymore.",
+        "Alice left Acme.",
+        "Alice, senior engineer at Acme until today, starts at Globex.",
+    ],
+)
+def test_an_expiration_with_a_change_in_the_text_is_kept(text: str) -> None:
+    reply = Extraction(expirations=(Expiration("Alice Chen", "is a senior engineer at Acme"),))
+    kept, unfounded = without_unfounded_expirations(reply, text)
+    assert kept == reply and unfounded == []
+
+
+def test_extraction_reports_the_expirations_it_left_out() -> None:
+    reply = {
+        "entities": [],
+        "relations": [],
+        "expirations": [{"entityName": "Bob", "observationContent": "manages payments"}],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(reply)]})
+    answer = extract(model, "Bob is allergic to peanuts.", known="", said_at="2026-01-01T00:00Z")
+    assert answer.value is not None and answer.value.expirations == ()
+    assert answer.problems == [
+        "left out 1 expiration(s) the text gives no reason for: 'manages payments'"
+    ]
+
+
+def test_a_reply_of_nothing_but_copies_is_asked_again_without_the_known_facts() -> None:
+    copy = {
+        "entities": [
+            {"name": "Alice Chen", "type": "person", "observations": ["drinks green tea"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    fixed = {
+        "entities": [{"name": "Alice", "type": "person", "observations": ["learns Rust"]}],
+        "relations": [],
+        "expirations": [],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(copy), json.dumps(fixed)]})
+    answer = extract(model, "Alice learns Rust.", known=KNOWN, said_at="2026-01-01T00:00:00Z")
+    assert answer.value is not None and answer.value.entities[0].observations == ("learns Rust",)
+    assert answer.calls == 2 and len(answer.usage) == 2
+    assert read_tag(model.calls[0].last_user, "known") != ""
+    assert read_tag(model.calls[1].last_user, "known") == "", "no known facts to copy"
+    assert len(model.calls[1].messages) == 2, "a fresh request, not a repair"
+    assert answer.problems == [
+        "the reply only repeated facts already in memory ('drinks green tea'); "
+        "asked again without them"
+    ]
+
+
+def test_an_expiration_naming_no_known_fact_but_stating_the_text_becomes_a_fact() -> None:
+    reply = Extraction(
+        (ExtractedEntity("Bob Martinez", "person", ("has a daughter",)),),
+        expirations=(
+            Expiration("Emma", "started primary school in September"),
+            Expiration("Bob Martinez", "manages payments"),
+        ),
+    )
+    text = "Bob's daughter Emma started primary school in September."
+    known = "Bob Martinez (person):\n  - manages payments"
+    result, moved = misplaced_expirations_as_facts(reply, known, text)
+    assert result.entities == (
+        ExtractedEntity("Bob Martinez", "person", ("has a daughter",)),
+        ExtractedEntity("Emma", "thing", ("started primary school in September",)),
+    )
+    assert result.expirations == (Expiration("Bob Martinez", "manages payments"),)
+    assert moved == ["Emma: started primary school in September"]
+
+
+def test_an_expiration_of_a_known_fact_stays_an_expiration() -> None:
+    reply = Extraction(expirations=(Expiration("Alice Chen", "works at Acme"),))
+    known = "Alice Chen (person):\n  - works at Acme"
+    result, moved = misplaced_expirations_as_facts(reply, known, "Alice no longer works at Acme.")
+    assert result == reply and moved == []
+
+
+def test_a_loose_expiration_in_a_text_about_a_change_is_not_turned_into_a_fact() -> None:
+    reply = Extraction(expirations=(Expiration("Alice Chen", "works at Acme Corporation"),))
+    known = "Alice Chen (person):\n  - is a senior engineer at Acme Corp"
+    result, moved = misplaced_expirations_as_facts(reply, known, "Alice no longer works at Acme.")
+    assert result == reply and moved == []

@@ -16,7 +16,7 @@ from typing import Any
 from memgraph.llm_calls.ask import Answer, ask_json
 from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, EXTRACT_SYSTEM, extract_message
 from memgraph.llm_calls.provider import ChatModel
-from memgraph.text import content_key, index_terms, similarity
+from memgraph.text import content_key, index_terms, similarity, words
 
 __all__ = [
     "Expiration",
@@ -25,8 +25,10 @@ __all__ = [
     "Extraction",
     "clean_label",
     "extract",
+    "misplaced_expirations_as_facts",
     "validate_extraction",
     "without_copied_facts",
+    "without_unfounded_expirations",
 ]
 
 MAX_NAME = 200
@@ -151,24 +153,146 @@ def extract(chat: ChatModel, text: str, *, known: str, said_at: str) -> Answer[E
     """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities.
 
     Facts the model copied from ``known`` that the text does not state are left
-    out (small models often repeat the known facts, onto the wrong entity too);
-    the answer's problems say how many.
+    out (small models often repeat the known facts, onto the wrong entity too), and
+    so are expirations the text gives no reason for; the answer's problems say so.
+    An expiration that names no known fact but states what the text says becomes a
+    new fact. A reply that holds nothing but copies is asked for once more without
+    the known facts (the planner still resolves the names it gives to known entities).
     """
+    notes: list[str] = []
+    copies_only: list[str] = []
+
+    def validate(document: Mapping[str, Any]) -> Extraction:
+        extraction = validate_extraction(document)
+        notes.clear()
+        copies_only.clear()
+        if known:
+            extraction, copied = without_copied_facts(extraction, known, text)
+            shown = ", ".join(repr(c) for c in copied[:3])
+            if copied and not _states_anything(extraction):
+                copies_only.append(shown)
+            elif copied:
+                notes.append(
+                    f"left out {len(copied)} fact(s) the model copied from the known facts "
+                    f"without the text stating them: {shown}"
+                )
+        if extraction.expirations:
+            extraction, moved = misplaced_expirations_as_facts(extraction, known, text)
+            if moved:
+                notes.append(
+                    f"read {len(moved)} expiration(s) that name no known fact but state what "
+                    f"the text says as new facts: {', '.join(repr(c) for c in moved[:3])}"
+                )
+            extraction, unfounded = without_unfounded_expirations(extraction, text)
+            if unfounded:
+                notes.append(
+                    f"left out {len(unfounded)} expiration(s) the text gives no reason for: "
+                    f"{', '.join(repr(c) for c in unfounded[:3])}"
+                )
+        return extraction
+
     answer = ask_json(
-        chat,
-        EXTRACT_SYSTEM,
-        extract_message(text, known, said_at),
-        EXTRACT_SCHEMA,
-        validate_extraction,
+        chat, EXTRACT_SYSTEM, extract_message(text, known, said_at), EXTRACT_SCHEMA, validate
     )
-    if answer.value is not None and known:
-        answer.value, copied = without_copied_facts(answer.value, known, text)
-        if copied:
-            answer.problems.append(
-                f"left out {len(copied)} fact(s) the model copied from the known facts "
-                f"without the text stating them: {', '.join(repr(c) for c in copied[:3])}"
-            )
+    answer.problems.extend(notes)
+    if copies_only and answer.value is not None:
+        answer.problems.append(
+            f"the reply only repeated facts already in memory ({copies_only[0]}); "
+            "asked again without them"
+        )
+        known = ""  # read by validate: the second reply has no known facts to copy
+        again = ask_json(
+            chat, EXTRACT_SYSTEM, extract_message(text, "", said_at), EXTRACT_SCHEMA, validate
+        )
+        again.calls += answer.calls
+        again.usage[:0] = answer.usage
+        again.problems[:0] = answer.problems
+        again.problems.extend(notes)
+        answer = again
     return answer
+
+
+def _states_anything(extraction: Extraction) -> bool:
+    """Whether ``extraction`` holds a fact, a relation or an expiration (not just names)."""
+    return bool(
+        extraction.relations
+        or extraction.expirations
+        or any(entity.observations for entity in extraction.entities)
+    )
+
+
+_CHANGE_WORD_TEXT = """
+    no not never nor longer anymore more now nowadays moved move moves moving left leave
+    leaves leaving quit quits stopped stop stops changed change changes switched switch
+    former formerly used ex retired resigned divorced sold ended ends instead new newly
+    renamed replaced became become becomes isnt doesnt dont wasnt arent cant wont
+    lost fired gave gone
+"""
+CHANGE_WORDS = frozenset(_CHANGE_WORD_TEXT.split())
+"""Words by which a text says a fact changed; an expiration needs one (or the fact itself)."""
+
+
+def _known_facts_by_name(known: str) -> dict[str, list[str]]:
+    """The ``known`` block's facts by entity name key."""
+    facts: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in known.splitlines():
+        if line.startswith("  - ") and current is not None:
+            current.append(line[4:])
+        elif line.strip() and not line[0].isspace():
+            current = facts.setdefault(content_key(line.rsplit(" (", 1)[0]), [])
+    return facts
+
+
+def misplaced_expirations_as_facts(
+    extraction: Extraction, known: str, text: str
+) -> tuple[Extraction, list[str]]:
+    """``extraction`` with each expiration that names no known fact of its entity, but
+    states what the text says, turned into a new fact of that entity.
+
+    An expiration must copy a known fact; one that matches none can never expire
+    anything, and small models put the text's new facts there ("Emma: started
+    school"). Not when the text says something changed (:data:`CHANGE_WORDS`).
+    Returns the statements moved, too.
+    """
+    if set(words(text)) & CHANGE_WORDS:
+        return extraction, []  # the text says something changed: a real, if loose, expiration
+    known_facts = _known_facts_by_name(known)
+    text_terms = set(index_terms(text))
+    entities = {content_key(e.name): e for e in extraction.entities}
+    kept: list[Expiration] = []
+    moved: list[str] = []
+    for expiration in extraction.expirations:
+        key = content_key(expiration.entity_name)
+        facts = known_facts.get(key, [])
+        near = any(similarity(expiration.content, fact) >= 0.6 for fact in facts)
+        if near or not _grounded(expiration.content, text_terms):
+            kept.append(expiration)
+            continue
+        entity = entities.get(key) or ExtractedEntity(expiration.entity_name, "thing", ())
+        entities[key] = ExtractedEntity(
+            entity.name, entity.type, (*entity.observations, expiration.content)
+        )
+        moved.append(f"{expiration.entity_name}: {expiration.content}")
+    if not moved:
+        return extraction, []
+    return Extraction(tuple(entities.values()), extraction.relations, tuple(kept)), moved
+
+
+def without_unfounded_expirations(
+    extraction: Extraction, text: str
+) -> tuple[Extraction, list[str]]:
+    """``extraction`` without the expirations the text gives no reason for: the text
+    neither says something changed (:data:`CHANGE_WORDS`) nor mentions the expired
+    fact. Small models list known facts there, which would retire true facts.
+    Returns the expirations left out, too."""
+    words_of_text = set(words(text))
+    if words_of_text & CHANGE_WORDS:
+        return extraction, []
+    text_terms = set(index_terms(text))
+    kept = tuple(e for e in extraction.expirations if _grounded(e.content, text_terms))
+    unfounded = [e.content for e in extraction.expirations if e not in kept]
+    return Extraction(extraction.entities, extraction.relations, kept), unfounded
 
 
 def _grounded(statement: str, text_terms: set[str]) -> bool:

@@ -301,8 +301,8 @@ Example. Known: "Sam Lee (person): already stored: works at Initech". Text: "Sam
 learning Go." Reply:
 {"entities":[{"name":"Sam Lee","type":"person","observations":["is learning Go"]}],\
 "relations":[],"expirations":[]}
-Every observation comes from the text; a known fact appears in the reply only under \
-"expirations", when the text makes it untrue.""",
+Every observation comes from the text. "expirations" stays empty unless the text \
+says that a known fact is no longer true.""",
 }
 """A worked example per memgraph phase, for models that get no schema-constrained format."""
 
