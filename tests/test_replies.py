@@ -404,3 +404,12 @@ def test_a_loose_expiration_in_a_text_about_a_change_is_not_turned_into_a_fact()
     known = "Alice Chen (person):\n  - is a senior engineer at Acme Corp"
     result, moved = misplaced_expirations_as_facts(reply, known, "Alice no longer works at Acme.")
     assert result == reply and moved == []
+
+
+def test_a_whole_rendered_known_line_copied_as_one_fact_is_left_out() -> None:
+    line = "is learning Rust; drinks green tea"
+    reply = Extraction((ExtractedEntity("Alice Chen", "person", (line, "leads Helios")),))
+    known = "Alice Chen (person):\n  - is learning Rust\n  - drinks green tea"
+    kept, copied = without_copied_facts(reply, known, "Helios is led by Alice.")
+    assert kept.entities[0].observations == ("leads Helios",)
+    assert copied == [line]

@@ -14,7 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from memgraph.llm_calls.ask import Answer, ask_json
-from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, EXTRACT_SYSTEM, extract_message
+from memgraph.llm_calls.prompts import (
+    EXTRACT_SCHEMA,
+    EXTRACT_SYSTEM,
+    KNOWN_FACTS,
+    extract_message,
+)
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.text import content_key, index_terms, similarity, words
 
@@ -318,13 +323,18 @@ def without_copied_facts(
     text_terms = set(index_terms(text))
     copied: list[str] = []
 
-    def fact_copied(statement: str) -> bool:
-        key = content_key(statement)
+    def near_known(key: str) -> bool:
         keys = {key} | {key[len(n) + 1 :] for n in names if key.startswith(n + " ")}
-        near = keys & facts or any(
+        return bool(keys & facts) or any(
             similarity(k, fact) >= COPY_SIMILARITY for k in keys for fact in facts
         )
-        if near and not _grounded(statement, text_terms):
+
+    def fact_copied(statement: str) -> bool:
+        key = content_key(statement).removeprefix(content_key(KNOWN_FACTS))
+        # A whole rendered line ("a; b; c") is a copy when each of its parts is.
+        parts = [part.strip() for part in key.split(";") if part.strip()]
+        copy = bool(parts) and all(near_known(part) for part in parts)
+        if copy and not _grounded(statement, text_terms):
             copied.append(statement)
             return True
         return False
