@@ -158,3 +158,46 @@ def test_quick_run_on_a_tiny_slice(tmp_path: Path, capsys: pytest.CaptureFixture
     # the BM25 baseline finds a turn that shares the question's rare words
     bm25 = {q["id"]: q["bm25"] for q in document["questions"] if "bm25" in q}
     assert any(score["r10"] == 1.0 for score in bm25.values())
+
+
+def test_speaker_support_is_detected_and_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When remember/remember_many grow speaker parameters, the harness passes speakers."""
+    from bench.quality import engine
+    from memgraph import Memory
+
+    conv = load(_tiny_slice(tmp_path / "data"))[0]
+    original_one, original_many = Memory.remember, Memory.remember_many
+    seen: list[str] = []
+
+    def remember(self: Memory, text: str, *, speaker: str | None = None, **kw: Any) -> Any:
+        seen.append(f"one:{speaker}")
+        return original_one(self, f"{speaker}: {text}", **kw)
+
+    def remember_many(
+        self: Memory, texts: list[str], *, speakers: list[str] | None = None, **kw: Any
+    ) -> Any:
+        assert speakers is not None and len(speakers) == len(texts)
+        seen.extend(f"many:{s}" for s in speakers)
+        return original_many(self, texts, **kw)
+
+    assert engine.detect() == engine.Capabilities(speaker=False, bulk=None)
+    with Memory(tmp_path / "plain", scope="c1", provider="mock") as memory:
+        fed = engine.feed(memory, conv, engine.detect(), bulk=True)
+    assert fed.notes and not fed.bulk_used  # --bulk is skipped, and the report says so
+    assert len(fed.episode_turn) == len(conv.turns)
+
+    monkeypatch.setattr(Memory, "remember", remember)
+    monkeypatch.setattr(Memory, "remember_many", remember_many)
+    caps = engine.detect()
+    assert caps == engine.Capabilities(speaker=True, bulk="speakers")
+    with Memory(tmp_path / "one", scope="c1", provider="mock") as memory:
+        fed = engine.feed(memory, conv, caps, bulk=False)
+    assert seen == [f"one:{t.speaker}" for t in conv.turns]
+    assert sorted(fed.episode_turn.values()) == sorted(t.id for t in conv.turns)
+    seen.clear()
+    with Memory(tmp_path / "many", scope="c1", provider="mock") as memory:
+        fed = engine.feed(memory, conv, caps, bulk=True)
+    assert fed.bulk_used and seen == [f"many:{t.speaker}" for t in conv.turns]
+    assert sorted(fed.episode_turn.values()) == sorted(t.id for t in conv.turns)  # by text
