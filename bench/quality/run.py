@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.measure import environment
 from bench.quality.baseline import BM25Turns, stemmer_name
 from bench.quality.dataset import ANSWERABLE, Conversation
 from bench.quality.engine import Capabilities, detect, feed, hit_turns
@@ -166,6 +167,7 @@ def evaluate(conversations: list[Conversation], settings: Settings) -> dict[str,
     runs = [evaluate_conversation(conv, settings, caps) for conv in conversations]
     notes = sorted({note for run in runs for note in run.notes})
     return {
+        "environment": environment(),
         "detected": {
             **caps.describe(),
             "bulk_used": any(run.bulk_used for run in runs),
