@@ -70,9 +70,17 @@ def _check(conversations: list[Conversation]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING)
+    engine_log = logging.getLogger("memgraph")
+    level = engine_log.level
     if not args.verbose:
-        logging.getLogger("memgraph").setLevel(logging.ERROR)  # extraction warnings are expected
+        engine_log.setLevel(logging.ERROR)  # extraction warnings are expected
+    try:
+        return _main(args)
+    finally:
+        engine_log.setLevel(level)  # main() is also called in-process, by the tests
+
+
+def _main(args: argparse.Namespace) -> int:
     only = [c.strip() for c in args.conversations.split(",")] if args.conversations else None
     try:
         conversations = load(args.data, only)
@@ -103,4 +111,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
     sys.exit(main())
