@@ -30,7 +30,8 @@ TOP = (*BELOW_TOP, "public API")
 # layer           its modules (a module and everything under it)   may import, besides itself
 CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("foundation",   ("memgraph.errors", "memgraph.models", "memgraph.clock",
-                      "memgraph.config", "memgraph.scope", "memgraph.text"),  ()),
+                      "memgraph.config", "memgraph.scope", "memgraph.text",
+                      "memgraph.dates", "memgraph.speakers"),  ()),
     ("llm_calls",    ("memgraph.llm_calls",),      ("foundation",)),
     ("graph",        ("memgraph.graph",),          ("foundation", "llm_calls")),
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),

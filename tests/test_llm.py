@@ -31,6 +31,7 @@ from memgraph.conversation.compaction import compact, orphaned_tool_replies
 from memgraph.conversation.context import current_target
 from memgraph.conversation.thread import SUMMARY_HEADER
 from memgraph.conversation.turn import CONTEXT_HEADER
+from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.tokens import token_counter
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
@@ -180,12 +181,15 @@ def test_auto_extraction_runs_every_interval_turns_on_new_messages_only(tmp_path
     said = ["My name is Alice.", "I work at Acme.", "I live in Paris.", "I have a dog.", "Bye."]
     ran = [llm(text, memory=True, thread=thread).extracted is not None for text in said]
     assert ran == [False, True, False, True, False]
-    extracted = [c.last_user for c in calls(provider, "extract")]
+    extracted = [read_tag(c.last_user, "text") or "" for c in calls(provider, "extract")]
     for text in said[:4]:
         assert sum(text in body for body in extracted) == 1
     assert all("Bye." not in body for body in extracted)
     thread.close()  # flushes the last turn
-    assert sum("Bye." in c.last_user for c in calls(provider, "extract")) == 1
+    assert (
+        sum("Bye." in (read_tag(c.last_user, "text") or "") for c in calls(provider, "extract"))
+        == 1
+    )
     assert episode_ranges(tmp_path / "mem", "default") == [(1, 4), (5, 8), (9, 10)]
 
 
@@ -211,7 +215,7 @@ def test_extraction_survives_compaction_in_between_without_repeating(tmp_path: P
     with Thread() as thread:
         compactions = [llm(text, memory=True, thread=thread).compaction for text in said]
     assert sum(c is not None for c in compactions) >= 2
-    extracted = [c.last_user for c in calls(provider, "extract")]
+    extracted = [read_tag(c.last_user, "text") or "" for c in calls(provider, "extract")]
     for text in said:
         assert sum(text in body for body in extracted) == 1
     ranges = sorted(episode_ranges(tmp_path / "mem", "default"))

@@ -585,7 +585,7 @@ def test_a_cold_load_takes_the_vectors_from_the_database_without_re_embedding(
         memory.remember("Person9 works at Company9.")  # one more, in the journal
     provider, embedded = counting_provider()
     with Memory(scope=scope, provider=provider, store=postgres_dsn) as fresh:
-        assert fresh.stats()["vectors"] == 6
+        assert fresh.stats()["vectors"] == 12  # six facts and the six texts they came from
         assert embedded == []
         hits = fresh.search("Person3 job", k=3)
         assert hits and hits[0].entity.name == "Person3"

@@ -182,6 +182,14 @@ def test_speaker_support_is_detected_and_used(
         seen.extend(f"many:{s}" for s in speakers)
         return original_many(self, texts, **kw)
 
+    def plain_one(self: Memory, text: str, **kw: Any) -> Any:  # an engine without speakers
+        return original_one(self, text, **kw)
+
+    def plain_many(self: Memory, texts: list[str], **kw: Any) -> Any:
+        return original_many(self, texts, **kw)
+
+    monkeypatch.setattr(Memory, "remember", plain_one)
+    monkeypatch.setattr(Memory, "remember_many", plain_many)
     assert engine.detect() == engine.Capabilities(speaker=False, bulk=None)
     with Memory(tmp_path / "plain", scope="c1", provider="mock") as memory:
         fed = engine.feed(memory, conv, engine.detect(), bulk=True)

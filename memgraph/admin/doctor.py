@@ -769,9 +769,11 @@ def _reembed(
                 notes.append("no embedder: the vectors are rebuilt the next time it has one")
                 return
             memory.checkpoint()
-            count = memory.stats()["vectors"]
+            memory._embed_missing_episodes()
+            stats = memory.stats()
             repaired.append(
-                f"re-embedded {count} observation(s) with {memory.embedder_model!r} and saved them"
+                f"re-embedded {stats['current_observations']} observation(s) and "
+                f"{stats['episodes']} episode(s) with {memory.embedder_model!r} and saved them"
             )
     except MemgraphError as exc:
         notes.append(

@@ -288,7 +288,13 @@ def search(query: str, k: int, episodes: bool) -> None:
         return
     for hit in hits:
         tiers = ",".join(sorted(hit.tiers)) or "-"
-        label = f"{hit.entity.name} ({hit.entity.type})"
+        if hit.observation is None and hit.episode is not None:
+            speaker = f"{hit.episode.speaker}: " if hit.episode.speaker else ""
+            click.echo(
+                f"{hit.score:.3f}  [{tiers}]  said {hit.episode.at}: {speaker}{hit.episode.text}"
+            )
+            continue
+        label = f"{hit.entity.name} ({hit.entity.type})" if hit.entity else "?"
         fact = f": {hit.observation.content}" if hit.observation else ""
         click.echo(f"{hit.score:.3f}  [{tiers}]  {label}{fact}")
         if hit.episode is not None:

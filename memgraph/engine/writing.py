@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import orjson
 
-from memgraph.clock import now_iso
-from memgraph.engine.core import CONTEXT_BUDGET, MAX_TEXT_CHARS, MemoryCore, coerce_time
+from memgraph.clock import now_iso, parse_iso
+from memgraph.engine.core import (
+    CONTEXT_BUDGET,
+    DEFAULT_SPEAKER,
+    MAX_TEXT_CHARS,
+    MemoryCore,
+    coerce_time,
+)
 from memgraph.faces.namespaces import current_source
 from memgraph.faces.notes import note_fields
 from memgraph.graph.changes import Plan, plan_extraction
@@ -22,6 +30,8 @@ from memgraph.models import (
 )
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.episode_index import conversation_key
+from memgraph.speakers import split_speaker
 from memgraph.store.base import Commit, VectorBatch
 
 __all__ = ["RememberMixin"]
@@ -30,6 +40,12 @@ log = logging.getLogger("memgraph")
 
 CONTEXT_CHUNK = 1024
 """Texts whose extraction contexts ``remember_many`` searches for at once."""
+
+
+@dataclass(frozen=True)
+class _TurnContext:
+    addressee: str | None = None
+    previous: str | None = None
 
 
 class RememberMixin(MemoryCore):
@@ -44,23 +60,30 @@ class RememberMixin(MemoryCore):
         metadata: Mapping[str, Any] | None = None,
         category: str | None = None,
         tags: Sequence[str] | str | None = None,
+        speaker: str | None = None,
     ) -> ChangeSet:
         """Extract facts from ``text`` and store them, with the text as an episode.
 
         Args:
             text: what was said or learned, in plain language.
             at: when it was said (world time, for importing old conversations);
-                defaults to now.
+                defaults to now. Relative dates in the text ("yesterday") are
+                resolved against it.
             source: where the text came from (an agent, a channel); kept on the
                 episode and every fact.
             metadata: a JSON-serializable dict stored with the episode.
             category: a category for every extracted fact (``preference``,
                 ``rule``, ``learning``, ``decision`` or ``context``).
             tags: tags for every extracted fact.
+            speaker: who said it: first-person statements are about this
+                entity. Defaults to the ``Name:`` label of a transcript line
+                ("Maria: I joined a gym"), else ``"User"``, the agent's user.
 
         Returns:
-            What changed. Empty (falsy) when nothing new was learned or the
-            model's reply was unusable (a warning is logged then).
+            What changed. Empty (falsy) when nothing new was learned. When the
+            model's reply was unusable the text is still stored, as an episode
+            marked unextracted (``reextract`` retries it), and the change set's
+            ``unusable_reply`` says why.
 
         Raises:
             TypeError: ``text`` is not a string or ``metadata`` is not JSON-serializable.
@@ -73,17 +96,33 @@ class RememberMixin(MemoryCore):
         said_at = coerce_time(at)
         meta = self._check_metadata(metadata)
         fields = note_fields(category, tags)
+        speaker = self._speaker_of(clean, speaker)
+        now = now_iso()
+        episode: Doc = {"text": clean, "at": said_at, "recordedAt": now, "source": source}
+        if speaker is not None:
+            episode["speaker"] = speaker
+        if meta:
+            episode["metadata"] = meta
         with self._lock:
             graph = self._sync()
             context = self._context_for(graph, clean)
-        answer = extract(self.provider.chat, clean, known=context, said_at=said_at)
+            turn = self._turn_before(graph, episode)
+        answer = extract(
+            self.provider.chat,
+            clean,
+            known=context,
+            said_at=said_at,
+            speaker=speaker or DEFAULT_SPEAKER,
+            addressee=turn.addressee,
+            previous=turn.previous,
+        )
+        unusable = None
+        extraction: Extraction = Extraction()
         if answer.value is None:
-            return ChangeSet(warnings=tuple(answer.problems))
-        extraction: Extraction = answer.value
-        now = now_iso()
-        episode: Doc = {"text": clean, "at": said_at, "recordedAt": now, "source": source}
-        if meta:
-            episode["metadata"] = meta
+            unusable = answer.problems[-1] if answer.problems else "the model's reply was unusable"
+            episode["unextracted"] = True
+        else:
+            extraction = answer.value
 
         def plan_for(graph: Graph) -> Plan:
             return plan_extraction(
@@ -100,7 +139,39 @@ class RememberMixin(MemoryCore):
         warnings = tuple(answer.problems) + tuple(plan.warnings)
         for warning in plan.warnings:
             log.warning("memgraph: %s", warning)
-        return self._change_set(plan, commit, warnings)
+        changes = self._change_set(plan, commit, warnings)
+        if unusable is not None:
+            log.warning(
+                "memgraph: model reply unusable (%s); the text is kept unextracted", unusable
+            )
+            changes = dataclasses.replace(changes, unusable_reply=unusable)
+        return changes
+
+    @staticmethod
+    def _speaker_of(text: str, speaker: str | None) -> str | None:
+        if speaker is not None:
+            if not isinstance(speaker, str) or not speaker.strip():
+                raise ValueError(f"speaker must be a non-empty name, got {speaker!r}")
+            return " ".join(speaker.split())[:200]
+        label, _words = split_speaker(text)
+        return label
+
+    def _turn_before(self, graph: Graph, episode: Doc) -> _TurnContext:
+        """Who "you" is and what was said just before ``episode`` in its conversation."""
+        index = self._episodes_indexed()
+        try:
+            at_ms = int(parse_iso(episode["at"]).timestamp() * 1000)
+        except ValueError:
+            return _TurnContext()
+        last = index.previous(conversation_key(episode), at_ms)
+        if last is None:
+            return _TurnContext()
+        speaker = episode.get("speaker") or DEFAULT_SPEAKER
+        addressee = last.speaker if last.speaker and last.speaker != speaker else last.other
+        text = last.text
+        if last.speaker and not split_speaker(text)[0]:
+            text = f"{last.speaker}: {text}"
+        return _TurnContext(addressee if addressee != speaker else None, text)
 
     def remember_many(
         self,
@@ -262,7 +333,11 @@ class RememberMixin(MemoryCore):
             chunk = texts[start : start + CONTEXT_CHUNK]
             queries = self._embed(chunk)
             found = index.search_many(
-                queries, known.NEIGHBOURS, tiers.SEMANTIC_THRESHOLD, max_rows=known.PROBE_ROWS
+                queries,
+                known.NEIGHBOURS,
+                tiers.SEMANTIC_THRESHOLD,
+                max_rows=known.PROBE_ROWS,
+                kind="facts",
             )
             contexts += [
                 self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)

@@ -43,8 +43,8 @@ class MemoryView:
     ) -> list[Hit]:
         """Like :meth:`memgraph.Memory.search`, as of :attr:`at`."""
         lens = self._lens(from_)
-        ranked = self._memory._ranked(query, rerank=False, lens=lens)[:k]
-        return self._memory._hits(ranked, episodes, lens)
+        ranked = self._memory._ranked(query, rerank=False, lens=lens, floor=tiers.SEARCH_FLOOR)
+        return self._memory._hits(self._memory._top_hits(ranked, k), episodes, lens)
 
     def _visible(self, doc: Doc, lens: tiers.Lens) -> Entity | None:
         observations = tuple(

@@ -105,6 +105,9 @@ def relevance(query: set[str], fact: str) -> float:
     content = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
     if not (query & (name | content)) - _WEAK:
         return 0.0
+    asked = query - name - {"user"} - _WEAK
+    if asked and not (query & content) - _WEAK:
+        return 0.0  # the name matches, but nothing of what is asked about it
     return len(query & content) + 1.5 * len(query & name)
 
 
@@ -125,6 +128,23 @@ def _empty_reply(schema: Mapping[str, Any]) -> Any:
         props = schema.get("properties", {})
         return {key: _empty_reply(value) for key, value in props.items()}
     return {"array": [], "string": "", "number": 0, "integer": 0, "boolean": False}.get(str(kind))
+
+
+def _last_user(messages: Sequence[Message]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return message_text(message)
+    return ""
+
+
+def _field(prompt: str, label: str, *, first_word: bool = False) -> str | None:
+    """The value of a ``Label: value`` line of the prompt (outside the tagged data)."""
+    head = prompt.split("<text>", 1)[0]
+    match = re.search(rf"^{re.escape(label)}: (.+)$", head, re.MULTILINE)
+    if match is None:
+        return None
+    value = match.group(1).strip()
+    return value.split()[0] if first_word and value else value or None
 
 
 def _tagged(messages: Sequence[Message], tag: str) -> str | None:
@@ -205,7 +225,15 @@ class MockChatModel:
         if text is None:
             user = [message_text(m) for m in messages if m.get("role") == "user"]
             text = user[-1] if user else ""
-        reply: dict[str, Any] = extract(text, _tagged(messages, "known") or "")
+        prompt = _last_user(messages)
+        reply: dict[str, Any] = extract(
+            text,
+            _tagged(messages, "known") or "",
+            speaker=_field(prompt, "Speaker"),
+            addressee=_field(prompt, "Addressee"),
+            said_at=_field(prompt, "Said at", first_word=True),
+            previous=_tagged(messages, "previous"),
+        )
         return reply
 
     def _rerank(self, messages: Sequence[Message]) -> dict[str, Any]:
