@@ -37,7 +37,8 @@ def test_the_chat_example_recalls_facts_from_an_earlier_run(tmp_path: Path) -> N
 
 
 def test_the_chat_example_starts_with_an_empty_memory(tmp_path: Path) -> None:
-    assert chat(tmp_path, "Where do I work?") == "agent: (mock) You said: Where do I work?\n"
+    answer = "agent: I don't know that; nothing I remember answers it.\n"
+    assert chat(tmp_path, "Where do I work?") == answer
 
 
 def readme_chat_loop() -> str:

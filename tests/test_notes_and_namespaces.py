@@ -169,7 +169,7 @@ def test_forgotten_notes_leave_the_filter_but_stay_in_history() -> None:
         note = memory.note("old rule", category="rule")
         memory.expire(note.id)
         assert memory.notes("rule") == []
-        assert [o.content for o in memory.history("main").observations] == ["old rule"]
+        assert [o.content for o in memory.history("Notes").observations] == ["old rule"]
 
 
 def test_notes_are_searchable_by_recall() -> None:
