@@ -6,7 +6,9 @@ A turn runs in four steps:
    :func:`~memgraph.llm_calls.resolve.choose_provider` with the config in effect; the
    offline mock when nothing is configured);
 2. with ``memory=True`` and memory active: if the thread's pending messages
-   belong to another scope (the scope changed), extract them there first;
+   belong to another scope (the scope changed), extract them there first; on
+   the thread's first memory-on turn, put the scope's stored summary into it
+   and extract what earlier threads saved with the scope but could not extract;
    then run recall tiers 1+2 for the prompt and, when anything matches, put
    a system message starting with ``Relevant context from memory:`` right
    before the new user message (nothing is injected when nothing matches);

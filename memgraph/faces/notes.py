@@ -108,18 +108,20 @@ def existing_note(
 ) -> str | None:
     """The id of the current note of ``entity_id`` that says ``content`` with the
     same category, tags and source, if there is one."""
-    obs_id = graph.facts_of(entity_id).keys.get(content_key(content))
-    pair = graph.observation(obs_id) if obs_id is not None else None
-    if pair is None:
+    key = content_key(content)
+    if key not in graph.facts_of(entity_id).keys:  # no current fact says it: the usual case
         return None
-    obs = pair[1]
-    same = (
-        obs.get("validTo") is None
-        and obs.get("source") == source
-        and obs.get("category") == fields.get("category")
-        and set(obs.get("tags") or ()) == set(fields.get("tags") or ())  # type: ignore[call-overload]
-    )
-    return obs_id if same else None
+    tags = set(fields.get("tags") or ())  # type: ignore[call-overload]
+    for obs in reversed(graph.entities[entity_id]["observations"]):
+        if (
+            obs.get("validTo") is None
+            and obs.get("source") == source
+            and obs.get("category") == fields.get("category")
+            and set(obs.get("tags") or ()) == tags
+            and content_key(obs["content"]) == key
+        ):
+            return str(obs["id"])
+    return None
 
 
 def select_notes(
