@@ -81,7 +81,7 @@ def episode_ranges(directory: Path, scope: str) -> list[tuple[int, int]]:
 # --------------------------------------------------------------- plain calls
 def test_llm_is_a_plain_chat_call_on_the_offline_mock_without_memory() -> None:
     reply = llm("hello there")
-    assert str(reply) == reply.text == "(mock) You said: hello there"
+    assert str(reply) == reply.text == "Hello! How can I help?"
     assert reply.usage.total_tokens > 0
     assert reply.context == "" and reply.extracted is None and reply.compaction is None
 
@@ -283,8 +283,9 @@ def test_a_new_threads_first_compaction_merges_the_scopes_stored_summary(tmp_pat
         {"summary": "Alice joined Acme.", "lastCompactedAt": "x", "messagesSummarized": 10}
     )
     thread = Thread()
-    for text in ("one", "two", "three"):
-        llm(f"Message {text}.", memory=True, thread=thread)
+    llm("Message one.", memory=True, thread=thread)
+    assert thread.to_messages()[0]["content"] == f"{SUMMARY_HEADER}\nAlice joined Acme."
+    llm("Message two.", memory=True, thread=thread)  # the summary counts: 5 messages > 4
     assert summary_file(tmp_path)["messagesSummarized"] == 12
     assert "<previous>\nAlice joined Acme.\n</previous>" in calls(provider, "merge")[0].last_user
 

@@ -2,7 +2,9 @@
 
 Every command opens one scope, runs one public method and closes the scope.
 Errors print ``error: <message>`` on stderr and exit with 2 (bad input, scope
-or config), 3 (provider), 4 (store) or 1 (anything else, e.g. not found).
+or config, an empty query), 3 (provider), 4 (store) or 1 (anything else, e.g.
+not found, or a read of a scope that does not exist). A read that finds
+nothing prints :data:`NOTHING_RELEVANT`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import click
 import orjson
 
 from memgraph import __version__
+from memgraph.cli.demo import NOTHING_RELEVANT
 from memgraph.engine.memory import Memory
 from memgraph.errors import (
     ConfigError,
@@ -33,7 +36,7 @@ from memgraph.errors import (
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE
 from memgraph.models import ChangeSet, Entity, Relation
 
-__all__ = ["cli", "main"]
+__all__ = ["NOTHING_RELEVANT", "cli", "main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KEY = "memgraph."
@@ -159,14 +162,59 @@ class _Group(click.Group):
 
 # ------------------------------------------------------------------------ helpers
 @contextmanager
-def _memory() -> Iterator[Memory]:
-    """Open the scope the global options name, and set up logging for the command."""
+def _memory(*, existing: bool = False) -> Iterator[Memory]:
+    """Open the scope the global options name, and set up logging for the command.
+
+    With ``existing``, a scope that holds nothing yet is an error (exit 1) naming
+    the scopes that do exist, so a typo'd ``--scope`` never reads as "empty".
+    """
     with _logging(_opt("verbose", 0)):
         scope, provider = _opt("scope", "default"), _opt("provider")
         with Memory(_opt("dir"), scope, provider=provider, config=_opt("config")) as memory:
             if memory.offline:
                 click.echo(OFFLINE_NOTICE, err=True)
+            if existing:
+                _require_scope(memory)
             yield memory
+
+
+def _existing_scopes(memory: Memory) -> tuple[str, list[str]]:
+    """Where ``memory``'s store keeps its scopes (printable) and the scopes there."""
+    from memgraph.admin.migrate import location_scopes, show
+    from memgraph.store.pg_schema import is_dsn
+
+    kind = os.environ.get("MEMGRAPH_STORE") or memory.config.store
+    if is_dsn(kind):
+        location = kind
+    elif kind == "files" and memory.dir is not None:
+        location = str(memory.dir)
+    else:
+        return f"the {kind!r} store", []
+    try:
+        return show(location), location_scopes(location)
+    except NotFound:
+        return show(location), []
+
+
+def _require_scope(memory: Memory) -> None:
+    """Raise :class:`NotFound` when nothing was ever written to ``memory``'s scope."""
+    if memory.store.exists():
+        return
+    where, scopes = _existing_scopes(memory)
+    if memory.scope in scopes:  # a scope holding only a conversation summary
+        return
+    listed = ", ".join(scopes) if scopes else "none yet (memgraph remember creates one)"
+    raise NotFound(
+        f"no scope {memory.scope!r} in {where}; existing scopes: {listed}. "
+        "Pick one with --scope (or $MEMGRAPH_SCOPE), or --dir for another directory"
+    )
+
+
+def _require_query(query: str, what: str = "query") -> str:
+    """``query`` itself; an empty or blank one is bad input (exit 2)."""
+    if not query.strip():
+        raise ValueError(f"the {what} is empty; say what to look for, e.g. 'where does Alice work'")
+    return query
 
 
 def _default(value: Any) -> Any:
@@ -260,14 +308,16 @@ def remember(text: str | None, at: str | None, source: str | None, metadata: str
 def recall(query: str, no_rerank: bool) -> None:
     """Print the facts relevant to QUERY.
 
-    The facts are grouped by entity; nothing is printed when none are relevant.
+    The facts are grouped by entity; "(nothing relevant remembered)" is printed
+    when none are relevant.
     """
-    with _memory() as memory:
+    _require_query(query)
+    with _memory(existing=True) as memory:
         text = memory.recall(query, rerank=not no_rerank)
     if _opt("json"):
         _emit_json({"query": query, "text": text})
-    elif text:
-        click.echo(text)
+    else:
+        click.echo(text or NOTHING_RELEVANT)
 
 
 @cli.command()
@@ -279,13 +329,17 @@ def search(query: str, k: int, episodes: bool) -> None:
     """Print ranked facts matching QUERY.
 
     Each line shows the score, the tiers that matched, the entity and the fact;
-    --episodes adds the text each fact came from.
+    --episodes adds the text each fact came from; "(nothing relevant
+    remembered)" is printed when nothing matches.
     """
-    with _memory() as memory:
+    _require_query(query)
+    with _memory(existing=True) as memory:
         hits = memory.search(query, k=k, episodes=episodes)
     if _opt("json"):
         _emit_json(hits)
         return
+    if not hits:
+        click.echo(NOTHING_RELEVANT)
     for hit in hits:
         tiers = ",".join(sorted(hit.tiers)) or "-"
         if hit.observation is None and hit.episode is not None:
@@ -310,7 +364,8 @@ def forget(query: str) -> None:
     Nothing is erased: expired facts drop out of recall and search, while
     history still shows them.
     """
-    with _memory() as memory:
+    _require_query(query)
+    with _memory(existing=True) as memory:
         changes = memory.forget(query)
         if _opt("json"):
             _emit_json(changes)
@@ -322,7 +377,7 @@ def forget(query: str) -> None:
 @_global_options(top=False)
 def entities() -> None:
     """List entities and their number of current facts."""
-    with _memory() as memory:
+    with _memory(existing=True) as memory:
         found = memory.entities()
     if _opt("json"):
         _emit_json(found)
@@ -343,7 +398,8 @@ def history(name: str) -> None:
     Expired versions are included; each line shows validFrom → validTo
     ("current" while the fact holds).
     """
-    with _memory() as memory:
+    _require_query(name, "entity name")
+    with _memory(existing=True) as memory:
         found = memory.history(name)
     if _opt("json"):
         _emit_json(found)
@@ -366,7 +422,7 @@ def export(format_: str, output: Path | None, current_only: bool) -> None:
     JSON holds the graph and the episodes; GraphML holds entities as nodes and
     relations as edges. Written to stdout unless --output is given.
     """
-    with _memory() as memory:
+    with _memory(existing=True) as memory:
         data = memory.export(format_, current_only=current_only)
     if output is None:
         stream = sys.stdout.buffer
@@ -384,7 +440,7 @@ def export(format_: str, output: Path | None, current_only: bool) -> None:
 @_global_options(top=False)
 def stats() -> None:
     """Print counts of entities, facts, relations and vectors."""
-    with _memory() as memory:
+    with _memory(existing=True) as memory:
         counts = memory.stats()
     if _opt("json"):
         _emit_json(counts)
@@ -393,19 +449,31 @@ def stats() -> None:
         click.echo(f"{key.replace('_', ' ')}: {value}")
 
 
+def _from_command_line(name: str) -> bool:
+    """Whether the global option ``name`` was typed (not taken from a default or the environment)."""
+    ctx: click.Context | None = click.get_current_context()
+    while ctx is not None:
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+            return True
+        ctx = ctx.parent
+    return False
+
+
 @cli.command()
 @_global_options(top=False)
 def demo() -> None:
     """Remember a few facts about Alice and Bob, reopen the memory, and recall them.
 
-    Runs offline on the mock provider unless a provider is configured.
+    Runs in a temporary directory that is deleted afterwards, so your memory is
+    never touched; with --dir it writes the scope "demo" there (or the --scope
+    you type) and keeps it. Offline on the mock provider unless one is configured.
     """
-    from memgraph.cli.demo import run_demo
+    from memgraph.cli.demo import DEMO_SCOPE, run_demo
 
     with _logging(_opt("verbose", 0)):
         run_demo(
-            _opt("dir"),
-            scope=_opt("scope", "demo"),
+            _opt("dir") if _from_command_line("dir") else None,
+            scope=_opt("scope") if _from_command_line("scope") else DEMO_SCOPE,
             provider=_opt("provider"),
             echo=click.echo,
             on_offline=lambda: click.echo(OFFLINE_NOTICE, err=True),

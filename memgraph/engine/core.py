@@ -22,7 +22,7 @@ import numpy as np
 
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
-from memgraph.errors import StoreConflict, StoreCorrupt
+from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt
 from memgraph.graph.changes import Plan, episode_embedding_text
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.provider import Provider
@@ -258,7 +258,15 @@ class MemoryCore:
         if not missing:
             return
         log.info("memgraph: embedding %d observations of scope %r", len(missing), self.scope)
-        rows = self._embed([text for _, text in missing])
+        try:
+            rows = self._embed([text for _, text in missing])
+        except ProviderError as exc:  # reading needs no model: embed them on a later open
+            log.warning(
+                "memgraph: %d facts of scope %r have no vector for %r yet (%s); until they "
+                "do, reads match them by name and keyword only",
+                len(missing), self.scope, self.embedder_model, exc,
+            )  # fmt: skip
+            return
         vectors = {obs_id: row for (obs_id, _), row in zip(missing, rows, strict=True)}
         try:
             with self._writer(min(self.config.lock_timeout, 1.0)):

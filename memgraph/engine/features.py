@@ -22,7 +22,16 @@ from memgraph.faces import progress as boards
 from memgraph.faces import rules as rulebook
 from memgraph.faces.kv import KeyValueMemory
 from memgraph.faces.namespaces import current_source, read_namespace
-from memgraph.faces.notes import Note, note_fields, select_notes, validate_category, validate_tags
+from memgraph.faces.notes import (
+    NOTES_ENTITY,
+    NOTES_TYPE,
+    Note,
+    existing_note,
+    note_fields,
+    select_notes,
+    validate_category,
+    validate_tags,
+)
 from memgraph.faces.timetravel import MemoryView
 from memgraph.graph.graph import Doc, Graph
 from memgraph.models import Observation
@@ -86,8 +95,13 @@ class FeaturesMixin(ReadMixin):
             content: the note.
             category: ``preference``, ``rule``, ``learning``, ``decision`` or ``context``.
             tags: free-form tags to filter by.
-            about: the entity the note is about; defaults to the writing
-                namespace (``"main"`` or the agent's name, type ``agent``).
+            about: the entity the note is about; by default the scope's
+                ``Notes`` entity (type ``notes``). The writing namespace
+                (``"main"`` or the agent's name) is the note's ``source``.
+
+        Returns:
+            The note; the existing one when the same text with the same
+            category, tags and source is already noted (nothing is stored).
 
         Raises:
             ValueError: an unknown category, or empty / overlong content.
@@ -100,7 +114,7 @@ class FeaturesMixin(ReadMixin):
             raise ValueError(f"a note needs 1 to {MAX_NOTE_CHARS:,} characters of content")
         fields = note_fields(validate_category(category), tags)
         source = current_source()
-        subject = about or source
+        subject = about or NOTES_ENTITY
         now = now_iso()
         created: dict[str, str] = {}
 
@@ -108,11 +122,16 @@ class FeaturesMixin(ReadMixin):
             ops: list[Doc] = []
             next_id = graph.next_id
             entity = graph.entity_by_name(subject)
-            if entity is None:
+            if entity is not None:
+                found = existing_note(graph, entity["id"], text, fields, source)
+                if found is not None:
+                    created["obs"] = found
+                    return []
+            else:
                 entity = {
                     "id": f"entity-{next_id}",
                     "name": subject,
-                    "type": "agent" if about is None else "thing",
+                    "type": NOTES_TYPE if about is None else "thing",
                     "source": source,
                     "createdAt": now,
                 }

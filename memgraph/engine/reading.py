@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from memgraph.engine.core import MemoryCore
@@ -270,6 +270,23 @@ class ReadMixin(MemoryCore):
         ``lastCompactedAt``, ``messagesSummarized`` and any extra fields)."""
         with self._lock:
             self.store.write_summary(dict(summary))
+
+    def update_summary(
+        self, change: Callable[[dict[str, Any] | None], Mapping[str, Any] | None]
+    ) -> None:
+        """Read the conversation summary, change it and write it back under the
+        scope's write lock, so concurrent writers of the document lose nothing.
+
+        ``change`` gets the stored document (``None`` when there is none) and
+        returns the new one, or ``None`` to leave it as it is.
+
+        Raises:
+            StoreConflict: the scope's lock was not free within ``lockTimeout``.
+        """
+        with self._lock, self._writer():
+            updated = change(self.store.read_summary())
+            if updated is not None:
+                self.store.write_summary(dict(updated))
 
     def stats(self) -> dict[str, int]:
         """Counts of entities, observations (all / current), relations, episodes

@@ -3,9 +3,10 @@
 :class:`MockChatModel` reads the phase from the reply schema (``extract``,
 ``rerank``, ``forget``, ``summarize``, ``merge``) and answers from the tagged
 parts of the last user message (see :mod:`memgraph.llm_calls.prompts`) with simple,
-deterministic rules. Without a schema it chats: it answers from a memory
-context system message when one is present, calls a tool the user names, or
-echoes the user.
+deterministic rules. Without a schema it chats like a simple assistant
+(:mod:`memgraph.providers.mock.reply`): it answers a question from the facts of
+a memory context system message in a sentence, or says it does not know; it
+calls a tool the user names, and acknowledges anything else.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memgraph.providers.mock.embedder import stem
+from memgraph.providers.mock.reply import reply
 from memgraph.providers.mock.rules import extract, split_sentences
 
 from memgraph.llm_calls.prompts import read_tag
@@ -72,6 +74,7 @@ _OBSERVATION = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\): (?P<content>.
 _HEADER_ONLY = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\):?(?P<content>)$")
 _MEMORY_LINE = re.compile(r"^(?P<name>.+?) \((?P<type>[^()]+)\)\s*(?::\s*(?P<fact>.*))?$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:tell|remind|show)\s+me\b", re.IGNORECASE)
 _ROLE_PREFIX = re.compile(r"^(?:user|assistant)\s*:\s*", re.IGNORECASE)
 
 
@@ -338,14 +341,8 @@ class MockChatModel:
             text = message_text(message)
             if message.get("role") == "system" and text.startswith(MEMORY_HEADERS):
                 facts += _memory_facts(text)
-        wanted = overlap_terms(said)
-        ranked = sorted((-relevance(wanted, f), i, f) for i, f in enumerate(facts))
-        ranked = [item for item in ranked if item[0] < 0]
-        if ranked:
-            return self._completion(
-                "From memory: " + "; ".join(f for *_, f in ranked[:5]) + ".", prompt
-            )
-        return self._completion(f"(mock) You said: {said.strip()}", prompt)
+        wanted = overlap_terms(_REQUEST.sub("", said))  # "tell me about X" is about X
+        return self._completion(reply(said, facts, lambda fact: relevance(wanted, fact)), prompt)
 
 
 class _ForgetCandidate:
@@ -402,6 +399,7 @@ def _memory_facts(text: str) -> list[str]:
     """Facts of a memory context message, each as ``Name (type): fact``."""
     facts: list[str] = []
     header = ""
+    other_section = False  # e.g. the texts the facts came from: not facts
     for line in text.splitlines()[1:]:
         stripped = line.strip()
         if not stripped:
@@ -409,6 +407,11 @@ def _memory_facts(text: str) -> list[str]:
         bullet = re.match(r"^[-*•]\s+", stripped)
         body = stripped[bullet.end() :] if bullet else stripped
         match = _MEMORY_LINE.match(body)
+        top_level = not line[:1].isspace() and not bullet
+        if top_level:
+            other_section = match is None and body.endswith(":")
+        if other_section:
+            continue
         if match and not (line[:1].isspace() and bullet and header):
             header = f"{match['name']} ({match['type']})"
             if match["fact"]:
