@@ -27,7 +27,14 @@ from memgraph.extract import Extraction
 from memgraph.graph import Doc, Graph
 from memgraph.text import content_key, name_key, similarity
 
-__all__ = ["EXPIRE_SIMILARITY", "Plan", "attribute_of", "plan_extraction", "plan_forget"]
+__all__ = [
+    "EXPIRE_SIMILARITY",
+    "Plan",
+    "attribute_of",
+    "plan_extraction",
+    "plan_facts",
+    "plan_forget",
+]
 
 EXPIRE_SIMILARITY = 0.6
 
@@ -109,7 +116,9 @@ class _Planner:
         return held
 
     # ------------------------------------------------------------- observations
-    def observe(self, entity: Doc, content: str, extra: Mapping[str, Any]) -> None:
+    def observe(
+        self, entity: Doc, content: str, extra: Mapping[str, Any], *, supersede: bool = True
+    ) -> None:
         key = content_key(content)
         if not key or self.has_current(entity, key):
             return
@@ -123,7 +132,7 @@ class _Planner:
             "source": self.source,
             **extra,
         }
-        attribute = attribute_of(content)
+        attribute = attribute_of(content) if supersede else None
         if attribute is not None:
             for old in self.holding(entity, attribute):
                 self.expire_obs(old, superseded_by=obs["id"])
@@ -192,8 +201,10 @@ class _Planner:
             }
         )
 
-    def relate(self, source: str, target: str, type_: str) -> None:
-        relation_type = "_".join(type_.lower().replace("-", " ").split())
+    def relate(self, source: str, target: str, type_: str, *, verbatim: bool = False) -> None:
+        """Add ``source --type_--> target`` unless it is current. ``verbatim`` keeps the
+        type as given and supersedes nothing (facts handed over as data, not extracted)."""
+        relation_type = type_ if verbatim else "_".join(type_.lower().replace("-", " ").split())
         start = self.entity(source, "thing")
         end = self.entity(target, "thing")
         key = (start["id"], name_key(relation_type), end["id"])
@@ -202,7 +213,7 @@ class _Planner:
         existing = self.graph.current_relation(*key)
         if existing is not None and existing["id"] not in self.expired:
             return
-        attribute = SINGLE_VALUED_RELATIONS.get(relation_type)
+        attribute = None if verbatim else SINGLE_VALUED_RELATIONS.get(relation_type)
         if attribute is not None:
             for rel in list(self.graph.relations_of(start["id"])):
                 if (
@@ -264,6 +275,32 @@ def plan_extraction(
         planner.relate(relation.source, relation.target, relation.type)
     for expiration in extraction.expirations:
         planner.expiration(expiration.entity_name, expiration.content)
+    return planner.plan
+
+
+def plan_facts(
+    graph: Graph,
+    entities: Sequence[tuple[str, str, Sequence[str]]],
+    relations: Sequence[tuple[str, str, str]],
+    *,
+    at: str,
+    now: str,
+    source: str | None = None,
+) -> Plan:
+    """The ops that store facts handed over as data (``Memory.add_facts``), unchanged.
+
+    ``entities`` are ``(name, type, observations)`` and ``relations`` are
+    ``(from, to, type)``, already cleaned. Entities resolve by normalized name (an
+    existing one keeps its type); observations and relations already current are
+    skipped; relation types are kept as given; nothing is superseded.
+    """
+    planner = _Planner(graph, at=at, now=now, source=source, episode_id=None)
+    for name, type_, observations in entities:
+        entity = planner.entity(name, type_)
+        for content in observations:
+            planner.observe(entity, content, {}, supersede=False)
+    for source_name, target_name, relation_type in relations:
+        planner.relate(source_name, target_name, relation_type, verbatim=True)
     return planner.plan
 
 
