@@ -18,9 +18,13 @@ from typing import Any
 
 import click
 
-__all__ = ["INSTALL_HINT", "TOKEN_ENV", "mcp_command", "mcp_import_command"]
+__all__ = ["INSTALL_HINT", "OFFLINE_NOTICE", "TOKEN_ENV", "mcp_command", "mcp_import_command"]
 
 INSTALL_HINT = "install the MCP extra: pip install 'memgraph-kg[mcp]'"
+OFFLINE_NOTICE = (
+    "memgraph mcp: no provider configured and no API key set: running offline on the "
+    "mock provider (set OPENAI_API_KEY or --provider for real extraction)"
+)
 TOKEN_ENV = "MEMGRAPH_MCP_TOKEN"
 """The environment variable holding the bearer token HTTP clients must send."""
 
@@ -146,6 +150,8 @@ def mcp_command(
     )
     server, pool = build_server(options)
     try:
+        if not multi_scope and pool.get(None).offline:  # opens the scope: bad config fails now
+            click.echo(OFFLINE_NOTICE, err=True)
         if http is None:
             server.run("stdio")
             return
@@ -164,6 +170,9 @@ def mcp_command(
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         listener = socket.socket(family, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit it: without it every answer (headers, then body)
+        # waited ~40 ms on Nagle and the client's delayed ACK (48 ms vs 3.7 ms per call).
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         listener.bind((host, port))
         listener.listen(128)
         bound = listener.getsockname()[1]
