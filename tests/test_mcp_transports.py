@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -168,3 +169,39 @@ def test_memgraph_mcp_without_the_sdk_says_how_to_install_it() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip() == f"error: {INSTALL_HINT}"
+
+
+def _readme_servers() -> list[list[str]]:
+    """The ``args`` of every stdio server in the README's MCP client snippets."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme[readme.index("## Use from an MCP client") :]
+    section = section[: section.index("\n## ", 1)]
+    found = []
+    for block in section.split("```json\n")[1:]:
+        config = json.loads(block[: block.index("```")])
+        for server in (config.get("mcpServers") or config.get("servers") or {}).values():
+            if server.get("command") == "memgraph":
+                found.append(server["args"])
+    return found
+
+
+def test_the_readme_client_configs_start_a_working_server(tmp_path: Path) -> None:
+    configs = _readme_servers()
+    assert len(configs) == 3
+
+    async def check(args: list[str]) -> None:
+        args = [str(tmp_path / "mem") if a.endswith("/.memgraph") else a for a in args]
+        assert args[0] == "mcp"
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "memgraph", *args], env=ENV
+        )
+        async with Client(params, mode="legacy") as client:
+            tools = (await client.list_tools()).tools
+            assert len(tools) == (9 if "--compat" in args else 5), args
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            for args in configs:
+                group.start_soon(check, args)
+
+    anyio.run(main)
