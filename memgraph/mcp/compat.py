@@ -244,6 +244,12 @@ class ReferenceGraph:
             return None  # deleted, and nothing learned about it since
         return _Node(entity, ())  # all its facts expired, but it was never deleted
 
+    def _visible(self, entity: Entity) -> bool:
+        """Whether ``entity`` is in the graph (without reading its relations when it can)."""
+        if any(o.content not in MARKERS for o in entity.current_observations):
+            return True
+        return self._node(entity) is not None
+
     def _find(self, name: str) -> _Node | None:
         try:
             entity = self.memory.entity(name)
@@ -321,11 +327,16 @@ class ReferenceGraph:
             if not re.fullmatch(r"entity-\d+", cursor):
                 raise ValueError(f"cursor {cursor!r} is not one read_graph returned")
             after = _number(cursor)
-        nodes = [n for n in self._nodes() if _number(n.entity.id) > after]
+        entities = sorted(
+            (e for e in self.memory.entities() if _number(e.id) > after),
+            key=lambda e: _number(e.id),
+        )
+        visible = [e for e in entities if self._visible(e)]
+        nodes = [n for n in map(self._node, visible[:size]) if n is not None]
         page, shown = self._page(nodes, limit=size, own_relations=True)
-        if shown < len(nodes):
+        if shown < len(visible):
             page["nextCursor"] = nodes[shown - 1].entity.id
-            more = f"Showing {shown} of {len(nodes)} remaining entities."
+            more = f"Showing {shown} of {len(visible)} remaining entities."
             page["note"] = " ".join(
                 [more, page.get("note", ""), "Call read_graph with this cursor for the next page."]
             ).replace("  ", " ")
