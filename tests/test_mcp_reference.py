@@ -95,6 +95,7 @@ def test_the_nine_tools_have_the_reference_names_titles_hints_and_shapes(tmp_pat
     async def session(client: Client) -> None:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert list(listed) == list(REFERENCE)
+        assert client.instructions is None  # the reference gives none, so neither do we
         for name, (title, given, answer, hints) in REFERENCE.items():
             tool = listed[name]
             assert tool.title == title

@@ -560,7 +560,8 @@ def build_server(options: ServerOptions) -> tuple[MCPServer[Any], MemoryPool]:
         "memgraph",
         title="memgraph",
         description="Knowledge-graph long-term memory",
-        instructions=_INSTRUCTIONS,
+        # The reference server gives none: a drop-in must not steer the model differently.
+        instructions=None if options.profile == "reference" else _INSTRUCTIONS,
         version=__version__,
         subscriptions=bus,
         log_level="WARNING",

@@ -10,6 +10,7 @@ newest :data:`MAX_FACTS` facts and relations, ``notes`` at most
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -180,21 +181,30 @@ def _link(relation: Relation) -> Link:
 
 
 _NAMES: weakref.WeakKeyDictionary[Memory, dict[str, str]] = weakref.WeakKeyDictionary()
+_NAMES_LOCK = threading.Lock()  # tools run on worker threads
+
+
+def _known(memory: Memory, names: dict[str, str]) -> None:
+    with _NAMES_LOCK:
+        _NAMES.setdefault(memory, {}).update(names)
 
 
 def _name_of(memory: Memory, entity_id: str) -> str:
     """The name of the entity with this id (ids never change name; a miss reloads the list)."""
-    names = _NAMES.setdefault(memory, {})
-    if entity_id not in names:
-        names.update((e.id, e.name) for e in memory.entities())
-    return names.get(entity_id, entity_id)
+    with _NAMES_LOCK:
+        found = _NAMES.get(memory, {}).get(entity_id)
+    if found is None:
+        everything = {e.id: e.name for e in memory.entities()}
+        _known(memory, everything)
+        found = everything.get(entity_id, entity_id)
+    return found
 
 
 def _names(changes: ChangeSet, memory: Memory) -> dict[str, str]:
     names = {e.id: e.name for e in changes.added_entities}
     for relation in (*changes.added_relations, *changes.expired_relations):
         names[relation.from_id], names[relation.to_id] = relation.from_name, relation.to_name
-    _NAMES.setdefault(memory, {}).update(names)
+    _known(memory, names)
     for obs in (*changes.added_observations, *changes.expired_observations):
         if obs.entity_id not in names:
             names[obs.entity_id] = _name_of(memory, obs.entity_id)
