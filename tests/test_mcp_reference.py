@@ -260,7 +260,7 @@ def test_read_graph_pages_with_a_cursor_and_every_item_appears_once(tmp_path: Pa
 
 
 def test_an_entity_too_large_for_one_answer_is_cut_with_a_note(tmp_path: Path) -> None:
-    facts = [f"fact number {i:04} " + "x" * 80 for i in range(900)]
+    facts = [f"fact number {i:04} " + "x" * 90 for i in range(500)]
 
     async def session(client: Client) -> None:
         big = {"name": "Big", "entityType": "thing", "observations": facts}
