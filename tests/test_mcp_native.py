@@ -9,11 +9,13 @@ from typing import Any
 
 import anyio
 import pytest
+from click.testing import CliRunner
 from mcp import Client, MCPDeprecationWarning
 from mcp.types import ResourceUpdatedNotification
 
-from memgraph import Memory
-from memgraph.mcp.server import RESOURCE
+from memgraph import InvalidScope, Memory
+from memgraph.cli import cli
+from memgraph.mcp.server import RESOURCE, ServerOptions, build_server
 from tests.mcp_support import fails, ok, serve, text
 
 NATIVE = ["remember", "recall", "search", "forget", "entity"]
@@ -239,3 +241,10 @@ def test_memgraph_mcp_package_does_not_shadow_the_sdk() -> None:
 
     assert "memgraph" not in Path(mcp.__file__ or "").parts
     assert server.MCPServer.__module__.startswith("mcp.server")
+
+
+def test_a_server_with_a_bad_scope_fails_at_start(tmp_path: Path) -> None:
+    with pytest.raises(InvalidScope):
+        build_server(ServerOptions(dir=str(tmp_path), scope="../etc", provider="mock"))
+    result = CliRunner().invoke(cli, ["--dir", "mem", "mcp", "--scope", "../etc"])
+    assert result.exit_code == 2 and "scope" in result.stderr

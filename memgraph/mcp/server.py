@@ -551,10 +551,6 @@ def build_server(options: ServerOptions) -> tuple[MCPServer[Any], MemoryPool]:
     """
     if options.profile not in ("native", "reference"):
         raise ConfigError(f"unknown profile {options.profile!r}; use 'native' or 'reference'")
-    if not options.multi_scope:
-        from memgraph.scope import validate_scope
-
-        validate_scope(options.scope)
     bus = InMemorySubscriptionBus()
     server: MCPServer[Any] = MCPServer(
         "memgraph",
@@ -567,6 +563,8 @@ def build_server(options: ServerOptions) -> tuple[MCPServer[Any], MemoryPool]:
         log_level="WARNING",
     )
     rt = _Runtime(options, bus)
+    if not options.multi_scope:
+        rt.pool.get(None)  # opens nothing on disk; a bad scope or config fails here
     found = _reference_tools(rt) if options.profile == "reference" else _native_tools(rt)
     for fn, title, hints in found:
         server.add_tool(
