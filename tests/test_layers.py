@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces")
 BELOW_TOP = (*BELOW_ENGINE, "engine", "conversation", "admin")
 TOP = (*BELOW_TOP, "public API")
+FACES = ("mcp", "integrations", "view", "importing", "portable")
 
 # layer           its modules (a module and everything under it)   may import, besides itself
 CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
@@ -42,12 +43,14 @@ CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("admin",        ("memgraph.admin",),          (*BELOW_ENGINE, "engine")),
     ("public API",   ("memgraph",),                BELOW_TOP),  # memgraph/__init__.py only
     # The faces at the top: each may use the public API and every layer under it,
-    # and none imports another (nothing imports the CLI but ``python -m memgraph``).
-    ("cli",          ("memgraph.cli",),            TOP),
+    # and none imports another; the command line gathers them (and nothing imports
+    # the CLI but ``python -m memgraph``).
+    ("cli",          ("memgraph.cli",),            (*TOP, *FACES)),
     ("mcp",          ("memgraph.mcp",),            TOP),
     ("integrations", ("memgraph.integrations",),   TOP),
     ("view",         ("memgraph.view",),           TOP),
     ("importing",    ("memgraph.importing",),      TOP),
+    ("portable",     ("memgraph.portable",),       TOP),
     ("__main__",     ("memgraph.__main__",),       ("cli",)),
     # Providers plug in through the seam only (entries may name single modules).
     ("providers",    ("memgraph.providers",),      ("foundation", "memgraph.llm_calls.provider",

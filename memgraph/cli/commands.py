@@ -34,6 +34,7 @@ from memgraph.errors import (
     StoreError,
 )
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE
+from memgraph.mcp.cli import mcp_command, mcp_import_command  # imports no MCP SDK
 from memgraph.models import ChangeSet, Entity, Relation
 
 __all__ = ["NOTHING_RELEVANT", "cli", "main"]
@@ -412,7 +413,9 @@ def history(name: str) -> None:
 
 
 @cli.command()
-@click.option("--format", "format_", type=click.Choice(["json", "graphml"]), default="json")
+@click.option(
+    "--format", "format_", type=click.Choice(["json", "graphml", "mcp-jsonl"]), default="json"
+)
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="File.")
 @click.option("--current-only", is_flag=True, help="GraphML: leave out expired facts.")
 @_global_options(top=False)
@@ -420,13 +423,20 @@ def export(format_: str, output: Path | None, current_only: bool) -> None:
     """Export the scope as JSON or GraphML.
 
     JSON holds the graph and the episodes; GraphML holds entities as nodes and
-    relations as edges. Written to stdout unless --output is given.
+    relations as edges; mcp-jsonl is the memory.jsonl of the reference MCP
+    memory server (current facts only). Written to stdout unless --output is given.
     """
     with _memory(existing=True) as memory:
-        data = memory.export(format_, current_only=current_only)
+        if format_ == "mcp-jsonl":  # the reference MCP memory server's memory.jsonl
+            from memgraph.mcp.reference_file import export_reference
+
+            data = export_reference(memory).encode()
+        else:
+            data = memory.export(format_, current_only=current_only)
     if output is None:
         stream = sys.stdout.buffer
-        stream.write(data if data.endswith(b"\n") else data + b"\n")
+        exact = data.endswith(b"\n") or format_ == "mcp-jsonl"  # that file ends without one
+        stream.write(data if exact else data + b"\n")
         stream.flush()
     else:
         # Exports are personal data: owner-only, like everything memgraph writes.
@@ -550,6 +560,10 @@ def doctor(repair: bool) -> None:
     else:
         click.echo(report.render())
     click.get_current_context().exit(0 if report.ok else 1)
+
+
+cli.add_command(mcp_command)
+cli.add_command(mcp_import_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,9 +22,16 @@ from memgraph.engine.core import (
 )
 from memgraph.faces.namespaces import current_source
 from memgraph.faces.notes import note_fields
-from memgraph.graph.changes import Plan, plan_extraction
+from memgraph.graph.changes import Plan, plan_extraction, plan_facts
 from memgraph.graph.graph import Doc, Graph
-from memgraph.llm_calls.extract import Extraction, extract
+from memgraph.llm_calls.extract import (
+    MAX_CONTENT,
+    MAX_NAME,
+    MAX_TYPE,
+    Extraction,
+    clean_label,
+    extract,
+)
 from memgraph.models import (
     ChangeSet,
 )
@@ -172,6 +179,80 @@ class RememberMixin(MemoryCore):
         if last.speaker and not split_speaker(text)[0]:
             text = f"{last.speaker}: {text}"
         return _TurnContext(addressee if addressee != speaker else None, text)
+
+    def add_facts(
+        self,
+        entities: Iterable[tuple[str, str, Iterable[str]]] = (),
+        relations: Iterable[tuple[str, str, str]] = (),
+        *,
+        at: str | datetime | None = None,
+        source: str | None = None,
+    ) -> ChangeSet:
+        """Store entities, observations and relations exactly as given, without the LLM.
+
+        The structured counterpart of :meth:`remember`, for facts that arrive as
+        data (an MCP client's ``create_entities``, a file import). The write is
+        journaled and locked like any other.
+
+        * ``entities`` are ``(name, type, observations)``. A name resolves like
+          everywhere else (case and whitespace do not matter); an existing entity
+          keeps its type and gains the observations it does not already hold as
+          current facts. Empty observations are skipped.
+        * ``relations`` are ``(from, to, type)`` by entity name; a missing
+          endpoint is created with type ``thing``, a relation already current is
+          skipped, and the type is kept as given.
+        * Nothing is superseded: a new "works at Globex" does not retire "works
+          at Acme" (expire that one, or use :meth:`remember`, which does).
+
+        No episode is stored; every fact records ``source``.
+
+        Args:
+            entities: ``(name, type, observations)`` triples.
+            relations: ``(from, to, type)`` triples.
+            at: when the facts became true (``validFrom``); defaults to now.
+            source: who wrote them; defaults to the current namespace.
+
+        Returns:
+            What changed (empty when everything was already known).
+
+        Raises:
+            TypeError: a name, type or observation is not a string.
+            ValueError: a name, type or relation end is empty or too long, or an
+                observation is over 2,000 characters. Nothing is stored then.
+            StoreError: the write could not be persisted; nothing was stored.
+        """
+        cleaned_entities: list[tuple[str, str, list[str]]] = []
+        for index, (name, type_, observations) in enumerate(entities):
+            where = f"entities[{index}]"
+            contents = [
+                clean_label(content, f"{where}.observations[{position}]", MAX_CONTENT)
+                for position, content in enumerate(_strings(observations, f"{where}.observations"))
+            ]
+            cleaned_entities.append(
+                (
+                    _required(name, f"{where}.name", MAX_NAME),
+                    clean_label(type_, f"{where}.type", MAX_TYPE) or "thing",
+                    [content for content in contents if content],
+                )
+            )
+        cleaned_relations = [
+            (
+                _required(start, f"relations[{index}].from", MAX_NAME),
+                _required(end, f"relations[{index}].to", MAX_NAME),
+                _required(type_, f"relations[{index}].type", MAX_TYPE),
+            )
+            for index, (start, end, type_) in enumerate(relations)
+        ]
+        if not cleaned_entities and not cleaned_relations:
+            return ChangeSet()
+        said_at, now = coerce_time(at), now_iso()
+        source = source or current_source()
+        plan, commit = self._write(
+            lambda graph: plan_facts(
+                graph, cleaned_entities, cleaned_relations, at=said_at, now=now, source=source
+            )
+        )
+        return self._change_set(plan, commit, ())
 
     def remember_many(
         self,
@@ -343,3 +424,16 @@ class RememberMixin(MemoryCore):
                 self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
             ]
         return contexts
+
+
+def _required(value: object, field: str, limit: int) -> str:
+    text = clean_label(value, field, limit)
+    if not text:
+        raise ValueError(f"{field} is empty")
+    return text
+
+
+def _strings(values: object, field: str) -> list[object]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{field} must be a list of strings, got {type(values).__name__}")
+    return list(values)

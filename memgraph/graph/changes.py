@@ -27,7 +27,14 @@ from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.extract import Extraction
 from memgraph.text import content_key, name_key, similarity, stem, words
 
-__all__ = ["EXPIRE_SIMILARITY", "Plan", "attribute_of", "plan_extraction", "plan_forget"]
+__all__ = [
+    "EXPIRE_SIMILARITY",
+    "Plan",
+    "attribute_of",
+    "plan_extraction",
+    "plan_facts",
+    "plan_forget",
+]
 
 EXPIRE_SIMILARITY = 0.6
 
@@ -110,7 +117,9 @@ class _Planner:
         return held
 
     # ------------------------------------------------------------- observations
-    def observe(self, entity: Doc, content: str, extra: Mapping[str, Any]) -> None:
+    def observe(
+        self, entity: Doc, content: str, extra: Mapping[str, Any], *, supersede: bool = True
+    ) -> None:
         key = content_key(content)
         if not key:
             return
@@ -133,7 +142,7 @@ class _Planner:
             "source": self.source,
             **extra,
         }
-        attribute = attribute_of(content)
+        attribute = attribute_of(content) if supersede else None
         if attribute is not None:
             for old in self.holding(entity, attribute):
                 self.expire_obs(old, superseded_by=obs["id"])
@@ -233,8 +242,10 @@ class _Planner:
                     obs["rel"], rel["obs"] = rel["id"], obs["id"]
                     break
 
-    def relate(self, source: str, target: str, type_: str) -> None:
-        relation_type = "_".join(type_.lower().replace("-", " ").split())
+    def relate(self, source: str, target: str, type_: str, *, verbatim: bool = False) -> None:
+        """Add ``source --type_--> target`` unless it is current. ``verbatim`` keeps the
+        type as given and supersedes nothing (facts handed over as data, not extracted)."""
+        relation_type = type_ if verbatim else "_".join(type_.lower().replace("-", " ").split())
         start = self.entity(source, "thing")
         end = self.entity(target, "thing")
         key = (start["id"], name_key(relation_type), end["id"])
@@ -244,7 +255,7 @@ class _Planner:
         if existing is not None and existing["id"] not in self.expired:
             self.stated.append(existing["id"])
             return
-        attribute = SINGLE_VALUED_RELATIONS.get(relation_type)
+        attribute = None if verbatim else SINGLE_VALUED_RELATIONS.get(relation_type)
         if attribute is not None:
             for rel in list(self.graph.relations_of(start["id"])):
                 if (
@@ -327,6 +338,32 @@ def episode_embedding_text(episode: Mapping[str, Any]) -> str:
     speaker = episode.get("speaker")
     text = str(episode.get("text") or "")[:EMBED_CHARS]
     return f"{speaker}: {text}" if speaker else text
+
+
+def plan_facts(
+    graph: Graph,
+    entities: Sequence[tuple[str, str, Sequence[str]]],
+    relations: Sequence[tuple[str, str, str]],
+    *,
+    at: str,
+    now: str,
+    source: str | None = None,
+) -> Plan:
+    """The ops that store facts handed over as data (``Memory.add_facts``), unchanged.
+
+    ``entities`` are ``(name, type, observations)`` and ``relations`` are
+    ``(from, to, type)``, already cleaned. Entities resolve by normalized name (an
+    existing one keeps its type); observations and relations already current are
+    skipped; relation types are kept as given; nothing is superseded.
+    """
+    planner = _Planner(graph, at=at, now=now, source=source, episode_id=None)
+    for name, type_, observations in entities:
+        entity = planner.entity(name, type_)
+        for content in observations:
+            planner.observe(entity, content, {}, supersede=False)
+    for source_name, target_name, relation_type in relations:
+        planner.relate(source_name, target_name, relation_type, verbatim=True)
+    return planner.plan
 
 
 def plan_forget(
