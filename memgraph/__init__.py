@@ -16,6 +16,7 @@ from memgraph.approval import (
     preapprove,
     set_approval_handler,
 )
+from memgraph.bulk import Item
 from memgraph.cache import close_all
 from memgraph.compaction import Compaction
 from memgraph.concurrency import ContextThreadPoolExecutor, spawn
@@ -93,6 +94,7 @@ __all__ = [
     "Episode",
     "Hit",
     "InvalidScope",
+    "Item",
     "JsonSchema",
     "KeyValueMemory",
     "KeyVersion",

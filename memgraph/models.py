@@ -136,7 +136,10 @@ class Relation:
 
 @dataclass(frozen=True)
 class Episode:
-    """The raw text of one ``remember`` call: where facts came from."""
+    """The raw text of one ``remember`` call: where facts came from.
+
+    ``speaker`` is who said it (a person's name, ``"assistant"``), when known.
+    """
 
     id: str
     text: str
@@ -144,6 +147,7 @@ class Episode:
     recorded_at: str
     source: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    speaker: str | None = None
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Episode:
@@ -154,6 +158,7 @@ class Episode:
             recorded_at=doc.get("recordedAt") or doc["at"],
             source=doc.get("source"),
             metadata=dict(doc.get("metadata") or {}),
+            speaker=doc.get("speaker"),
         )
 
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import orjson
 
-from memgraph import known
+from memgraph import bulk, known
 from memgraph import ranking as tiers
+from memgraph.bulk import Item, Progress
 from memgraph.changes import Plan, plan_extraction
 from memgraph.clock import now_iso
 from memgraph.core import CONTEXT_BUDGET, MAX_TEXT_CHARS, MemoryCore, coerce_time
@@ -22,7 +23,6 @@ from memgraph.models import (
 )
 from memgraph.namespaces import current_source
 from memgraph.notes import note_fields
-from memgraph.store.base import Commit, VectorBatch
 
 __all__ = ["RememberMixin"]
 
@@ -104,81 +104,50 @@ class RememberMixin(MemoryCore):
 
     def remember_many(
         self,
-        texts: Sequence[str],
+        items: Iterable[str | Item | Mapping[str, Any]],
         *,
         at: str | datetime | None = None,
         source: str | None = None,
+        concurrency: int = 1,
+        progress: Progress | None = None,
     ) -> list[ChangeSet]:
-        """Remember many texts with batched embedding calls and one commit.
+        """Remember many texts: the bulk path for imports (:mod:`memgraph.bulk`).
 
-        The bulk path for imports: the contexts of all the texts are found
-        together (batched embedding calls, one pass over the vector index), the
-        texts are extracted one by one (one LLM call each), applied in order,
-        and persisted as a single journal commit with one fsync. The context of
-        each extraction is the memory as it was before the batch.
+        Each item is a text, an :class:`~memgraph.bulk.Item` or a dict with
+        ``text`` and optionally ``at``, ``speaker``, ``source``, ``metadata``
+        and ``extract``; each keeps its own time, speaker and metadata on its
+        episode. Extraction contexts are found in batches, model calls run
+        ``concurrency`` at a time, and results are applied in input order and
+        committed in chunks (at most 1,000 items, about a second of lock time
+        each), releasing the lock between chunks.
+
+        Args:
+            items: the texts or items, in the order they were said.
+            at: the time of items that give none (default: now).
+            source: the source of items that give none.
+            concurrency: model calls in flight at once (1: one after another).
+            progress: called as ``progress(done, total)`` first with 0, then
+                after each chunk is durably stored.
 
         Returns:
-            One change set per text, in order.
+            One change set per item, in order.
 
         Raises:
-            TypeError, ValueError: a text is not acceptable (nothing is stored).
-            ProviderError: the model could not be reached; nothing is stored.
-            StoreError: the batch could not be persisted; nothing is stored.
+            TypeError, ValueError: an item is not acceptable (the message names
+                its index); nothing is stored.
+            ProviderError: the model could not be reached. The items before
+                the failing one are stored, nothing from it on.
+            StoreError: a chunk could not be persisted. Every chunk reported
+                through ``progress`` is stored, nothing after it.
         """
-        cleaned = [self._check_text(text) for text in texts]
-        if not cleaned:
-            return []
-        source = source or current_source()
-        said_at = coerce_time(at)
-        with self._lock:
-            contexts = self._contexts_for(self._sync(), cleaned)
-        answers = [
-            extract(self.provider.chat, text, known=context, said_at=said_at)
-            for text, context in zip(cleaned, contexts, strict=True)
-        ]
-        now = now_iso()
-        with self._lock, self._writer():
-            graph = self._sync()
-            plans: list[Plan | None] = []
-            ops: list[Doc] = []
-            embed: list[tuple[str, str]] = []
-            try:
-                for text, answer in zip(cleaned, answers, strict=True):
-                    if answer.value is None:
-                        plans.append(None)
-                        continue
-                    episode = {"text": text, "at": said_at, "recordedAt": now, "source": source}
-                    plan = plan_extraction(
-                        graph, answer.value, at=said_at, now=now, source=source, episode=episode
-                    )
-                    graph.apply(plan.ops)  # later texts resolve against earlier ones
-                    graph.next_id = plan.next_id
-                    plans.append(plan)
-                    ops.extend(plan.ops)
-                    embed.extend(plan.embed)
-                rows = self._embed([t for _, t in embed]) if embed and self.embedder_model else None
-                batch = None
-                if rows is not None and self.embedder_model is not None:
-                    batch = VectorBatch(self.embedder_model, tuple(i for i, _ in embed), rows)
-                commit = Commit(graph.seq + 1, now_iso(), graph.next_id, ops, batch)
-                if ops:
-                    self.store.commit(commit)
-            except BaseException:
-                self._graph = None  # the in-memory graph ran ahead of the store: reload
-                raise
-            if ops:
-                graph.seq = commit.seq
-                self._apply_vectors(commit)
-                self._maybe_checkpoint()
-                self._freeze_if_large(graph)  # the records a batch parsed are long-lived
-            results = []
-            for planned, answer in zip(plans, answers, strict=True):
-                if planned is None:
-                    results.append(ChangeSet(warnings=tuple(answer.problems)))
-                else:
-                    warnings = tuple(answer.problems) + tuple(planned.warnings)
-                    results.append(self._change_set(planned, commit, warnings))
-            return results
+        entries = bulk.prepare(
+            items,
+            at=at,
+            source=source or current_source(),
+            check_text=self._check_text,
+            check_metadata=self._check_metadata,
+        )
+        return bulk.remember_entries(self, entries, concurrency=concurrency, progress=progress)
 
     @staticmethod
     def _check_text(text: object) -> str:
