@@ -8,6 +8,7 @@ or config), 3 (provider), 4 (store) or 1 (anything else, e.g. not found).
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import sys
@@ -23,6 +24,7 @@ import orjson
 from memgraph import __version__
 from memgraph.errors import (
     ConfigError,
+    InvalidInput,
     InvalidScope,
     MemgraphError,
     NotFound,
@@ -130,7 +132,7 @@ def _logging(verbose: int) -> Iterator[None]:
 # ------------------------------------------------------------------------- errors
 _EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int], ...] = (
     (NotFound, 1),
-    ((InvalidScope, ConfigError), 2),
+    ((InvalidScope, ConfigError, InvalidInput), 2),
     (ProviderError, 3),
     (StoreError, 4),
     (MemgraphError, 1),
@@ -142,8 +144,22 @@ def _exit_code(error: Exception) -> int:
     return next((code for kind, code in _EXIT_CODES if isinstance(error, kind)), 1)
 
 
+_LAZY_COMMANDS = {  # commands kept in their own packages, loaded when used
+    "import": "memgraph.importing.command:import_command",
+}
+
+
 class _Group(click.Group):
     """A group that turns memgraph's errors into ``error: ...`` and an exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, _, name = _LAZY_COMMANDS[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
