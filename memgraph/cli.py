@@ -146,6 +146,8 @@ def _exit_code(error: Exception) -> int:
 
 _LAZY_COMMANDS = {  # commands kept in their own packages, loaded when used
     "import": "memgraph.importing.command:import_command",
+    "dump": "memgraph.portable.command:dump_command",
+    "load": "memgraph.portable.command:load_command",
 }
 
 
