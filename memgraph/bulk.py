@@ -7,8 +7,8 @@ source and metadata) are remembered in input order:
 2. **Contexts per window.** The extraction contexts of a window of items are
    found together (one embedding call, one pass over the vector lists),
    against the memory as it is when the window starts, so a window sees every
-   chunk committed before it. A window is up to 1,024 items when extracting
-   inline, 8 per worker with ``concurrency``.
+   chunk committed before it. Inline, the first window is 64 items and later
+   ones about a second's worth (8 to 1,024); with ``concurrency``, 8 per worker.
 3. **Extract** (one model call per item) inline, or with ``concurrency > 1``
    in a bounded thread pool: at most ``concurrency`` calls in flight, the
    provider's own retries and backoff on 429 unchanged. Answers are consumed
@@ -85,7 +85,9 @@ LOCK_GAP = 0.06
 """Seconds the lock stays free between two chunks: a writer waiting for the file lock polls at
 least every 50 ms, so it gets its turn."""
 WINDOW = 1024
-"""Items whose contexts are found together when extracting inline."""
+"""Most items whose contexts are found together when extracting inline."""
+FIRST_WINDOW = 64
+"""Items in the first window inline; later windows hold about ``CHUNK_SECONDS`` of items."""
 WINDOW_PER_WORKER = 8
 """Items per worker whose contexts are found together with ``concurrency > 1``."""
 
@@ -226,13 +228,20 @@ def _answers(
 
     chat = memory.provider.chat
     if concurrency <= 1:
-        for start in range(0, len(entries), WINDOW):
-            window = entries[start : start + WINDOW]
+        start, size = 0, FIRST_WINDOW
+        while start < len(entries):
+            window = entries[start : start + size]
+            start += len(window)
+            began = time.monotonic()
             for entry, context in zip(window, contexts(window), strict=True):
                 answer = None
                 if entry.extract:
                     answer = extract(chat, entry.text, known=context, said_at=entry.at)
                 yield entry, answer
+            # About CHUNK_SECONDS of items per window: a fast model gets large batches, a
+            # slow one fresh contexts (each window sees the chunks committed before it).
+            per_item = (time.monotonic() - began) / len(window)
+            size = max(WINDOW_PER_WORKER, min(WINDOW, int(CHUNK_SECONDS / max(per_item, 1e-6))))
         return
     size = WINDOW_PER_WORKER * concurrency
     pool = ContextThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memgraph-extract")
