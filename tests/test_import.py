@@ -277,3 +277,34 @@ def test_the_command_imports_text_and_prints_a_summary(tmp_path: Path) -> None:
     assert "imported notes.txt as text" in result.output and "2 new" in result.output
     again = CliRunner().invoke(cli, [*args, "--json"])
     assert orjson.loads(again.stdout)["already"] == 2
+
+
+def test_a_whole_file_importer_plugs_into_the_format_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgraph.importing import FORMATS, external, register_format
+
+    monkeypatch.setattr("memgraph.importing.runner.FORMATS", dict(FORMATS))
+    seen: list[Path] = []
+
+    def import_lines(memory: Memory, path: Path) -> None:
+        seen.append(path)
+        memory.remember_many(path.read_text().splitlines())
+
+    register_format("lines", external(import_lines, "lines"))
+    path = tmp_path / "facts.lines"
+    path.write_text("Alice works at Acme.\nBob likes jazz.\n")
+    with Memory(tmp_path / "mem", "s", provider="mock") as memory:
+        report = import_file(memory, path, format="lines")
+    assert seen == [path] and report.format == "lines" and report.facts == 2
+
+
+def test_a_format_not_wired_in_this_build_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "memory.json"
+    path.write_text('{"type": "entity", "name": "Alice", "entityType": "person"}\n')
+    args = ["--dir", str(tmp_path / "mem"), "import", str(path)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and "use --format mcp-jsonl" in result.output
+    result = CliRunner().invoke(cli, [*args, "--format", "mcp-jsonl"])
+    assert result.exit_code == 2
+    assert "format 'mcp-jsonl' cannot be imported by this version" in result.output
