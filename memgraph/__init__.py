@@ -37,6 +37,7 @@ from memgraph.errors import (
     ApprovalRequired,
     BadResponse,
     ConfigError,
+    InvalidInput,
     InvalidScope,
     MemgraphError,
     MissingCredentials,
@@ -68,7 +69,16 @@ from memgraph.llm_calls.provider import (
     register_provider,
     resolve_provider,
 )
-from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Observation, Relation
+from memgraph.models import (
+    ChangeSet,
+    Entity,
+    EntityHistory,
+    Episode,
+    Hit,
+    Item,
+    Observation,
+    Relation,
+)
 
 __version__ = "0.1.0"
 
@@ -92,7 +102,9 @@ __all__ = [
     "EntityHistory",
     "Episode",
     "Hit",
+    "InvalidInput",
     "InvalidScope",
+    "Item",
     "JsonSchema",
     "KeyValueMemory",
     "KeyVersion",

@@ -5,6 +5,7 @@ Every exception memgraph raises on purpose derives from :class:`MemgraphError`::
     MemgraphError
     ├── ConfigError (also ValueError)        bad agency.json / config field
     ├── InvalidScope (also ValueError)       scope id or memory name breaks the naming rule
+    ├── InvalidInput (also ValueError)       a file to import or load is malformed (names the line)
     ├── NotFound (also LookupError)          no entity / observation / relation with that name or id
     ├── ProviderError                        the LLM or embedding provider failed
     │   ├── UnknownProvider                  no provider registered under that name
@@ -29,6 +30,7 @@ __all__ = [
     "ApprovalRequired",
     "BadResponse",
     "ConfigError",
+    "InvalidInput",
     "InvalidScope",
     "MemgraphError",
     "MissingCredentials",
@@ -53,6 +55,15 @@ class ConfigError(MemgraphError, ValueError):
 
 class InvalidScope(MemgraphError, ValueError):
     """A scope id or memory name does not match the naming rule."""
+
+
+class InvalidInput(MemgraphError, ValueError):
+    """A file given to ``import`` or ``load`` is malformed; the message names where."""
+
+    def __init__(self, message: str, *, path: str = "", position: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.position = position
 
 
 class NotFound(MemgraphError, LookupError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "EntityHistory",
     "Episode",
     "Hit",
+    "Item",
     "Observation",
     "Relation",
 ]
@@ -136,7 +138,10 @@ class Relation:
 
 @dataclass(frozen=True)
 class Episode:
-    """The raw text of one ``remember`` call: where facts came from."""
+    """The raw text of one ``remember`` call: where facts came from.
+
+    ``speaker`` is who said it (a person's name, ``"assistant"``), when known.
+    """
 
     id: str
     text: str
@@ -192,6 +197,28 @@ class Hit:
         if self.observation is not None:
             return "fact"
         return "episode" if self.episode is not None else "entity"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One text for :meth:`memgraph.Memory.remember_many`, with its own circumstances.
+
+    Attributes:
+        text: what was said or written.
+        at: when (world time); defaults to the call's ``at``, then now.
+        speaker: who said it (a person's name, ``"assistant"``); kept on the episode.
+        source: where it came from (an agent, a channel); defaults to the call's.
+        metadata: a JSON-serializable dict stored with the episode.
+        extract: ask the model for facts (``False`` keeps the text as an episode
+            only, with no model call: context such as an assistant's turns).
+    """
+
+    text: str
+    at: str | datetime | None = None
+    speaker: str | None = None
+    source: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    extract: bool = True
 
 
 @dataclass(frozen=True)

@@ -494,14 +494,17 @@ def test_a_429_then_success_stores_the_write_exactly_once(
         assert [o.content for o in alice.entity("Alice").observations] == ["x"]
 
 
-def test_a_failure_in_the_middle_of_remember_many_stores_none_of_the_batch(root: Path) -> None:
+def test_a_model_failure_in_the_middle_of_remember_many_keeps_the_items_before_it(
+    root: Path,
+) -> None:
     good = {**EMPTY, "entities": [{"name": "Alice", "type": "person", "observations": ["x"]}]}
     chat = ScriptedChatModel({"extract": [good, ProviderUnavailable("down")]})
     provider = Provider("scripted", chat, HashEmbedder())
-    before = tree(root)
     with open_memory(root, "alice", provider) as alice, pytest.raises(ProviderUnavailable):
         alice.remember_many(["Alice works at Acme.", "Carol likes chess."])
-    assert tree(root) == before
+    with open_memory(root, "alice") as again:
+        assert [e.text for e in again.iter_episodes()] == ["Alice works at Acme."]
+        assert [e.name for e in again.entities()] == ["Alice"]
 
 
 def test_a_chat_model_that_raises_something_unexpected_applies_nothing(root: Path) -> None:

@@ -116,11 +116,16 @@ def test_a_malformed_file_is_refused_naming_the_line_and_nothing_is_stored(
 def test_the_commands_import_a_reference_file_and_export_it_again(tmp_path: Path) -> None:
     original = _write_reference_file(tmp_path / "memory.jsonl")
     runner = CliRunner()
-    imported = runner.invoke(cli, ["--dir", "mem", "--scope", "test", "mcp-import", "memory.jsonl"])
+    command = ["--dir", "mem", "--scope", "test", "import", "--format", "mcp-jsonl"]
+    imported = runner.invoke(cli, [*command, "memory.jsonl"])
     assert imported.exit_code == 0, imported.output
-    assert "added 3 entities, 4 observations and 2 relations" in imported.stdout
-    again = runner.invoke(cli, ["mcp-import", "memory.jsonl", "--dir", "mem", "--scope", "test"])
-    assert "added 0 entities, 0 observations and 0 relations" in again.stdout
+    with Memory(tmp_path / "mem", "test", provider="mock") as memory:
+        counts = memory.stats()
+    assert (counts["entities"], counts["observations"], counts["relations"]) == (3, 4, 2)
+    again = runner.invoke(cli, [*command, "memory.jsonl"])
+    assert again.exit_code == 0, again.output
+    with Memory(tmp_path / "mem", "test", provider="mock") as memory:
+        assert memory.stats() == counts  # a second import adds nothing
     shown = runner.invoke(
         cli, ["--dir", "mem", "--scope", "test", "export", "--format", "mcp-jsonl"]
     )
@@ -134,5 +139,7 @@ def test_the_commands_import_a_reference_file_and_export_it_again(tmp_path: Path
 
 def test_importing_a_malformed_file_from_the_command_line_exits_2(tmp_path: Path) -> None:
     (tmp_path / "memory.jsonl").write_text("{oops")
-    result = CliRunner().invoke(cli, ["--dir", "mem", "mcp-import", "memory.jsonl"])
+    result = CliRunner().invoke(
+        cli, ["--dir", "mem", "import", "--format", "mcp-jsonl", "memory.jsonl"]
+    )
     assert result.exit_code == 2 and "line 1 is not JSON" in result.stderr

@@ -465,7 +465,7 @@ def test_changing_the_embedding_model_rebuilds_the_vectors(
         hits = m.search("alice likes tea")
         assert hits and "semantic" in hits[0].tiers
     assert "rebuilding the index" in caplog.text
-    assert second.calls[0] == 2  # the current observations, in one batch
+    assert second.calls[0] == 3  # the current observations and the text, in one batch
     with memory(tmp_path, provider=Provider("b", MockChatModel(), second)) as m:
         calls = len(second.calls)
         m.search("tea")

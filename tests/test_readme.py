@@ -113,11 +113,19 @@ def notes(out: str, cwd: Path) -> None:
     assert "facts by category: learning: 1, context: 1" in again
 
 
+def bulk_import(out: str, cwd: Path) -> None:
+    assert out.splitlines()[0] == "0/3" and out.splitlines()[-1] == "3/3"
+    with Memory(cwd / "mem", "alice", provider="mock") as alice:
+        said = [(e.speaker, e.text) for e in alice.iter_episodes()]
+    assert ("Alice", "I moved to Rome.") in said and ("assistant", "Nice!") in said
+
+
 EXAMPLES = {
     "Quickstart (Python)": Example(check=quickstart),
     "Chat with memory": Example("I work at Acme.\n\n", chat_loop),
     "Chat with memory #2": Example("yes\n", approval),
     "Notes, progress, rules, key/values and time travel": Example(check=notes),
+    "Import conversations": Example(check=bulk_import),
     # defines an agent wired to `memgraph mcp`; running it needs a model, not the test
     "Use from an MCP client": Example(requires="agents"),
 }

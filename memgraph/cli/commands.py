@@ -10,6 +10,7 @@ nothing prints :data:`NOTHING_RELEVANT`.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import sys
@@ -27,6 +28,7 @@ from memgraph.cli.demo import NOTHING_RELEVANT
 from memgraph.engine.memory import Memory
 from memgraph.errors import (
     ConfigError,
+    InvalidInput,
     InvalidScope,
     MemgraphError,
     NotFound,
@@ -34,7 +36,7 @@ from memgraph.errors import (
     StoreError,
 )
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE
-from memgraph.mcp.cli import mcp_command, mcp_import_command  # imports no MCP SDK
+from memgraph.mcp.cli import mcp_command  # imports no MCP SDK
 from memgraph.models import ChangeSet, Entity, Relation
 
 __all__ = ["NOTHING_RELEVANT", "cli", "main"]
@@ -134,7 +136,7 @@ def _logging(verbose: int) -> Iterator[None]:
 # ------------------------------------------------------------------------- errors
 _EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int], ...] = (
     (NotFound, 1),
-    ((InvalidScope, ConfigError), 2),
+    ((InvalidScope, ConfigError, InvalidInput), 2),
     (ProviderError, 3),
     (StoreError, 4),
     (MemgraphError, 1),
@@ -146,8 +148,24 @@ def _exit_code(error: Exception) -> int:
     return next((code for kind, code in _EXIT_CODES if isinstance(error, kind)), 1)
 
 
+_LAZY_COMMANDS = {  # commands kept in their own packages, loaded when used
+    "import": "memgraph.cli.importing:import_command",
+    "dump": "memgraph.cli.portable:dump_command",
+    "load": "memgraph.cli.portable:load_command",
+}
+
+
 class _Group(click.Group):
     """A group that turns memgraph's errors into ``error: ...`` and an exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, _, name = _LAZY_COMMANDS[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -563,7 +581,6 @@ def doctor(repair: bool) -> None:
 
 
 cli.add_command(mcp_command)
-cli.add_command(mcp_import_command)
 
 
 def main(argv: list[str] | None = None) -> None:

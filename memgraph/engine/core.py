@@ -35,6 +35,7 @@ from memgraph.models import (
     Observation,
     Relation,
 )
+from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.episode_index import EpisodeIndex, conversation_key, episode_terms
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
@@ -55,6 +56,8 @@ MAX_TEXT_CHARS = 100_000
 """Longest text one ``remember`` accepts; split longer input into several calls."""
 
 EMBED_BATCH = 256
+CONTEXT_CHUNK = 1024
+"""Texts whose extraction contexts ``remember_many`` searches for at once."""
 BULK_VECTORS = 1000
 CONTEXT_BUDGET = 800
 FREEZE_AFTER = 50_000
@@ -257,7 +260,14 @@ class MemoryCore:
         missing = self._missing_vectors(graph, current)
         if not missing:
             return
-        log.info("memgraph: embedding %d observations of scope %r", len(missing), self.scope)
+        vectors = self._vectors
+        if vectors is not None and not len(vectors):
+            # No vectors at all (a new embedding model, a repair, a dump loaded without
+            # them): the remembered texts are embedded along with the facts.
+            index = self._episodes_indexed()
+            docs = self._episode_docs(graph, index.ids)
+            missing += [(e, episode_embedding_text(docs[e])) for e in index.ids if e in docs]
+        log.info("memgraph: embedding %d facts and texts of scope %r", len(missing), self.scope)
         try:
             rows = self._embed([text for _, text in missing])
         except ProviderError as exc:  # reading needs no model: embed them on a later open
@@ -377,12 +387,17 @@ class MemoryCore:
         graph.next_id = max(graph.next_id, commit.next_id)
         graph.seq = commit.seq
         self._apply_vectors(commit)
-        if self._episode_index is not None:
-            for op in commit.ops:
-                if op["op"] == "episode":
-                    index_episode(self._episode_index, op["episode"])
-                elif op["op"] == "purge":
-                    self._episode_index.remove(op["ids"])
+        self._index_episode_ops(commit.ops)
+
+    def _index_episode_ops(self, ops: Sequence[Doc]) -> None:
+        """Keep a loaded episode index in step with applied ops."""
+        if self._episode_index is None:
+            return
+        for op in ops:
+            if op["op"] == "episode":
+                index_episode(self._episode_index, op["episode"])
+            elif op["op"] == "purge":
+                self._episode_index.remove(op["ids"])
 
     def _forget_models(self, graph: Graph, ops: Sequence[Doc]) -> None:
         """Drop the cached models of the entities ``ops`` change."""
@@ -485,6 +500,60 @@ class MemoryCore:
             self._save_episode_index()
             self._freeze_if_large(graph)
         self._maybe_train()
+
+    def _context_for(
+        self,
+        graph: Graph,
+        text: str,
+        query_vector: np.ndarray | None = None,
+        hits: Sequence[tuple[str, float]] | None = None,
+    ) -> str:
+        """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.retrieval.known`).
+
+        ``query_vector`` is the text's embedding and ``hits`` its nearest
+        observations, when the caller has them (the bulk path); else they are
+        computed here.
+        """
+        if not graph.entities:
+            return ""
+        vectors = self._vectors if self.provider.embedder is not None else None
+        if vectors is not None and not len(vectors):
+            vectors = None
+        if vectors is not None and query_vector is None:
+            query_vector = self._embed([text])[0]
+        return known.extraction_context(
+            graph,
+            text,
+            count_tokens=self._count_tokens,
+            budget=CONTEXT_BUDGET,
+            vectors=vectors,
+            query_vector=query_vector,
+            hits=hits,
+        )
+
+    def _contexts_for(self, graph: Graph, texts: Sequence[str]) -> list[str]:
+        """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
+        embedding call and one pass over the vector lists they visit."""
+        if not graph.entities:
+            return ["" for _ in texts]
+        index = self._vectors
+        if self.provider.embedder is None or index is None or not len(index):
+            return [self._context_for(graph, text) for text in texts]
+        contexts: list[str] = []
+        for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
+            chunk = texts[start : start + CONTEXT_CHUNK]
+            queries = self._embed(chunk)
+            found = index.search_many(
+                queries,
+                known.NEIGHBOURS,
+                tiers.SEMANTIC_THRESHOLD,
+                max_rows=known.PROBE_ROWS,
+                kind="facts",
+            )
+            contexts += [
+                self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
+            ]
+        return contexts
 
     # ------------------------------------------------------------- episode tier
     def _episodes_indexed(self) -> EpisodeIndex:

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 import orjson
 
 from memgraph.clock import now_iso, parse_iso
+from memgraph.engine import bulk
+from memgraph.engine.bulk import Progress
 from memgraph.engine.core import (
-    CONTEXT_BUDGET,
     DEFAULT_SPEAKER,
     MAX_TEXT_CHARS,
     MemoryCore,
@@ -34,19 +34,14 @@ from memgraph.llm_calls.extract import (
 )
 from memgraph.models import (
     ChangeSet,
+    Item,
 )
-from memgraph.retrieval import known
-from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.episode_index import conversation_key
 from memgraph.speakers import split_speaker
-from memgraph.store.base import Commit, VectorBatch
 
 __all__ = ["RememberMixin"]
 
 log = logging.getLogger("memgraph")
-
-CONTEXT_CHUNK = 1024
-"""Texts whose extraction contexts ``remember_many`` searches for at once."""
 
 
 @dataclass(frozen=True)
@@ -256,81 +251,50 @@ class RememberMixin(MemoryCore):
 
     def remember_many(
         self,
-        texts: Sequence[str],
+        items: Iterable[str | Item | Mapping[str, Any]],
         *,
         at: str | datetime | None = None,
         source: str | None = None,
+        concurrency: int = 1,
+        progress: Progress | None = None,
     ) -> list[ChangeSet]:
-        """Remember many texts with batched embedding calls and one commit.
+        """Remember many texts: the bulk path for imports (:mod:`memgraph.engine.bulk`).
 
-        The bulk path for imports: the contexts of all the texts are found
-        together (batched embedding calls, one pass over the vector index), the
-        texts are extracted one by one (one LLM call each), applied in order,
-        and persisted as a single journal commit with one fsync. The context of
-        each extraction is the memory as it was before the batch.
+        Each item is a text, an :class:`~memgraph.bulk.Item` or a dict with
+        ``text`` and optionally ``at``, ``speaker``, ``source``, ``metadata``
+        and ``extract``; each keeps its own time, speaker and metadata on its
+        episode. Extraction contexts are found in batches, model calls run
+        ``concurrency`` at a time, and results are applied in input order and
+        committed in chunks (at most 1,000 items, about a second of lock time
+        each), releasing the lock between chunks.
+
+        Args:
+            items: the texts or items, in the order they were said.
+            at: the time of items that give none (default: now).
+            source: the source of items that give none.
+            concurrency: model calls in flight at once (1: one after another).
+            progress: called as ``progress(done, total)`` first with 0, then
+                after each chunk is durably stored.
 
         Returns:
-            One change set per text, in order.
+            One change set per item, in order.
 
         Raises:
-            TypeError, ValueError: a text is not acceptable (nothing is stored).
-            ProviderError: the model could not be reached; nothing is stored.
-            StoreError: the batch could not be persisted; nothing is stored.
+            TypeError, ValueError: an item is not acceptable (the message names
+                its index); nothing is stored.
+            ProviderError: the model could not be reached. The items before
+                the failing one are stored, nothing from it on.
+            StoreError: a chunk could not be persisted. Every chunk reported
+                through ``progress`` is stored, nothing after it.
         """
-        cleaned = [self._check_text(text) for text in texts]
-        if not cleaned:
-            return []
-        source = source or current_source()
-        said_at = coerce_time(at)
-        with self._lock:
-            contexts = self._contexts_for(self._sync(), cleaned)
-        answers = [
-            extract(self.provider.chat, text, known=context, said_at=said_at)
-            for text, context in zip(cleaned, contexts, strict=True)
-        ]
-        now = now_iso()
-        with self._lock, self._writer():
-            graph = self._sync()
-            plans: list[Plan | None] = []
-            ops: list[Doc] = []
-            embed: list[tuple[str, str]] = []
-            try:
-                for text, answer in zip(cleaned, answers, strict=True):
-                    if answer.value is None:
-                        plans.append(None)
-                        continue
-                    episode = {"text": text, "at": said_at, "recordedAt": now, "source": source}
-                    plan = plan_extraction(
-                        graph, answer.value, at=said_at, now=now, source=source, episode=episode
-                    )
-                    graph.apply(plan.ops)  # later texts resolve against earlier ones
-                    graph.next_id = plan.next_id
-                    plans.append(plan)
-                    ops.extend(plan.ops)
-                    embed.extend(plan.embed)
-                rows = self._embed([t for _, t in embed]) if embed and self.embedder_model else None
-                batch = None
-                if rows is not None and self.embedder_model is not None:
-                    batch = VectorBatch(self.embedder_model, tuple(i for i, _ in embed), rows)
-                commit = Commit(graph.seq + 1, now_iso(), graph.next_id, ops, batch)
-                if ops:
-                    self.store.commit(commit)
-            except BaseException:
-                self._graph = None  # the in-memory graph ran ahead of the store: reload
-                raise
-            if ops:
-                graph.seq = commit.seq
-                self._apply_vectors(commit)
-                self._maybe_checkpoint()
-                self._freeze_if_large(graph)  # the records a batch parsed are long-lived
-            results = []
-            for planned, answer in zip(plans, answers, strict=True):
-                if planned is None:
-                    results.append(ChangeSet(warnings=tuple(answer.problems)))
-                else:
-                    warnings = tuple(answer.problems) + tuple(planned.warnings)
-                    results.append(self._change_set(planned, commit, warnings))
-            return results
+        entries = bulk.prepare(
+            items,
+            at=at,
+            source=source or current_source(),
+            check_text=self._check_text,
+            check_metadata=self._check_metadata,
+        )
+        return bulk.remember_entries(self, entries, concurrency=concurrency, progress=progress)
 
     @staticmethod
     def _check_text(text: object) -> str:
@@ -370,60 +334,6 @@ class RememberMixin(MemoryCore):
             return dict(orjson.loads(orjson.dumps(dict(metadata))))
         except TypeError as exc:
             raise TypeError(f"metadata must be JSON-serializable: {exc}") from exc
-
-    def _context_for(
-        self,
-        graph: Graph,
-        text: str,
-        query_vector: np.ndarray | None = None,
-        hits: Sequence[tuple[str, float]] | None = None,
-    ) -> str:
-        """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.retrieval.known`).
-
-        ``query_vector`` is the text's embedding and ``hits`` its nearest
-        observations, when the caller has them (the bulk path); else they are
-        computed here.
-        """
-        if not graph.entities:
-            return ""
-        vectors = self._vectors if self.provider.embedder is not None else None
-        if vectors is not None and not len(vectors):
-            vectors = None
-        if vectors is not None and query_vector is None:
-            query_vector = self._embed([text])[0]
-        return known.extraction_context(
-            graph,
-            text,
-            count_tokens=self._count_tokens,
-            budget=CONTEXT_BUDGET,
-            vectors=vectors,
-            query_vector=query_vector,
-            hits=hits,
-        )
-
-    def _contexts_for(self, graph: Graph, texts: Sequence[str]) -> list[str]:
-        """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
-        embedding call and one pass over the vector lists they visit."""
-        if not graph.entities:
-            return ["" for _ in texts]
-        index = self._vectors
-        if self.provider.embedder is None or index is None or not len(index):
-            return [self._context_for(graph, text) for text in texts]
-        contexts: list[str] = []
-        for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
-            chunk = texts[start : start + CONTEXT_CHUNK]
-            queries = self._embed(chunk)
-            found = index.search_many(
-                queries,
-                known.NEIGHBOURS,
-                tiers.SEMANTIC_THRESHOLD,
-                max_rows=known.PROBE_ROWS,
-                kind="facts",
-            )
-            contexts += [
-                self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
-            ]
-        return contexts
 
 
 def _required(value: object, field: str, limit: int) -> str:

@@ -1,4 +1,5 @@
-"""``memgraph mcp`` (serve a memory to MCP clients) and ``memgraph mcp-import`` (load a
+"""``memgraph mcp`` (serve a memory to MCP clients); a reference file is imported by
+``memgraph import --format mcp-jsonl`` (load a
 reference ``memory.jsonl``).
 
 The SDK is imported only when the server starts: without it, ``memgraph mcp``
@@ -18,7 +19,7 @@ from typing import Any
 
 import click
 
-__all__ = ["INSTALL_HINT", "OFFLINE_NOTICE", "TOKEN_ENV", "mcp_command", "mcp_import_command"]
+__all__ = ["INSTALL_HINT", "OFFLINE_NOTICE", "TOKEN_ENV", "mcp_command"]
 
 INSTALL_HINT = "install the MCP extra: pip install 'memgraph-kg[mcp]'"
 OFFLINE_NOTICE = (
@@ -182,32 +183,3 @@ def mcp_command(
         uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
     finally:
         pool.close()
-
-
-@click.command("mcp-import")
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@_memory_options
-def mcp_import_command(
-    file: Path,
-    dir: Path | None,
-    scope: str | None,
-    store: str | None,
-    provider: str | None,
-    config: Path | None,
-) -> None:
-    """Import FILE, a memory.jsonl of @modelcontextprotocol/server-memory.
-
-    Entities, observations and relations are stored as given (no LLM); running
-    it twice adds nothing the second time.
-    """
-    from memgraph import Memory
-    from memgraph.mcp.reference_file import import_reference
-
-    root = _option("dir", dir)
-    name = _option("scope", scope) or os.environ.get("MEMGRAPH_SCOPE") or "default"
-    chosen = _option("config", config)
-    with Memory(
-        root, name, provider=_option("provider", provider), config=chosen, store=store
-    ) as memory:
-        report = import_reference(memory, file)
-    click.echo(str(report))
