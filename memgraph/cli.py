@@ -32,6 +32,7 @@ from memgraph.errors import (
 from memgraph.memory import Memory
 from memgraph.models import ChangeSet, Entity, Relation
 from memgraph.resolve import OFFLINE_NOTICE
+from memgraph.view.cli import view_command
 
 __all__ = ["cli", "main"]
 
@@ -476,6 +477,9 @@ def doctor(repair: bool) -> None:
     else:
         click.echo(report.render())
     click.get_current_context().exit(0 if report.ok else 1)
+
+
+cli.add_command(view_command(_global_options(top=False), _memory, _opt))
 
 
 def main(argv: list[str] | None = None) -> None:
