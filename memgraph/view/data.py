@@ -126,8 +126,8 @@ def build_payload(
     kept = everything
     if len(everything) > max_entities:
         kept = _keep(everything, relations, max_entities)
-        chosen = {entity.id for entity in kept}
-        relations = [r for r in relations if r.from_id in chosen and r.to_id in chosen]
+    chosen = {entity.id for entity in kept}  # (and a link to a lost entity has no end to draw)
+    relations = [r for r in relations if r.from_id in chosen and r.to_id in chosen]
     kept = sorted(kept, key=lambda e: (e.created_at, e.id))
     position = {entity.id: n for n, entity in enumerate(kept)}
 

@@ -16,7 +16,13 @@
                    "#1e9bb5", "#d3569f", "#6b7f3a", "#7d5a44", "#5566a0", "#9a4d8e"];
   const MAX_LABELS = 250;       // labels drawn per frame at most
   const MAX_RINGS = 2000;       // search matches ringed at most
-  const FRAME_BUDGET_MS = 9;    // simulation time per frame
+  const MAX_ARROWS = 500;       // a selected entity's links get arrowheads up to this many
+  const MAX_EDGE_LABELS = 40;   // ... and their types written on them up to this many
+  const PANEL_ROWS = 100;       // facts or relations listed before "show all"
+  const FRAME_BUDGET_MS = 9;    // simulation time per frame ...
+  const MAX_FRAME_BUDGET_MS = 40; // ... or up to half the time between frames, when they are slow
+  const SPRINGY_DRAG = 2000;    // up to this many nodes a drag pulls its neighbours along;
+                                // beyond, a whole-graph tick per frame would halve the frame rate
 
   const $ = (id) => document.getElementById(id);
   const el = (tag, className, text) => {
@@ -49,6 +55,8 @@
   const byDegree = Array.from({ length: N }, (_, i) => i).sort((a, b) => degree[b] - degree[a]);
   const lowerNames = ENTITIES.map((e) => String(e[0]).toLowerCase());
   const colorOf = (type) => PALETTE[type % PALETTE.length];
+  const ofType = TYPES.map(() => []);
+  ENTITIES.forEach((entity, i) => ofType[entity[1]].push(i));
 
   // The moments at which something appears or disappears: the slider's stops.
   const stops = (() => {
@@ -338,16 +346,29 @@
     }
     ctx.stroke();
 
+    let focusEdges = 0;
     if (focus) {
-      ctx.lineWidth = 2 / k;
-      ctx.strokeStyle = "#1d2330";
-      ctx.fillStyle = "#1d2330";
+      for (let q = linkStart[selected]; q < linkStart[selected + 1]; q++) focusEdges += edgeOn[links[q]];
+      ctx.strokeStyle = ctx.fillStyle = "#1d2330";
+      // Thick lines are stroked one by one: one path of many overlapping thick lines is
+      // far slower to rasterize. A hub's links stay one-pixel lines in a single path.
+      const thick = focusEdges <= MAX_ARROWS;
+      ctx.lineWidth = (thick ? 2 : 1) / k;
+      if (!thick) ctx.beginPath();
       for (let q = linkStart[selected]; q < linkStart[selected + 1]; q++) {
         const r = links[q];
         if (!edgeOn[r]) continue;
-        const s = from[r], t = to[r];
-        ctx.beginPath(); ctx.moveTo(x[s], y[s]); ctx.lineTo(x[t], y[t]); ctx.stroke();
-        arrow(s, t);
+        if (thick) ctx.beginPath();
+        ctx.moveTo(x[from[r]], y[from[r]]); ctx.lineTo(x[to[r]], y[to[r]]);
+        if (thick) ctx.stroke();
+      }
+      if (!thick) ctx.stroke();
+      if (thick) {
+        ctx.beginPath();
+        for (let q = linkStart[selected]; q < linkStart[selected + 1]; q++) {
+          if (edgeOn[links[q]]) arrow(from[links[q]], to[links[q]]);
+        }
+        ctx.fill();
       }
     }
 
@@ -357,8 +378,8 @@
         if (pass === 1 && !focus) break;
         ctx.globalAlpha = focus && pass === 0 ? 0.25 : 1;
         ctx.beginPath();
-        for (let i = 0; i < N; i++) {
-          if (!nodeOn[i] || ENTITIES[i][1] !== type || !inView(i)) continue;
+        for (const i of ofType[type]) {
+          if (!nodeOn[i] || !inView(i)) continue;
           if (focus && (pass === 0) === (neighbours[i] === 1 || i === selected)) continue;
           ctx.moveTo(x[i] + radius[i], y[i]);
           ctx.arc(x[i], y[i], radius[i], 0, 2 * Math.PI);
@@ -404,7 +425,7 @@
         const r = links[q];
         if (!edgeOn[r]) continue;
         const s = from[r], t = to[r];
-        edgeLabel(r, s, t);
+        if (focusEdges <= MAX_EDGE_LABELS) edgeLabel(r, s, t);
         const other = s === selected ? t : s;
         if (inView(other)) label(other, false);
       }
@@ -428,11 +449,10 @@
     const ux = dx / l, uy = dy / l, k = camera.k;
     const tipX = x[t] - ux * (radius[t] + 1 / k), tipY = y[t] - uy * (radius[t] + 1 / k);
     const size = 7 / k;
-    ctx.beginPath();
     ctx.moveTo(tipX, tipY);
     ctx.lineTo(tipX - ux * size - uy * size * 0.5, tipY - uy * size + ux * size * 0.5);
     ctx.lineTo(tipX - ux * size + uy * size * 0.5, tipY - uy * size - ux * size * 0.5);
-    ctx.closePath(); ctx.fill();
+    ctx.closePath();
   }
 
   function edgeLabel(r, s, t) {
@@ -446,24 +466,71 @@
     ctx.font = "12px system-ui, sans-serif";
   }
 
+  // While only the camera moves (a pan or zoom with the layout at rest), frames scale and
+  // shift a snapshot of the last full drawing instead of drawing every node and link
+  // again; a full drawing follows once the camera has been still for a moment.
+  const scene = document.createElement("canvas"), sceneCtx = scene.getContext("2d");
+  let shot = null, changed = true, still = 0;
+
+  function render() {
+    if (!changed && shot && !running()) {
+      const s = camera.k / shot.k;
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      ctx.setTransform(s, 0, 0, s, ratio * (camera.tx - shot.tx * s), ratio * (camera.ty - shot.ty * s));
+      ctx.drawImage(scene, 0, 0);
+      return;
+    }
+    draw();
+    changed = false;
+    shot = null;
+    if (!running()) {
+      if (scene.width !== canvas.width || scene.height !== canvas.height) {
+        scene.width = canvas.width; scene.height = canvas.height;
+      }
+      sceneCtx.clearRect(0, 0, scene.width, scene.height);
+      sceneCtx.drawImage(canvas, 0, 0);
+      shot = { k: camera.k, tx: camera.tx, ty: camera.ty };
+    }
+  }
+
   let scheduled = false;
-  function schedule() {
+  function request() {
     if (!scheduled) { scheduled = true; requestAnimationFrame(frame); }
+  }
+  function schedule() { // something drawn changed
+    changed = true;
+    request();
+  }
+  function scheduleCamera() { // only the camera moved
+    request();
+    clearTimeout(still);
+    still = setTimeout(schedule, 150);
+  }
+
+  let lastFrame = 0, frameGap = 16;
+  function advance() { // the simulation's share of a frame
+    if (!running()) return;
+    // When drawing is slow (a software-rendered canvas, a dense graph) frames are far
+    // apart anyway; then up to half the gap goes to the layout, so it settles sooner.
+    const budget = Math.min(MAX_FRAME_BUDGET_MS, Math.max(FRAME_BUDGET_MS, frameGap / 2));
+    const started = performance.now();
+    do { tick(); } while (running() && performance.now() - started < budget);
+    stats.tickMs += performance.now() - started;
+    if (!cameraTouched) fit();
+    if (!running() && stats.settledAt === null) stats.settledAt = performance.now() - stats.startedAt;
   }
 
   function frame(now) {
     scheduled = false;
+    frameGap = lastFrame ? Math.min(1000, now - lastFrame) : 16;
+    lastFrame = now;
     stats.frames.push(now);
     if (stats.frames.length > 120) stats.frames.shift();
-    if (running()) {
-      const started = performance.now();
-      do { tick(); } while (running() && performance.now() - started < FRAME_BUDGET_MS);
-      stats.tickMs += performance.now() - started;
-      if (!cameraTouched) fit();
-      if (!running() && stats.settledAt === null) stats.settledAt = performance.now() - stats.startedAt;
-    }
-    draw();
-    if (running()) schedule();
+    advance();
+    render();
+    if (running()) request();
+    else lastFrame = 0; // the next frame starts a new run: no gap to learn from
   }
 
   function reheat(target) {
@@ -512,17 +579,18 @@
       const [wx, wy] = toWorld(event.clientX, event.clientY);
       fixed[dragNode] = 1; x[dragNode] = wx; y[dragNode] = wy;
       cameraTouched = true;
-      reheat(0.08);
+      if (N <= SPRINGY_DRAG) reheat(0.08);
+      schedule();
     } else {
       camera.tx = press.tx + dx; camera.ty = press.ty + dy;
       cameraTouched = true;
+      scheduleCamera();
     }
-    schedule();
   });
   const release = (event) => {
     if (!press) return;
     if (!press.moved && event.type === "pointerup") select(press.node, false);
-    if (dragNode >= 0 && press.moved) reheat(0); // the node stays pinned where it was dropped
+    if (dragNode >= 0 && press.moved && N <= SPRINGY_DRAG) reheat(0); // it stays pinned where dropped
     press = null; dragNode = -1;
     canvas.classList.remove("dragging");
   };
@@ -536,7 +604,7 @@
     camera.ty = sy - (sy - camera.ty) * (k / camera.k);
     camera.k = k;
     cameraTouched = true;
-    schedule();
+    scheduleCamera();
   }
   canvas.addEventListener("wheel", (event) => {
     event.preventDefault();
@@ -603,28 +671,46 @@
       " · recorded " + fmt(entity[3]) + (nodeOn[selected] ? "" : " · not shown at this time or with these filters");
     $("facts-title").textContent = at === null ? "Current facts" : "Facts as of " + fmt(at);
     let hiddenBySource = 0;
+    const valid = [], invalid = [];
     for (let f = factStart[selected]; f < factStart[selected + 1]; f++) {
       if (!sourceOn[FACTS[f][4]]) { hiddenBySource++; continue; }
-      (factOn[f] ? facts : others).append(factItem(f));
+      (factOn[f] ? valid : invalid).push(f);
     }
-    if (!facts.children.length) facts.append(el("li", "hint", "No facts valid at this time."));
+    fill(facts, valid, factItem, "fact", "facts");
+    if (!valid.length) facts.append(el("li", "hint", "No facts valid at this time."));
     if (hiddenBySource) facts.append(el("li", "hint", plural(hiddenBySource, "fact") + " from unticked sources hidden."));
-    $("other-title").textContent = "Not valid at this time (" + others.children.length + ")";
-    $("other").hidden = others.children.length === 0;
-    for (let q = linkStart[selected]; q < linkStart[selected + 1]; q++) {
-      const r = links[q];
-      if (!edgeOn[r]) continue;
-      const rel = RELATIONS[r], outgoing = from[r] === selected, other = outgoing ? to[r] : from[r];
-      const item = el("li");
-      item.append(outgoing ? rel[2] + " → " : "← " + rel[2] + " ");
-      const button = el("button", "", ENTITIES[other][0]);
-      button.type = "button";
-      button.addEventListener("click", () => select(other, true));
-      item.append(button);
-      item.append(el("div", "when", fmt(rel[3]) + " → " + (rel[4] === null ? "current" : fmt(rel[4]))));
-      rels.append(item);
-    }
-    if (!rels.children.length) rels.append(el("li", "hint", "No relations at this time."));
+    fill(others, invalid, factItem, "fact", "facts");
+    $("other-title").textContent = "Not valid at this time (" + invalid.length.toLocaleString("en-US") + ")";
+    $("other").hidden = invalid.length === 0;
+    const shown = [];
+    for (let q = linkStart[selected]; q < linkStart[selected + 1]; q++) if (edgeOn[links[q]]) shown.push(links[q]);
+    fill(rels, shown, relationItem, "relation");
+    if (!shown.length) rels.append(el("li", "hint", "No relations at this time."));
+  }
+
+  // The first PANEL_ROWS items, then a button for the rest: a hub may hold thousands.
+  function fill(list, items, render, one, many) {
+    const add = (start, end) => { for (let n = start; n < end; n++) list.append(render(items[n])); };
+    add(0, Math.min(items.length, PANEL_ROWS));
+    if (items.length <= PANEL_ROWS) return;
+    const more = el("li", "more");
+    const button = el("button", "", "Show all " + plural(items.length, one, many));
+    button.type = "button";
+    button.addEventListener("click", () => { more.remove(); add(PANEL_ROWS, items.length); });
+    more.append(button);
+    list.append(more);
+  }
+
+  function relationItem(r) {
+    const rel = RELATIONS[r], outgoing = from[r] === selected, other = outgoing ? to[r] : from[r];
+    const item = el("li");
+    item.append(outgoing ? rel[2] + " → " : "← " + rel[2] + " ");
+    const button = el("button", "", ENTITIES[other][0]);
+    button.type = "button";
+    button.addEventListener("click", () => select(other, true));
+    item.append(button);
+    item.append(el("div", "when", fmt(rel[3]) + " → " + (rel[4] === null ? "current" : fmt(rel[4]))));
+    return item;
   }
 
   // ------------------------------------------------------------------ search
@@ -774,26 +860,43 @@
       return { x: box.left + x[i] * camera.k + camera.tx, y: box.top + y[i] * camera.k + camera.ty };
     },
     settled: () => !running(),
-    settle: () => { while (running() && sim.alphaTarget === 0) tick(); if (!cameraTouched) fit(); draw(); },
+    settle: () => { while (running() && sim.alphaTarget === 0) tick(); if (!cameraTouched) fit(); changed = true; render(); },
     stats: () => {
       const f = stats.frames, span = f.length > 1 ? f[f.length - 1] - f[0] : 0;
       return { ticks: stats.ticks, msPerTick: stats.ticks ? stats.tickMs / stats.ticks : 0,
                draws: stats.draws, msPerDraw: stats.draws ? stats.drawMs / stats.draws : 0,
                fps: span > 0 ? (f.length - 1) * 1000 / span : 0, settledAfterMs: stats.settledAt };
     },
-    panFrames: (count) => new Promise((resolve) => {
+    dragFrames: (count) => new Promise((resolve) => {
+      const i = byDegree[0], times = [];
+      const step = (now) => {
+        times.push(now);
+        fixed[i] = 1; x[i] += 2; cameraTouched = true;
+        if (N <= SPRINGY_DRAG) { sim.alphaTarget = 0.08; sim.alpha = Math.max(sim.alpha, 0.08); advance(); }
+        changed = true; render();
+        if (times.length <= count) { requestAnimationFrame(step); return; }
+        sim.alphaTarget = 0; schedule();
+        resolve(count * 1000 / (times[times.length - 1] - times[0]));
+      };
+      requestAnimationFrame(step);
+    }),
+    panFrames: (count, full) => new Promise((resolve) => { // full: draw everything each frame
       const times = [];
       const step = (now) => {
         times.push(now);
-        camera.tx += 2; cameraTouched = true; draw();
-        if (times.length <= count) requestAnimationFrame(step);
-        else resolve(count * 1000 / (times[times.length - 1] - times[0]));
+        camera.tx += 2; cameraTouched = true;
+        if (full) changed = true;
+        render();
+        if (times.length <= count) { requestAnimationFrame(step); return; }
+        schedule();
+        resolve(count * 1000 / (times[times.length - 1] - times[0]));
       };
       requestAnimationFrame(step);
     }),
     timeDraws: (count) => {
       const started = performance.now();
       for (let n = 0; n < count; n++) { camera.tx += 0.5; draw(); }
+      schedule();
       return (performance.now() - started) / count;
     },
   });
