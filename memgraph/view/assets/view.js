@@ -381,8 +381,10 @@
         for (const i of ofType[type]) {
           if (!nodeOn[i] || !inView(i)) continue;
           if (focus && (pass === 0) === (neighbours[i] === 1 || i === selected)) continue;
-          ctx.moveTo(x[i] + radius[i], y[i]);
-          ctx.arc(x[i], y[i], radius[i], 0, 2 * Math.PI);
+          const r = radius[i];
+          if (r * k < 2) { ctx.rect(x[i] - r, y[i] - r, 2 * r, 2 * r); continue; } // a dot: no need for a circle
+          ctx.moveTo(x[i] + r, y[i]);
+          ctx.arc(x[i], y[i], r, 0, 2 * Math.PI);
         }
         ctx.fill();
       }
@@ -770,7 +772,7 @@
   search.addEventListener("focus", () => { if (search.value.trim()) runSearch(); });
 
   // ----------------------------------------------------------------- filters
-  function checklist(container, names, on, countsOf) {
+  function checklist(container, names, on, countsOf, counted) {
     names.forEach((name, n) => {
       const label = el("label");
       const box = el("input");
@@ -784,7 +786,9 @@
         label.append(swatch);
       }
       label.append(el("span", "name", name));
-      label.append(el("span", "count", countsOf[n].toLocaleString("en-US")));
+      const count = el("span", "count", countsOf[n].toLocaleString("en-US"));
+      count.title = countsOf[n].toLocaleString("en-US") + " " + counted;
+      label.append(count);
       container.append(label);
     });
   }
@@ -792,8 +796,8 @@
   for (const entity of ENTITIES) typeCounts[entity[1]]++;
   for (const fact of FACTS) sourceCounts[fact[4]]++;
   for (const rel of RELATIONS) sourceCounts[rel[5]]++;
-  checklist($("types"), TYPES, typeOn, typeCounts);
-  checklist($("sources"), SOURCES, sourceOn, sourceCounts);
+  checklist($("types"), TYPES, typeOn, typeCounts, "entities");
+  checklist($("sources"), SOURCES, sourceOn, sourceCounts, "facts and relations, expired ones included");
   document.querySelectorAll("button.all").forEach((button) => {
     button.addEventListener("click", () => {
       const boxes = Array.from($(button.dataset.group).querySelectorAll("input"));
