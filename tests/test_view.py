@@ -214,3 +214,12 @@ def test_memgraph_view_exits_2_on_a_bad_scope_or_cap(tmp_path: Path) -> None:
     assert bad_scope.exit_code == 2 and "invalid scope id" in bad_scope.stderr
     assert bad_cap.exit_code == 2
     assert not list(tmp_path.glob("*.html"))
+
+
+def test_memgraph_view_says_when_it_capped_the_entities(tmp_path: Path) -> None:
+    open_story(tmp_path / "mem").close()
+
+    result = invoke("view", "--max-entities", "2")
+
+    assert result.exit_code == 0, result.output
+    assert "— 2 entities (the most connected of 9), 1 relation\n" in result.stdout

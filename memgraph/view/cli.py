@@ -27,6 +27,10 @@ __all__ = ["default_output", "view_command"]
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
 def default_output(scope: str) -> Path:
     """``memgraph-<scope>.html`` in the working directory."""
     return Path(f"memgraph-{scope}.html")
@@ -76,12 +80,13 @@ def view_command(
             click.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
         else:
             capped = (
-                f" (the {page.entities:,} most connected of {page.total_entities:,})"
+                f" (the most connected of {page.total_entities:,})"
                 if page.total_entities > page.entities
                 else ""
             )
             click.echo(
-                f"wrote {target} — {page.entities:,} entities{capped}, {page.relations:,} relations"
+                f"wrote {target} — {_count(page.entities, 'entity', 'entities')}{capped}, "
+                f"{_count(page.relations, 'relation', 'relations')}"
             )
         if open_ and not webbrowser.open(target.as_uri()):
             click.echo(f"no web browser found; open {target.as_uri()} yourself", err=True)
