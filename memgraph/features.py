@@ -29,7 +29,7 @@ from memgraph.reading import ReadMixin
 from memgraph.timetravel import MemoryView
 
 if TYPE_CHECKING:
-    from memgraph.view import GraphView
+    from memgraph.view.html import GraphView
 
 __all__ = ["FeaturesMixin", "MemorySummary"]
 
@@ -316,7 +316,9 @@ class FeaturesMixin(ReadMixin):
         Raises:
             ValueError: ``max_entities`` is less than 1.
         """
-        from memgraph.view import view_of  # the view face loads only when used
+        # The page-building modules import only the foundation (models), so the
+        # engine may use them; they load on first use.
+        from memgraph.view.html import view_of
 
         return view_of(self, max_entities=max_entities, generated_at=now_iso())
 
