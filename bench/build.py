@@ -6,7 +6,7 @@
 * ``seed``: the same graph built without the engine's write path: the
   workload's replies become the journal's op records (exactly the ops the
   planner emits for them, which :mod:`bench.workload` guarantees), applied to
-  the engine's own :class:`~memgraph.graph.Graph`, embedded in large batches,
+  the engine's own :class:`~memgraph.graph.graph.Graph`, embedded in large batches,
   and written with the store's own ``rewrite`` (the hard-delete path, which
   replaces a scope with a given state). The result is a freshly checkpointed
   scope, as a long series of ``remember`` calls followed by ``checkpoint``
@@ -33,10 +33,10 @@ from bench.scripted import BenchChat, BenchEmbedder, ProviderClock
 from bench.workload import Item, Workload
 from memgraph import Memory
 from memgraph.clock import iso
-from memgraph.graph import Doc, Graph
+from memgraph.graph.graph import Doc, Graph
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.directory import DirectoryStore
 from memgraph.text import name_key
-from memgraph.vectors import VectorIndex
 
 __all__ = ["API_AUTO_LIMIT", "BuildInfo", "api_import", "build_scope", "open_memory", "seed_scope"]
 

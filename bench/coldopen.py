@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.build import open_memory
     from bench.measure import rss_bytes
     from bench.scripted import bench_provider
-    from memgraph.tokens import token_counter
+    from memgraph.llm_calls.tokens import token_counter
 
     provider, _chat, _embedder, clock = bench_provider(args.dim)
     token_counter(provider.chat.model)  # the tokenizer loads once per process, not per scope

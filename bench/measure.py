@@ -112,12 +112,12 @@ _COUNTER: Callable[[str], int] | None = None
 
 
 def token_count(text: str) -> int:
-    """Tokens of ``text`` for gpt-4o-mini (offline: the bundled cl100k, see memgraph.tokens)."""
+    """Tokens of ``text`` for gpt-4o-mini (offline: the bundled cl100k, see memgraph.llm_calls.tokens)."""
     global _COUNTER
     if _COUNTER is None:
         import logging
 
-        from memgraph.tokens import token_counter
+        from memgraph.llm_calls.tokens import token_counter
 
         logger = logging.getLogger("memgraph")
         level = logger.level

@@ -22,7 +22,7 @@ import orjson
 from bench.agency import agency_sizes
 from bench.measure import REPO, Samples, file_sizes, summarize, timed, token_count
 from bench.options import Context
-from memgraph.prompts import EXTRACT_SCHEMA, read_tag
+from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, read_tag
 
 __all__ = ["SCENARIOS", "content_bytes"]
 

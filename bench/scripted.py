@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.prompts import read_tag
-from memgraph.provider import Completion, JsonSchema, Message, Provider, Usage
+from memgraph.llm_calls.prompts import read_tag
+from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Provider, Usage
 from memgraph.text import STOP_WORDS, stem
 
 __all__ = ["BenchChat", "BenchEmbedder", "ProviderClock", "bench_provider"]

@@ -12,7 +12,7 @@ For each size N (observations in scope):
    (:mod:`bench.workload`) into the directory store at the store level
    (:func:`bench.build.seed_scope`, a checkpointed scope as a long run of
    ``remember`` calls would leave), then copy it to PostgreSQL with
-   :func:`memgraph.migrate.migrate` (verified by counts and checksum). Both
+   :func:`memgraph.admin.migrate.migrate` (verified by counts and checksum). Both
    stores start from the identical scope.
 2. **Cold open**: a new ``Memory`` on each store, timed to its first answer
    (after one checkpoint on each, so both hold their approximate vector index
@@ -56,8 +56,8 @@ from bench.measure import Samples, environment, summarize, timed
 from bench.scripted import bench_provider
 from bench.workload import Item, make_workload
 from memgraph import Memory
-from memgraph.migrate import migrate
-from memgraph.provider import Provider
+from memgraph.admin.migrate import migrate
+from memgraph.llm_calls.provider import Provider
 from memgraph.store.pg_schema import mask_dsn
 
 RESULTS = Path(__file__).resolve().with_name("RESULTS.md")
@@ -255,7 +255,7 @@ def run_size(size: int, args: argparse.Namespace, dsn: str, work: Path) -> dict[
     _, _, embedder, _ = bench_provider(args.dim)
     say(f"{size:,}: seeding the directory store ({len(items):,} texts)")
     seeded = seed_scope(root, SCOPE, items, embedder)
-    say(f"{size:,}: copying to PostgreSQL with memgraph.migrate")
+    say(f"{size:,}: copying to PostgreSQL with memgraph.admin.migrate")
     started = time.perf_counter()
     [report] = migrate(str(root), dsn, [SCOPE], replace=True)
     copy_seconds = time.perf_counter() - started

@@ -27,7 +27,7 @@ from bench.options import ALL_SCENARIOS, WRITE_LIMIT, Context, Options
 from bench.scenarios import SCENARIOS
 from bench.scripted import bench_provider
 from bench.workload import make_workload
-from memgraph.graph import Graph
+from memgraph.graph.graph import Graph
 
 __all__ = ["ALL_SCENARIOS", "Options", "plan", "run"]
 

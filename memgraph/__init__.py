@@ -8,20 +8,19 @@
 
 from __future__ import annotations
 
-from memgraph.api import forget, recall, remember
-from memgraph.approval import (
+from memgraph.config import MemoryConfig, load_config
+from memgraph.conversation.api import forget, recall, remember
+from memgraph.conversation.approval import (
     ApprovalHandler,
     Decision,
     approval_handler,
     preapprove,
     set_approval_handler,
 )
-from memgraph.cache import close_all
-from memgraph.compaction import Compaction
-from memgraph.concurrency import ContextThreadPoolExecutor, spawn
-from memgraph.conditions import ConditionError
-from memgraph.config import MemoryConfig, load_config
-from memgraph.context import (
+from memgraph.conversation.cache import close_all
+from memgraph.conversation.compaction import Compaction
+from memgraph.conversation.concurrency import ContextThreadPoolExecutor, spawn
+from memgraph.conversation.context import (
     MemoryBlock,
     disable_memory,
     enable_memory,
@@ -30,7 +29,10 @@ from memgraph.context import (
     memory,
     set_memory_id,
 )
-from memgraph.conversation import LLMReply, allm, llm
+from memgraph.conversation.thread import Thread
+from memgraph.conversation.turn import LLMReply, allm, llm
+from memgraph.engine.features import MemorySummary
+from memgraph.engine.memory import MAX_TEXT_CHARS, Memory
 from memgraph.errors import (
     ApprovalRequired,
     BadResponse,
@@ -47,14 +49,14 @@ from memgraph.errors import (
     StoreUnavailable,
     UnknownProvider,
 )
-from memgraph.features import MemorySummary
-from memgraph.kv import KeyValueMemory, KeyVersion
-from memgraph.memory import MAX_TEXT_CHARS, Memory
-from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Observation, Relation
-from memgraph.namespaces import agent, current_source
-from memgraph.notes import CATEGORIES, Note
-from memgraph.progress import Board, Step
-from memgraph.provider import (
+from memgraph.faces.conditions import ConditionError
+from memgraph.faces.kv import KeyValueMemory, KeyVersion
+from memgraph.faces.namespaces import agent, current_source
+from memgraph.faces.notes import CATEGORIES, Note
+from memgraph.faces.progress import Board, Step
+from memgraph.faces.rules import Rule, Violation
+from memgraph.faces.timetravel import MemoryView
+from memgraph.llm_calls.provider import (
     ChatModel,
     Completion,
     Embedder,
@@ -66,9 +68,7 @@ from memgraph.provider import (
     register_provider,
     resolve_provider,
 )
-from memgraph.rules import Rule, Violation
-from memgraph.thread import Thread
-from memgraph.timetravel import MemoryView
+from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Observation, Relation
 
 __version__ = "0.1.0"
 

@@ -36,7 +36,7 @@ DEADLINE = 120.0
 
 def write(root: str, scope: str, k: int, m: int) -> int:
     from memgraph import Memory
-    from memgraph.provider import resolve_provider
+    from memgraph.llm_calls.provider import resolve_provider
 
     parent = os.getppid()
     with Memory(root, scope, provider=resolve_provider("mock")) as memory:
@@ -65,7 +65,7 @@ def read(root: str, scope: str, stop: str) -> int:
     import orjson
 
     from memgraph import Memory
-    from memgraph.provider import resolve_provider
+    from memgraph.llm_calls.provider import resolve_provider
 
     parent = os.getppid()
     deadline = time.monotonic() + DEADLINE

@@ -175,7 +175,7 @@ def write(
 ) -> int:
     """Write ``limit`` things from ``first`` on, acknowledging each on ``out``."""
     from memgraph import Memory
-    from memgraph.provider import resolve_provider
+    from memgraph.llm_calls.provider import resolve_provider
 
     deadline = time.monotonic() + WRITER_SECONDS
     with Memory(root, scope, provider=resolve_provider("mock")) as memory:

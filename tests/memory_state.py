@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from memgraph import close_all
-from memgraph.context import reset_state
+from memgraph.conversation.context import reset_state
 
 
 @pytest.fixture(autouse=True)

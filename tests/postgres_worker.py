@@ -43,7 +43,7 @@ def main() -> int:
     mine = Path(markers) / f"worker-{worker}"
 
     from memgraph import Memory
-    from memgraph.provider import resolve_provider
+    from memgraph.llm_calls.provider import resolve_provider
 
     provider = resolve_provider("mock")
     config = {"lockTimeout": 60}

@@ -27,7 +27,7 @@ from memgraph import (
     set_memory_id,
 )
 from memgraph.cli import cli
-from memgraph.context import current_target
+from memgraph.conversation.context import current_target
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
 

@@ -8,14 +8,20 @@ from typing import Any
 
 import pytest
 
-from memgraph.changes import EXPIRE_SIMILARITY, Plan, attribute_of, plan_extraction, plan_forget
-from memgraph.extract import (
+from memgraph.graph.changes import (
+    EXPIRE_SIMILARITY,
+    Plan,
+    attribute_of,
+    plan_extraction,
+    plan_forget,
+)
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.extract import (
     Expiration,
     ExtractedEntity,
     ExtractedRelation,
     Extraction,
 )
-from memgraph.graph import Graph
 from memgraph.text import content_key, similarity
 
 Doc = dict[str, Any]
@@ -417,7 +423,8 @@ def test_a_plan_allocates_fresh_ids_and_links_facts_to_their_episode() -> None:
             assert op[op["op"]]["episode"] == episode_id
             assert op[op["op"]]["source"] == "test"
     assert plan.embed == [
-        (op["obs"]["id"], "Carol (person): likes tea") for op in plan.ops if op["op"] == "obs"
+        *((op["obs"]["id"], "Carol (person): likes tea") for op in plan.ops if op["op"] == "obs"),
+        (episode_id, "Carol likes tea and knows Alice."),
     ]
 
 

@@ -24,9 +24,9 @@ import pytest
 from click.testing import CliRunner
 
 from memgraph import Memory, StoreConflict
+from memgraph.admin.doctor import check_scope
 from memgraph.cli import cli
-from memgraph.doctor import check_scope
-from memgraph.provider import resolve_provider
+from memgraph.llm_calls.provider import resolve_provider
 from tests.test_crash import check_files
 
 WORKER = Path(__file__).resolve().with_name("concurrency_worker.py")

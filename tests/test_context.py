@@ -30,8 +30,8 @@ from memgraph import (
     set_memory_id,
     spawn,
 )
-from memgraph.cache import open_memory
-from memgraph.context import current_config, current_target
+from memgraph.conversation.cache import open_memory
+from memgraph.conversation.context import current_config, current_target
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
 
@@ -66,7 +66,7 @@ def test_memory_off_makes_every_call_a_silent_no_op_that_creates_nothing(tmp_pat
     assert remember("Alice works at Acme.") == ChangeSet()
     assert recall("alice") == ""
     assert forget("alice") == ChangeSet()
-    assert memgraph.llm("hello", memory=True).text == "(mock) You said: hello"
+    assert memgraph.llm("hello", memory=True).text == "Hello! How can I help?"
     assert list(tmp_path.iterdir()) == []
 
 

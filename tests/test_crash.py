@@ -41,7 +41,7 @@ import orjson
 import pytest
 
 from memgraph import Memory, NotFound
-from memgraph.provider import resolve_provider
+from memgraph.llm_calls.provider import resolve_provider
 from memgraph.store import Commit, DirectoryStore
 from tests.crash_writer import DIE_POINTS
 

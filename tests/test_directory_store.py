@@ -15,10 +15,10 @@ import orjson
 import pytest
 
 from memgraph.errors import StoreConflict, StoreCorrupt
-from memgraph.graph import Graph
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, DirectoryStore
 from memgraph.store import directory as directory_module
-from memgraph.vectors import VectorIndex
 from tests.test_store_contract import (
     MODEL,
     SCOPE,

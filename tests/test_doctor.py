@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from memgraph import Memory, NotFound, StoreCorrupt
+from memgraph.admin.doctor import check_scope, repair_scope
 from memgraph.cli import cli
-from memgraph.doctor import check_scope, repair_scope
 
 SCOPE = "alice"
 FILES = ("graph.json", "journal.jsonl", "episodes.jsonl", "vectors.npy", "vectors.json")
@@ -200,7 +200,7 @@ def test_doctor_finds_a_healthy_scope_healthy_and_repair_leaves_it_alone(root: P
     assert result.exit_code == 0, result.output
     assert result.output.rstrip().endswith("healthy")
     assert "counts: 14 entities, 8 observations" in result.output
-    assert "8 episodes, 3 journal commits, 8 vectors, 1 keys" in result.output
+    assert "8 episodes, 3 journal commits, 16 vectors, 1 keys" in result.output
     assert doctor(root, "--repair").exit_code == 0
     assert snapshot(root / SCOPE) == before
     assert sorted(p.name for p in root.iterdir()) == [SCOPE], "no backup of a healthy scope"
@@ -289,11 +289,11 @@ def test_repair_re_embeds_damaged_vectors_from_the_observations(
     before = damage(root, name, how)
     result, _ = repaired(root, before)
     assert result.exit_code == 0, result.output
-    assert "re-embedded 8 observation(s) with 'mock-hash-384'" in result.output
+    assert "re-embedded 8 observation(s) and 8 episode(s) with 'mock-hash-384'" in result.output
     assert "lost: nothing" in result.output
     touch_everything(root)
     with Memory(root, SCOPE, provider="mock") as memory:
-        assert memory.stats()["vectors"] == 8
+        assert memory.stats()["vectors"] == 16  # 8 observations, 8 remembered texts
         assert memory.search("Company3")[0].entity.name == "Person3"
     assert check_scope(root, SCOPE).ok
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgraph.extract import clean_label, validate_extraction
+from memgraph.llm_calls.extract import clean_label, validate_extraction
 
 
 def test_valid_reply_becomes_an_extraction() -> None:

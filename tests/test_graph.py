@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from memgraph.graph import EXTRA_OPS, Graph
+from memgraph.graph.graph import EXTRA_OPS, Graph
 
 Doc = dict[str, Any]
 

@@ -31,8 +31,8 @@ from memgraph import (
     ProviderUnavailable,
     set_memory_id,
 )
-from memgraph.graph import Graph
-from memgraph.provider import resolve_provider
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.provider import resolve_provider
 from tests.openai_server import OpenAITestServer, openai_server, unused_base_url  # noqa: F401
 from tests.test_properties import check_graph
 
@@ -275,27 +275,29 @@ BAD_REPLIES = {
 
 
 @pytest.mark.parametrize("reply", BAD_REPLIES.values(), ids=BAD_REPLIES.keys())
-def test_an_unusable_model_reply_changes_nothing_and_logs_a_warning(
+def test_an_unusable_model_reply_keeps_only_the_text_and_logs_a_warning(
     root: Path, reply: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with open_memory(root, "alice") as alice:
         alice.remember("Alice likes tea.")
-    before = tree(root)
+        facts_before = {(e.name, o.content) for e in alice.entities() for o in e.observations}
     with (
         open_memory(root, "alice", scripted(reply, reply)) as alice,
         caplog.at_level(logging.WARNING, logger="memgraph"),
     ):
         changes = alice.remember("Alice works at Acme.")
-        assert not changes and changes.warnings
-        assert [o.content for o in alice.entity("Alice").current_observations] == ["likes tea"]
-    assert "nothing was changed" in caplog.text
-    assert tree(root) == before, "no partial write"
+        assert not changes and changes.warnings and changes.unusable_reply
+        assert changes.episode is not None and not changes.episode.extracted
+        facts_after = {(e.name, o.content) for e in alice.entities() for o in e.observations}
+        assert facts_after == facts_before, "no fact from an unusable reply"
+        kept = [e for e in alice.iter_episodes() if e.text == "Alice works at Acme."]
+        assert len(kept) == 1 and not kept[0].extracted
+    assert "model reply unusable" in caplog.text
     with (
-        open_memory(root, "fresh", scripted(reply, reply)) as fresh,
-        caplog.at_level(logging.WARNING, logger="memgraph"),
-    ):
-        assert not fresh.remember("Alice works at Acme.")
-    assert not (root / "fresh").exists()
+        open_memory(root, "alice") as alice,
+    ):  # the text stays findable, though no fact was drawn from it
+        hits = alice.search("where does alice work? acme")
+        assert any(h.kind == "episode" and h.episode and "Acme" in h.episode.text for h in hits)
 
 
 def test_hallucinated_ids_in_a_reply_never_touch_existing_facts(root: Path) -> None:

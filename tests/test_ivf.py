@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from memgraph import Memory
-from memgraph.ivf import CoarseIndex
-from memgraph.vectors import VectorIndex, normalize_rows
+from memgraph.retrieval.ivf import CoarseIndex
+from memgraph.retrieval.vectors import VectorIndex, normalize_rows
 
 
 def clustered(count: int, dim: int = 32, clusters: int = 20, seed: int = 0) -> np.ndarray:
@@ -58,9 +58,9 @@ def test_rows_added_after_training_are_searched_too() -> None:
 def test_the_index_is_saved_at_checkpoints_and_loaded_with_the_vectors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memgraph.core
+    import memgraph.engine.core
 
-    monkeypatch.setattr(memgraph.core, "IVF_MIN_ROWS", 50)
+    monkeypatch.setattr(memgraph.engine.core, "IVF_MIN_ROWS", 50)
     texts = [f"Person{i} works at Company{i % 7} on project {i % 13}." for i in range(120)]
     with Memory(tmp_path / "mem", scope="s", provider="mock") as memory:
         memory.remember_many(texts)
@@ -80,10 +80,10 @@ def test_a_model_change_drops_the_saved_index(
 ) -> None:
     from memgraph.providers.mock import HashEmbedder, MockChatModel
 
-    import memgraph.core
+    import memgraph.engine.core
     from memgraph import Provider
 
-    monkeypatch.setattr(memgraph.core, "IVF_MIN_ROWS", 50)
+    monkeypatch.setattr(memgraph.engine.core, "IVF_MIN_ROWS", 50)
     texts = [f"Person{i} works at Company{i % 7}." for i in range(80)]
     with Memory(tmp_path / "mem", scope="s", provider="mock") as memory:
         memory.remember_many(texts)
@@ -160,7 +160,7 @@ def test_search_many_visits_the_same_rows_as_search() -> None:
 
 
 def test_dot_rows_is_the_matrix_vector_product() -> None:
-    from memgraph.ivf import dot_rows
+    from memgraph.retrieval.ivf import dot_rows
 
     rng = np.random.default_rng(1)
     matrix = rng.standard_normal((300, 24)).astype(np.float32)

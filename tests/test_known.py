@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from memgraph.providers.mock import HashEmbedder, ScriptedChatModel
 
-from memgraph import Memory, Provider, known
-from memgraph.graph import Graph
-from memgraph.prompts import read_tag
-from memgraph.tokens import count_tokens
-from memgraph.vectors import VectorIndex
+from memgraph import Memory, Provider
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.prompts import read_tag
+from memgraph.llm_calls.tokens import count_tokens
+from memgraph.retrieval import known
+from memgraph.retrieval.vectors import VectorIndex
 
 Doc = dict[str, Any]
 T1 = "2026-01-01T00:00:00.000Z"

@@ -26,12 +26,13 @@ from memgraph import (
     remember,
     set_memory_id,
 )
-from memgraph.cache import open_memory
-from memgraph.compaction import compact, orphaned_tool_replies
-from memgraph.context import current_target
-from memgraph.conversation import CONTEXT_HEADER
-from memgraph.thread import SUMMARY_HEADER
-from memgraph.tokens import token_counter
+from memgraph.conversation.cache import open_memory
+from memgraph.conversation.compaction import compact, orphaned_tool_replies
+from memgraph.conversation.context import current_target
+from memgraph.conversation.thread import SUMMARY_HEADER
+from memgraph.conversation.turn import CONTEXT_HEADER
+from memgraph.llm_calls.prompts import read_tag
+from memgraph.llm_calls.tokens import token_counter
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
 OFFICE_TOOL = {
@@ -80,7 +81,7 @@ def episode_ranges(directory: Path, scope: str) -> list[tuple[int, int]]:
 # --------------------------------------------------------------- plain calls
 def test_llm_is_a_plain_chat_call_on_the_offline_mock_without_memory() -> None:
     reply = llm("hello there")
-    assert str(reply) == reply.text == "(mock) You said: hello there"
+    assert str(reply) == reply.text == "Hello! How can I help?"
     assert reply.usage.total_tokens > 0
     assert reply.context == "" and reply.extracted is None and reply.compaction is None
 
@@ -180,12 +181,15 @@ def test_auto_extraction_runs_every_interval_turns_on_new_messages_only(tmp_path
     said = ["My name is Alice.", "I work at Acme.", "I live in Paris.", "I have a dog.", "Bye."]
     ran = [llm(text, memory=True, thread=thread).extracted is not None for text in said]
     assert ran == [False, True, False, True, False]
-    extracted = [c.last_user for c in calls(provider, "extract")]
+    extracted = [read_tag(c.last_user, "text") or "" for c in calls(provider, "extract")]
     for text in said[:4]:
         assert sum(text in body for body in extracted) == 1
     assert all("Bye." not in body for body in extracted)
     thread.close()  # flushes the last turn
-    assert sum("Bye." in c.last_user for c in calls(provider, "extract")) == 1
+    assert (
+        sum("Bye." in (read_tag(c.last_user, "text") or "") for c in calls(provider, "extract"))
+        == 1
+    )
     assert episode_ranges(tmp_path / "mem", "default") == [(1, 4), (5, 8), (9, 10)]
 
 
@@ -211,7 +215,7 @@ def test_extraction_survives_compaction_in_between_without_repeating(tmp_path: P
     with Thread() as thread:
         compactions = [llm(text, memory=True, thread=thread).compaction for text in said]
     assert sum(c is not None for c in compactions) >= 2
-    extracted = [c.last_user for c in calls(provider, "extract")]
+    extracted = [read_tag(c.last_user, "text") or "" for c in calls(provider, "extract")]
     for text in said:
         assert sum(text in body for body in extracted) == 1
     ranges = sorted(episode_ranges(tmp_path / "mem", "default"))
@@ -279,8 +283,9 @@ def test_a_new_threads_first_compaction_merges_the_scopes_stored_summary(tmp_pat
         {"summary": "Alice joined Acme.", "lastCompactedAt": "x", "messagesSummarized": 10}
     )
     thread = Thread()
-    for text in ("one", "two", "three"):
-        llm(f"Message {text}.", memory=True, thread=thread)
+    llm("Message one.", memory=True, thread=thread)
+    assert thread.to_messages()[0]["content"] == f"{SUMMARY_HEADER}\nAlice joined Acme."
+    llm("Message two.", memory=True, thread=thread)  # the summary counts: 5 messages > 4
     assert summary_file(tmp_path)["messagesSummarized"] == 12
     assert "<previous>\nAlice joined Acme.\n</previous>" in calls(provider, "merge")[0].last_user
 
@@ -414,7 +419,7 @@ def test_memory_all_injects_the_whole_memory_under_known_information(tmp_path: P
 
 def test_facts_extracted_inside_an_agent_belong_to_that_agent(tmp_path: Path) -> None:
     from memgraph import Thread, enable_memory
-    from memgraph.namespaces import agent
+    from memgraph.faces.namespaces import agent
 
     enable_memory(
         dir=str(tmp_path / "mem"), provider="mock", approve=True, autoExtract={"interval": 1}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,8 +103,8 @@ def test_one_llm_call_and_one_batched_embedding_per_remember(tmp_path: Path) -> 
         m.remember("anything")
         assert len(chat.calls) == 1
         # one call embedding the text for context is skipped on an empty scope;
-        # the new observations are embedded in one batch
-        assert embedder.calls == [4]
+        # the new observations and the text itself are embedded in one batch
+        assert embedder.calls == [5]
 
 
 def test_at_sets_when_the_fact_became_true(tmp_path: Path) -> None:
@@ -159,16 +160,19 @@ def test_metadata_must_be_json_serializable(tmp_path: Path) -> None:
         "```json\n{not json}\n```",
     ],
 )
-def test_malformed_llm_replies_change_nothing(
+def test_malformed_llm_replies_add_no_fact_but_keep_the_text(
     tmp_path: Path, reply: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with memory(tmp_path, provider=scripted(reply, reply, fallback=False)) as m:
         with caplog.at_level(logging.WARNING, logger="memgraph"):
             changes = m.remember("Alice works at Acme.")
         assert not changes and changes.warnings
-        assert "nothing was changed" in caplog.text
+        assert changes.unusable_reply and "reply unusable" in changes.unusable_reply
+        assert "model reply unusable" in caplog.text
         assert m.entities() == []
-    assert not (tmp_path / "mem" / "test").exists()
+        assert [(e.text, e.extracted) for e in m.iter_episodes()] == [
+            ("Alice works at Acme.", False)
+        ]
 
 
 def test_a_bad_reply_gets_one_repair_retry(tmp_path: Path) -> None:
@@ -247,7 +251,7 @@ def test_a_second_process_recalls_what_the_first_remembered(tmp_path: Path) -> N
         check=True,
         timeout=60,
     )
-    assert "mentors → Bob" in out.stdout
+    assert "mentors Bob" in out.stdout
 
 
 def test_two_memory_objects_on_one_scope_see_each_others_writes(tmp_path: Path) -> None:
@@ -278,10 +282,13 @@ def test_recall_format_lists_facts_and_relations(tmp_path: Path) -> None:
     with memory(tmp_path) as m:
         m.remember("Alice is a senior engineer. She mentors Bob.")
         text = m.recall("alice", rerank=False)
-        assert text.splitlines()[0] == "Alice (person):"
-        assert "  - is a senior engineer" in text
-        assert "  - mentors → Bob" in text
-        assert "  - Alice mentors → Bob" in m.recall("bob", rerank=False)
+        lines = text.splitlines()
+        assert lines[0] == "Alice (person):"
+        assert re.fullmatch(r"  - \[\d{1,2} \w+ \d{4}\] is a senior engineer", lines[1])
+        assert re.fullmatch(r"  - \[\d{1,2} \w+ \d{4}\] mentors Bob", lines[2])
+        # the relation mentors → Bob is the same statement: it is not printed again
+        assert "→" not in text and len(lines) == 3
+        assert "mentors Bob" in m.recall("bob", rerank=False)
 
 
 def test_rerank_ignores_unknown_ids_and_keeps_its_order(tmp_path: Path) -> None:
@@ -345,7 +352,7 @@ def test_large_entities_list_their_most_relevant_facts_first(tmp_path: Path) -> 
         assert hits[0].observation is not None
         assert hits[0].observation.content == "is allergic to peanuts"
         lines = m.recall("is the user allergic to peanuts", rerank=False).splitlines()
-        assert lines[1] == "  - is allergic to peanuts"
+        assert lines[1].endswith("] is allergic to peanuts")
 
 
 def test_extraction_prompt_stays_bounded_as_the_graph_grows(tmp_path: Path) -> None:
@@ -440,7 +447,7 @@ def test_checkpoint_then_reopen_keeps_everything(tmp_path: Path) -> None:
         before = m.export("json"), m.stats()
     with memory(tmp_path) as m:
         assert (m.export("json"), m.stats()) == before
-        assert before[1]["vectors"] == 2
+        assert before[1]["vectors"] == 4  # two facts and the two texts they came from
 
 
 def test_changing_the_embedding_model_rebuilds_the_vectors(
@@ -492,7 +499,7 @@ def test_remember_many_stores_everything_in_one_commit(tmp_path: Path) -> None:
         assert journal.count(b"\n") == 1
     with memory(tmp_path) as m:
         assert "works at Company7" in m.recall("where does person7 work", rerank=False)
-        assert m.stats()["vectors"] == 21
+        assert m.stats()["vectors"] == 42  # one per fact and one per text
 
 
 def test_remember_many_after_earlier_facts_supersedes_them(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from memgraph import Memory, NotFound, StoreConflict, StoreCorrupt
+from memgraph.admin.migrate import migrate, open_location, read_scope
 from memgraph.cli import cli
-from memgraph.migrate import migrate, open_location, read_scope
 from memgraph.store import PostgresStore
 from tests.postgres_server import new_scope
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from memgraph.providers.mock.embedder import HashEmbedder, stem, stems
 
-from memgraph.provider import Embedder
+from memgraph.llm_calls.provider import Embedder
 
 
 def cosine(embedder: HashEmbedder, a: str, b: str) -> float:

@@ -9,8 +9,8 @@ import pytest
 from memgraph.providers.mock import MockChatModel, ScriptedChatModel, ScriptExhausted
 
 from memgraph.errors import ProviderUnavailable
-from memgraph.prompts import EXTRACT_SCHEMA, RERANK_SCHEMA
-from memgraph.provider import ChatModel, Completion, Usage
+from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, RERANK_SCHEMA
+from memgraph.llm_calls.provider import ChatModel, Completion, Usage
 
 USER = [{"role": "user", "content": "Alice works at Acme"}]
 

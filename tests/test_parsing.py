@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgraph.parsing import ReplyError, parse_json_reply
+from memgraph.llm_calls.parsing import ReplyError, parse_json_reply
 
 
 def test_plain_json_object_is_parsed() -> None:

@@ -25,12 +25,12 @@ from memgraph.errors import (
     StoreError,
     StoreUnavailable,
 )
-from memgraph.graph import Graph
-from memgraph.ivf import CoarseIndex
-from memgraph.provider import Provider, resolve_provider
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.provider import Provider, resolve_provider
+from memgraph.retrieval.ivf import CoarseIndex
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, PostgresStore, VectorBatch, open_store, pg_schema, postgres
 from memgraph.store.pg_schema import ensure_schema, mask_dsn, translate_errors
-from memgraph.vectors import VectorIndex
 from tests.postgres_server import new_schema, new_scope, scope_footprint
 
 if TYPE_CHECKING:
@@ -585,7 +585,7 @@ def test_a_cold_load_takes_the_vectors_from_the_database_without_re_embedding(
         memory.remember("Person9 works at Company9.")  # one more, in the journal
     provider, embedded = counting_provider()
     with Memory(scope=scope, provider=provider, store=postgres_dsn) as fresh:
-        assert fresh.stats()["vectors"] == 6
+        assert fresh.stats()["vectors"] == 12  # six facts and the six texts they came from
         assert embedded == []
         hits = fresh.search("Person3 job", k=3)
         assert hits and hits[0].entity.name == "Person3"

@@ -14,18 +14,18 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgraph.changes import plan_extraction
-from memgraph.extract import (
+from memgraph.graph.changes import plan_extraction
+from memgraph.graph.graph import Graph
+from memgraph.llm_calls.extract import (
     Expiration,
     ExtractedEntity,
     ExtractedRelation,
     Extraction,
     validate_extraction,
 )
-from memgraph.graph import Graph
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, DirectoryStore, VectorBatch
 from memgraph.text import content_key, name_key
-from memgraph.vectors import VectorIndex
 
 Doc = dict[str, Any]
 

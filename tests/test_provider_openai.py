@@ -32,7 +32,7 @@ from memgraph.errors import (
     ProviderError,
     ProviderUnavailable,
 )
-from memgraph.provider import (
+from memgraph.llm_calls.provider import (
     ChatModel,
     Embedder,
     JsonSchema,
@@ -141,7 +141,7 @@ def test_spec_model_and_embedding_model_settings_are_used(openai_server: OpenAIT
 
 def test_the_engine_package_never_imports_the_openai_sdk() -> None:
     code = (
-        "import sys, memgraph, memgraph.provider, memgraph.errors\n"
+        "import sys, memgraph, memgraph.llm_calls.provider, memgraph.errors\n"
         "assert 'openai' not in sys.modules, 'openai imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -557,14 +557,19 @@ def test_401_with_a_key_from_a_custom_variable_names_that_variable(
     assert openai_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
 
 
-def test_missing_key_without_base_url_raises_missing_credentials(
+def test_missing_key_raises_missing_credentials_at_the_first_model_call_not_before(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    provider = resolve_provider("openai:gpt-4o-mini")  # building needs no key
+    assert provider.embedder is not None
     with pytest.raises(MissingCredentials) as caught:
-        resolve_provider("openai:gpt-4o-mini")
+        provider.chat.complete(USER)
+    with pytest.raises(MissingCredentials):
+        provider.embedder.embed(["a"])
     assert "OPENAI_API_KEY" in str(caught.value)
-    assert "provider.api_key_env" in str(caught.value)
+    assert "provider.apiKeyEnv" in str(caught.value)
+    assert "api_key_env" not in str(caught.value)
     assert "agency.json" in str(caught.value)
 
 
@@ -572,12 +577,13 @@ def test_missing_key_for_a_remote_base_url_names_the_configured_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
-    with pytest.raises(MissingCredentials, match="GROQ_API_KEY"):
-        resolve_provider(
-            "openai:llama-3.1-8b",
-            base_url="https://api.groq.com/openai/v1",
-            api_key_env="GROQ_API_KEY",
-        )
+    provider = resolve_provider(
+        "openai:llama-3.1-8b",
+        base_url="https://api.groq.com/openai/v1",
+        api_key_env="GROQ_API_KEY",
+    )
+    with pytest.raises(MissingCredentials, match="set the GROQ_API_KEY environment variable"):
+        provider.chat.complete(USER)
 
 
 def test_key_is_read_from_the_environment_when_the_provider_is_built(

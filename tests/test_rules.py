@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph import Memory, NotFound
-from memgraph.conditions import ConditionError, parse_condition
+from memgraph.faces.conditions import ConditionError, parse_condition
 
 
 def open_memory(tmp_path: Path) -> Memory:

@@ -30,10 +30,10 @@ from memgraph import (
     set_memory_id,
 )
 from memgraph import memory as memory_block
+from memgraph.admin.doctor import repair_scope
 from memgraph.cli import cli
-from memgraph.conditions import parse_condition
-from memgraph.doctor import repair_scope
-from memgraph.provider import Provider, resolve_provider
+from memgraph.faces.conditions import parse_condition
+from memgraph.llm_calls.provider import Provider, resolve_provider
 from tests.memory_state import fresh_memory_state  # noqa: F401
 from tests.openai_server import OpenAITestServer, openai_server  # noqa: F401
 

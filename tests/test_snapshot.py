@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memgraph import Memory
-from memgraph.graph import Graph, SavedDocumentError
-from memgraph.lazy import LazyDocs
-from memgraph.snapshot import encode, read_index
+from memgraph.graph.graph import Graph, SavedDocumentError
+from memgraph.graph.lazy import LazyDocs
+from memgraph.graph.snapshot import encode, read_index
 from memgraph.store.directory import DirectoryStore
 from memgraph.text import index_terms, terms
 
@@ -308,7 +308,7 @@ def test_a_purge_leaves_no_trace_in_the_index(tmp_path: Path) -> None:
 
 
 def test_doctor_notes_a_stale_index_without_calling_the_scope_damaged(tmp_path: Path) -> None:
-    from memgraph.doctor import check_scope
+    from memgraph.admin.doctor import check_scope
 
     with _memory(tmp_path) as memory:
         memory.remember("Alice works at Acme.")

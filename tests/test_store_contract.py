@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from memgraph.errors import StoreConflict
-from memgraph.graph import Graph
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, DirectoryStore, InMemoryStore, Store, VectorBatch
-from memgraph.vectors import VectorIndex
 
 SCOPE = "alice"
 MODEL = "test-embed"

@@ -8,9 +8,14 @@ import orjson
 import pytest
 
 from memgraph import Thread
-from memgraph.compaction import measure, message_tokens, orphaned_tool_replies, plan_compaction
-from memgraph.thread import SUMMARY_HEADER, transcript
-from memgraph.tokens import token_counter
+from memgraph.conversation.compaction import (
+    measure,
+    message_tokens,
+    orphaned_tool_replies,
+    plan_compaction,
+)
+from memgraph.conversation.thread import SUMMARY_HEADER, transcript
+from memgraph.llm_calls.tokens import token_counter
 
 
 def call(call_id: str, name: str = "lookup_office") -> dict[str, Any]:

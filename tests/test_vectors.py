@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memgraph.vectors import VectorIndex, normalize_rows
+from memgraph.retrieval.vectors import VectorIndex, normalize_rows
 
 
 def unit(*values: float) -> np.ndarray:

@@ -3,6 +3,11 @@
 ``DirectoryStore`` (plain files, the default), ``InMemoryStore``
 (session-only) and ``PostgresStore`` (a PostgreSQL database shared by many
 app servers) implement the :class:`~memgraph.store.base.Store` protocol.
+
+Only the store touches disk or a database. May import: the foundation,
+``memgraph.graph`` (what is saved) and ``memgraph.retrieval`` (the vectors and
+the approximate index it persists). Never the model calls, the faces, the engine
+or anything above.
 """
 
 from __future__ import annotations

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from memgraph.ivf import CoarseIndex
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.ivf import CoarseIndex
 
 if TYPE_CHECKING:
-    from memgraph.graph import Graph
-    from memgraph.snapshot import SavedGraph
-    from memgraph.vectors import VectorIndex
+    from memgraph.graph.saved import SavedGraph
+    from memgraph.retrieval.vectors import VectorIndex
 
 __all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet", "journal_outgrew"]
 
@@ -128,8 +128,6 @@ class Snapshot:
 
     def graph(self) -> Graph:
         """The checkpoint as a graph (commits not applied)."""
-        from memgraph.graph import Graph
-
         if self.saved is not None:
             return Graph.from_saved(self.saved)
         return Graph.from_document(self._document or {})
@@ -191,6 +189,24 @@ class Store(Protocol):
 
     def episodes(self) -> Iterator[Doc]:
         """Every checkpointed episode record."""
+        ...
+
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        """Checkpointed episodes stored after ``mark``, each with its location, and
+        the mark of the end. ``mark`` 0 is the beginning; a mark past the end (the
+        episodes were rewritten) raises ``ValueError``."""
+        ...
+
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        """The episodes at these locations (as :meth:`episodes_after` gave them)."""
+        ...
+
+    def read_derived(self, name: str) -> bytes | None:
+        """A derived file kept with the scope (an index), or ``None``."""
+        ...
+
+    def write_derived(self, name: str, data: bytes) -> None:
+        """Replace a derived file atomically (readers see the old or the new one)."""
         ...
 
     def read_summary(self) -> Doc | None: ...

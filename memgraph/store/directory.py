@@ -35,12 +35,13 @@ import numpy as np
 import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
-from memgraph.graph import Graph
-from memgraph.ivf import CoarseIndex
-from memgraph.snapshot import GraphImage, SavedGraph, encode, indexable, read_index
+from memgraph.graph.graph import Graph
+from memgraph.graph.saved import SavedGraph
+from memgraph.graph.snapshot import GraphImage, encode, indexable, read_index
+from memgraph.retrieval.ivf import CoarseIndex
+from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
-from memgraph.vectors import VectorIndex
 
 log = logging.getLogger("memgraph")
 
@@ -456,6 +457,81 @@ class DirectoryStore:
             seen[record["id"]] = record
         return iter(seen.values())
 
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        try:
+            fd = os.open(self.episodes_path, os.O_RDONLY)
+        except FileNotFoundError:
+            if mark:
+                raise ValueError(
+                    f"mark {mark} is past the end of a missing episodes file"
+                ) from None
+            return [], 0
+        try:
+            size = os.fstat(fd).st_size
+            if mark > size:
+                raise ValueError(f"mark {mark} is past the end of {str(self.episodes_path)!r}")
+            data = _read_from(fd, mark)
+        finally:
+            os.close(fd)
+        end = data.rfind(b"\n") + 1  # a torn last line is not an episode yet
+        found: list[tuple[int, Doc]] = []
+        offset = 0
+        for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
+            location = mark + offset
+            offset += len(line) + 1
+            if not line.strip():
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                where = f"line {number}" if mark == 0 else f"byte {location}"
+                raise StoreCorrupt(
+                    f"{str(self.episodes_path)!r} is damaged at {where}: {exc}. It was "
+                    f"left untouched; run {doctor_hint(self.episodes_path)} to inspect it.",
+                    path=str(self.episodes_path),
+                    position=where,
+                ) from exc
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                found.append((location, record))
+        return found, mark + end
+
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        found: dict[int, Doc] = {}
+        if not locations:
+            return found
+        try:
+            fd = os.open(self.episodes_path, os.O_RDONLY)
+        except FileNotFoundError:
+            return found
+        try:
+            for location in locations:
+                chunk = os.pread(fd, 8192, location)
+                while chunk and b"\n" not in chunk and len(chunk) % 8192 == 0:
+                    more = os.pread(fd, 65536, location + len(chunk))
+                    if not more:
+                        break
+                    chunk += more
+                line = chunk.split(b"\n", 1)[0]
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue  # a location from a stale index: the caller rebuilds it
+                if isinstance(record, dict) and isinstance(record.get("id"), str):
+                    found[location] = record
+        finally:
+            os.close(fd)
+        return found
+
+    def read_derived(self, name: str) -> bytes | None:
+        try:
+            return (self.path / _derived_name(name)).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write_derived(self, name: str, data: bytes) -> None:
+        ensure_dir(self.path)
+        atomic_write(self.path / _derived_name(name), data)
+
     def read_summary(self) -> Doc | None:
         try:
             raw = self.summary_path.read_bytes()
@@ -731,8 +807,9 @@ class DirectoryStore:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
             self._vector_count, self._vector_model = 0, None
-        with contextlib.suppress(FileNotFoundError):
-            self.ivf_path.unlink()  # row numbers changed: the approximate index is rebuilt
+        for derived in (self.ivf_path, self.path / "episodes.idx"):
+            with contextlib.suppress(FileNotFoundError):
+                derived.unlink()  # rows and episodes changed: derived indexes are rebuilt
         self._replace_checkpoint(Graph.from_document(document))
 
     def write_summary(self, summary: Doc) -> None:
@@ -744,6 +821,15 @@ class DirectoryStore:
             os.close(self._journal_fd)
             self._journal_fd = None
         self._unpin()
+
+
+DERIVED_NAMES = frozenset({"episodes.idx"})
+
+
+def _derived_name(name: str) -> str:
+    if name not in DERIVED_NAMES:
+        raise ValueError(f"{name!r} is not a derived file of a scope ({sorted(DERIVED_NAMES)})")
+    return name
 
 
 def _read_from(fd: int, offset: int) -> bytes:

@@ -30,7 +30,7 @@ that returns the commits another process made (or asks for a reload), so a
 recall never misses a committed write.
 
 Vectors are stored as little-endian float32 bytes and searched in-process
-with numpy (the engine's :class:`~memgraph.vectors.VectorIndex`); the
+with numpy (the engine's :class:`~memgraph.retrieval.vectors.VectorIndex`); the
 ``vector`` extension is not needed.
 """
 
@@ -46,8 +46,8 @@ import numpy as np
 import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
-from memgraph.graph import Graph
-from memgraph.ivf import CoarseIndex
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.ivf import CoarseIndex
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet, journal_outgrew
 from memgraph.store.pg_schema import (
@@ -64,7 +64,7 @@ from memgraph.store.pg_schema import (
 if TYPE_CHECKING:
     from psycopg import Connection
 
-    from memgraph.vectors import VectorIndex
+    from memgraph.retrieval.vectors import VectorIndex
 
 __all__ = ["JOURNAL_RATIO", "MIN_JOURNAL_BYTES", "PostgresStore", "list_scopes"]
 
@@ -97,7 +97,7 @@ class PostgresStore:
 
     The handle opens one connection lazily and reconnects after a lost
     connection (never while it holds the scope's lock). It is safe to share
-    between threads; :class:`~memgraph.memory.Memory` serializes its calls.
+    between threads; :class:`~memgraph.engine.memory.Memory` serializes its calls.
     """
 
     def __init__(self, dsn: str, scope: str, *, schema: str = DEFAULT_SCHEMA) -> None:
@@ -346,6 +346,46 @@ class PostgresStore:
             return [self._decode(text, "episodes.record", f"episode {id_!r}") for id_, text in rows]
 
         return iter(self._run("reading episodes of", work))
+
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        def work(conn: Connection[tuple[Any, ...]]) -> tuple[list[tuple[int, Doc]], int]:
+            rows = conn.execute(
+                f"SELECT ordinal, id, record::text FROM {self._s}.episodes "
+                "WHERE scope = %s AND ordinal > %s ORDER BY ordinal",
+                [self.scope, mark],
+            ).fetchall()
+            found = [
+                (int(ordinal), self._decode(text, "episodes.record", f"episode {id_!r}"))
+                for ordinal, id_, text in rows
+            ]
+            return found, (found[-1][0] if found else mark)
+
+        return self._run("reading episodes of", work)
+
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        if not locations:
+            return {}
+
+        def work(conn: Connection[tuple[Any, ...]]) -> dict[int, Doc]:
+            rows = conn.execute(
+                f"SELECT ordinal, id, record::text FROM {self._s}.episodes "
+                "WHERE scope = %s AND ordinal = ANY(%s)",
+                [self.scope, list(locations)],
+            ).fetchall()
+            return {
+                int(ordinal): self._decode(text, "episodes.record", f"episode {id_!r}")
+                for ordinal, id_, text in rows
+            }
+
+        return self._run("reading episodes of", work)
+
+    def read_derived(self, name: str) -> bytes | None:
+        """Derived indexes are not kept in PostgreSQL yet: each process builds its own."""
+        return None
+
+    def write_derived(self, name: str, data: bytes) -> None:
+        """Derived indexes are not kept in PostgreSQL yet (see :meth:`read_derived`)."""
+        return None
 
     def read_summary(self) -> Doc | None:
         def work(conn: Connection[tuple[Any, ...]]) -> Doc | None:

@@ -2,7 +2,7 @@
 
 Importing this package registers the provider under the name ``"mock"``::
 
-    from memgraph.provider import resolve_provider
+    from memgraph.llm_calls.provider import resolve_provider
 
     provider = resolve_provider("mock")  # MockChatModel + HashEmbedder(384)
 
@@ -32,7 +32,7 @@ from memgraph.providers.mock.scripted import (
 )
 
 from memgraph.errors import ConfigError
-from memgraph.provider import ChatModel, Provider, ProviderSettings, register_provider
+from memgraph.llm_calls.provider import ChatModel, Provider, ProviderSettings, register_provider
 
 __all__ = [
     "HashEmbedder",

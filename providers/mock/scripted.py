@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memgraph.provider import ChatModel, Completion, JsonSchema, Message, Usage
+from memgraph.llm_calls.provider import ChatModel, Completion, JsonSchema, Message, Usage
 
 __all__ = ["PHASES", "Reply", "ScriptExhausted", "ScriptedCall", "ScriptedChatModel"]
 

@@ -1,0 +1,149 @@
+"""The key/value face of a memory: versioned, append-only, with tombstones.
+
+``remember(key, value)`` and ``forget(key)`` only ever append a version, so
+``history(key)`` lists every value a key had (tombstones included) and
+``as_of(key, version)`` travels back. The versions live in the same journal as
+the knowledge graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from memgraph.clock import now_iso
+from memgraph.faces.host import GraphHost
+from memgraph.faces.namespaces import current_source
+from memgraph.graph.graph import EXTRA_OPS, Doc, Graph
+
+__all__ = ["KeyValueMemory", "KeyVersion"]
+
+
+@dataclass(frozen=True)
+class KeyVersion:
+    """One version of a key: a value, or a tombstone (``deleted``)."""
+
+    key: str
+    version: int
+    value: Any
+    deleted: bool
+    at: str
+    source: str | None
+
+    def __str__(self) -> str:
+        what = "forgotten" if self.deleted else f"= {orjson.dumps(self.value).decode()}"
+        return f"v{self.version} {self.at} {self.key} {what} ({self.source or 'main'})"
+
+
+def _versions(graph: Graph) -> dict[str, list[Doc]]:
+    versions: dict[str, list[Doc]] = graph.extra.setdefault("kv", {})
+    return versions
+
+
+def _apply(graph: Graph, op: Doc) -> None:
+    _versions(graph).setdefault(op["key"], []).append(
+        {
+            "value": op.get("value"),
+            "deleted": bool(op.get("deleted")),
+            "at": op["at"],
+            "source": op.get("source"),
+        }
+    )
+
+
+EXTRA_OPS["kv"] = _apply
+
+
+def _check_key(key: object) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"keys must be strings, got {type(key).__name__}")
+    if not key:
+        raise ValueError("keys must not be empty")
+    return key
+
+
+class KeyValueMemory:
+    """Versioned key/value memory over a :class:`~memgraph.Memory`'s store.
+
+    Obtain it as ``memory.kv``; for a session-only one use
+    ``Memory(store="memory").kv``.
+    """
+
+    def __init__(self, memory: GraphHost) -> None:
+        self._memory = memory
+
+    def _read(self, read: Callable[[dict[str, list[Doc]]], Any]) -> Any:
+        return self._memory._read_graph(lambda graph: read(_versions(graph)))
+
+    def remember(self, key: str, value: Any) -> int:
+        """Store ``value`` as the newest version of ``key``; returns its version number.
+
+        Raises:
+            TypeError: the key is not a string, or the value is not
+                JSON-serializable (the message names its type).
+        """
+        _check_key(key)
+        try:
+            clean = orjson.loads(orjson.dumps(value))
+        except TypeError as exc:
+            raise TypeError(
+                f"values must be JSON-serializable; {type(value).__name__} is not ({exc})"
+            ) from exc
+        op = {"op": "kv", "key": key, "value": clean, "at": now_iso(), "source": current_source()}
+        self._memory._write_ops(lambda graph: [op])
+        return len(self._read(lambda kv: kv.get(key, [])))
+
+    def recall(self, key: str) -> Any:
+        """The latest value of ``key``, or ``None`` if it was never set or was forgotten."""
+        _check_key(key)
+        versions = self._read(lambda kv: kv.get(key))
+        if not versions or versions[-1]["deleted"]:
+            return None
+        return versions[-1]["value"]
+
+    def forget(self, key: str) -> None:
+        """Write a tombstone for ``key``; forgetting a missing key does nothing."""
+        _check_key(key)
+
+        def build(graph: Graph) -> list[Doc]:
+            versions = _versions(graph).get(key)
+            if not versions or versions[-1]["deleted"]:
+                return []
+            return [
+                {
+                    "op": "kv",
+                    "key": key,
+                    "deleted": True,
+                    "at": now_iso(),
+                    "source": current_source(),
+                }
+            ]
+
+        self._memory._write_ops(build)
+
+    def keys(self) -> list[str]:
+        """The keys that currently have a value, in the order they were first set."""
+        return list(self._read(lambda kv: [k for k, v in kv.items() if not v[-1]["deleted"]]))
+
+    def history(self, key: str) -> list[KeyVersion]:
+        """Every version of ``key`` in order, tombstones included."""
+        _check_key(key)
+        versions = self._read(lambda kv: list(kv.get(key, ())))
+        return [
+            KeyVersion(key, number, v["value"], v["deleted"], v["at"], v.get("source"))
+            for number, v in enumerate(versions, start=1)
+        ]
+
+    def as_of(self, key: str, version: int) -> Any:
+        """The value ``key`` had at ``version`` (``None`` before it existed or if forgotten)."""
+        _check_key(key)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise TypeError(f"version must be an int, got {type(version).__name__}")
+        versions = self._read(lambda kv: list(kv.get(key, ())))
+        if version < 1 or not versions:
+            return None
+        chosen = versions[min(version, len(versions)) - 1]
+        return None if chosen["deleted"] else chosen["value"]

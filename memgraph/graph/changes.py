@@ -1,0 +1,375 @@
+"""Plan the ops that apply an extraction to the graph, without touching the graph.
+
+The rules (each one is a regression test):
+
+* Entities resolve by normalized name (case, whitespace, NFKC), so one name is
+  one node. A relation to an unknown name creates that entity.
+* An observation already current on the entity (normalized) is not added again.
+* An expiration matches a current observation of *that* entity exactly after
+  normalization, else the closest one above :data:`EXPIRE_SIMILARITY`. Facts of
+  other entities are never touched, and a fact added by the same change is
+  never expired by it.
+* A new value of a single-valued attribute ("name is Bob", "works at Globex",
+  "lives in Rome") supersedes the current one: the old fact's validity is
+  closed, it points at its successor, and the new fact is kept. Single-valued
+  relation types (works_at, lives_in, ...) behave the same way.
+* A relation that is already current is not added again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memgraph.graph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
+from memgraph.graph.graph import Doc, Graph
+from memgraph.llm_calls.extract import Extraction
+from memgraph.text import content_key, name_key, similarity, stem, words
+
+__all__ = ["EXPIRE_SIMILARITY", "Plan", "attribute_of", "plan_extraction", "plan_forget"]
+
+EXPIRE_SIMILARITY = 0.6
+
+
+@dataclass
+class Plan:
+    """The ops of one change, the ids they introduce, and what needs embedding."""
+
+    ops: list[Doc] = field(default_factory=list)
+    next_id: int = 1
+    embed: list[tuple[str, str]] = field(default_factory=list)  # (obs id, text to embed)
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Planner:
+    def __init__(
+        self, graph: Graph, *, at: str, now: str, source: str | None, episode_id: str | None
+    ) -> None:
+        self.graph = graph
+        self.at = at
+        self.now = now
+        self.source = source
+        self.episode_id = episode_id
+        graph.check_next_id()
+        self.plan = Plan(next_id=graph.next_id)
+        self.new_entities: dict[str, Doc] = {}  # name key -> entity doc added by this plan
+        self.new_obs: dict[str, list[Doc]] = {}  # entity id -> observations added by this plan
+        self.expired: set[str] = set()
+        self.new_rel_keys: set[tuple[str, str, str]] = set()
+        self.stated: list[str] = []  # ids of the facts the text states (new or already known)
+
+    def take_id(self, prefix: str) -> str:
+        value = f"{prefix}-{self.plan.next_id}"
+        self.plan.next_id += 1
+        return value
+
+    # ----------------------------------------------------------------- entities
+    def entity(self, name: str, type_: str) -> Doc:
+        existing = self.graph.entity_by_name(name) or self.new_entities.get(name_key(name))
+        if existing is not None:
+            return existing
+        doc: Doc = {
+            "id": self.take_id("entity"),
+            "name": name,
+            "type": type_ or "thing",
+            "source": self.source,
+            "createdAt": self.now,
+        }
+        self.new_entities[name_key(name)] = doc
+        self.plan.ops.append({"op": "entity", "entity": doc})
+        return doc
+
+    def current_obs(self, entity: Doc) -> list[Doc]:
+        old = [
+            o
+            for o in entity.get("observations", ())
+            if o.get("validTo") is None and o["id"] not in self.expired
+        ]
+        return old + self.new_obs.get(entity["id"], [])
+
+    def has_current(self, entity: Doc, key: str) -> bool:
+        """Whether a fact with this content key is current on ``entity`` (indexed)."""
+        if any(content_key(o["content"]) == key for o in self.new_obs.get(entity["id"], [])):
+            return True
+        if entity["id"] not in self.graph.entities:
+            return False
+        found = self.graph.facts_of(entity["id"]).keys.get(key)
+        return found is not None and found not in self.expired
+
+    def holding(self, entity: Doc, attribute: str) -> list[Doc]:
+        """Current facts of ``entity`` stating ``attribute`` (indexed)."""
+        held = [
+            o for o in self.new_obs.get(entity["id"], []) if attribute_of(o["content"]) == attribute
+        ]
+        if entity["id"] in self.graph.entities:
+            for obs_id in sorted(self.graph.facts_of(entity["id"]).attributes.get(attribute, ())):
+                pair = self.graph.observation(obs_id)
+                if pair is not None and obs_id not in self.expired:
+                    held.insert(0, pair[1])
+        return held
+
+    # ------------------------------------------------------------- observations
+    def observe(self, entity: Doc, content: str, extra: Mapping[str, Any]) -> None:
+        key = content_key(content)
+        if not key:
+            return
+        if self.has_current(entity, key):
+            known = (
+                self.graph.facts_of(entity["id"]).keys.get(key)
+                if entity["id"] in self.graph.entities
+                else None
+            )
+            if known is not None:
+                self.stated.append(known)
+            return
+        obs: Doc = {
+            "id": self.take_id("obs"),
+            "content": content,
+            "validFrom": self.at,
+            "validTo": None,
+            "recordedAt": self.now,
+            "episode": self.episode_id,
+            "source": self.source,
+            **extra,
+        }
+        attribute = attribute_of(content)
+        if attribute is not None:
+            for old in self.holding(entity, attribute):
+                self.expire_obs(old, superseded_by=obs["id"])
+        self.new_obs.setdefault(entity["id"], []).append(obs)
+        self.stated.append(obs["id"])
+        self.plan.ops.append({"op": "obs", "entity": entity["id"], "obs": obs})
+        self.plan.embed.append((obs["id"], f"{entity['name']} ({entity['type']}): {content}"))
+
+    def expire_obs(self, obs: Doc, *, superseded_by: str | None = None) -> None:
+        if obs["id"] in self.expired or obs.get("validTo") is not None:
+            return
+        if any(obs is new for news in self.new_obs.values() for new in news):
+            return  # never drop a fact this change adds
+        self.expired.add(obs["id"])
+        op: Doc = {
+            "op": "expire_obs",
+            "id": obs["id"],
+            "validTo": max(self.at, obs.get("validFrom") or self.at),
+            "retiredAt": self.now,
+        }
+        if superseded_by:
+            op["supersededBy"] = superseded_by
+        self.plan.ops.append(op)
+        linked = self.graph.relations.get(obs["rel"]) if obs.get("rel") else None
+        if linked is not None and linked.get("validTo") is None:
+            self.expire_rel(linked)  # one statement, one lifetime
+
+    def expiration(self, entity_name: str, content: str) -> None:
+        entity = self.graph.entity_by_name(entity_name)
+        if entity is None:
+            self.plan.warnings.append(f"expiration names unknown entity {entity_name!r}; ignored")
+            return
+        fresh = {o["id"] for o in self.new_obs.get(entity["id"], [])}
+        candidates = [o for o in self.current_obs(entity) if o["id"] not in fresh]
+        key = content_key(content)
+        exact = [o for o in candidates if content_key(o["content"]) == key]
+        already = [o for o in entity.get("observations", ()) if o["id"] in self.expired]
+        if not exact and any(content_key(o["content"]) == key for o in already):
+            return  # superseded earlier in this change
+        if exact:
+            self.expire_obs(exact[0])
+        else:
+            scored = [(similarity(o["content"], content), o) for o in candidates]
+            best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
+            if best[1] is not None and best[0] >= EXPIRE_SIMILARITY:
+                self.expire_obs(best[1])
+            else:
+                self.plan.warnings.append(
+                    f"expiration {content!r} matches no current fact of {entity['name']!r}"
+                )
+        for rel in list(self.graph.relations_of(entity["id"])):
+            if rel["from"] != entity["id"] or rel.get("validTo") is not None:
+                continue
+            target = self.graph.entities.get(rel["to"])
+            phrase = f"{rel['type'].replace('_', ' ')} {target['name'] if target else ''}"
+            if similarity(phrase, content) >= 0.8:
+                self.expire_rel(rel)
+
+    # ---------------------------------------------------------------- relations
+    def expire_rel(self, rel: Doc) -> None:
+        if rel["id"] in self.expired:
+            return
+        self.expired.add(rel["id"])
+        self.plan.ops.append(
+            {
+                "op": "expire_rel",
+                "id": rel["id"],
+                "validTo": max(self.at, rel.get("validFrom") or self.at),
+                "retiredAt": self.now,
+            }
+        )
+        pair = self.graph.observation(rel["obs"]) if rel.get("obs") else None
+        if pair is not None and pair[1].get("validTo") is None:
+            self.expire_obs(pair[1])  # one statement, one lifetime
+
+    def link(self) -> None:
+        """Pair each new relation with the new observation of its source entity that
+        states it ("works at Acme" and works_at → Acme): one fact to the user."""
+        for op in self.plan.ops:
+            if op["op"] != "rel":
+                continue
+            rel = op["rel"]
+            target = self.graph.entity_name(rel["to"]) or next(
+                (e["name"] for e in self.new_entities.values() if e["id"] == rel["to"]), None
+            )
+            if target is None:
+                continue
+            target_words = set(words(target))
+            kind_words = {stem(w) for w in words(rel["type"].replace("_", " ")) if len(w) > 2}
+            for obs in self.new_obs.get(rel["from"], []):
+                if obs.get("rel"):
+                    continue
+                said = words(obs["content"])
+                if target_words <= set(said) and (
+                    not kind_words or kind_words & {stem(w) for w in said}
+                ):
+                    obs["rel"], rel["obs"] = rel["id"], obs["id"]
+                    break
+
+    def relate(self, source: str, target: str, type_: str) -> None:
+        relation_type = "_".join(type_.lower().replace("-", " ").split())
+        start = self.entity(source, "thing")
+        end = self.entity(target, "thing")
+        key = (start["id"], name_key(relation_type), end["id"])
+        if key in self.new_rel_keys:
+            return
+        existing = self.graph.current_relation(*key)
+        if existing is not None and existing["id"] not in self.expired:
+            self.stated.append(existing["id"])
+            return
+        attribute = SINGLE_VALUED_RELATIONS.get(relation_type)
+        if attribute is not None:
+            for rel in list(self.graph.relations_of(start["id"])):
+                if (
+                    rel["from"] == start["id"]
+                    and rel.get("validTo") is None
+                    and rel["to"] != end["id"]
+                    and SINGLE_VALUED_RELATIONS.get(rel["type"]) == attribute
+                ):
+                    self.expire_rel(rel)
+        doc: Doc = {
+            "id": self.take_id("rel"),
+            "from": start["id"],
+            "to": end["id"],
+            "type": relation_type,
+            "source": self.source,
+            "validFrom": self.at,
+            "validTo": None,
+            "recordedAt": self.now,
+            "episode": self.episode_id,
+        }
+        self.new_rel_keys.add(key)
+        self.stated.append(doc["id"])
+        self.plan.ops.append({"op": "rel", "rel": doc})
+
+
+def plan_extraction(
+    graph: Graph,
+    extraction: Extraction,
+    *,
+    at: str,
+    now: str,
+    source: str | None = None,
+    episode: Mapping[str, Any] | None = None,
+    observation_fields: Mapping[str, Any] | None = None,
+) -> Plan:
+    """The ops that apply ``extraction`` to ``graph`` (which is left unchanged).
+
+    Args:
+        graph: the current graph.
+        extraction: a validated extraction reply.
+        at: world time the text was said (``validFrom`` of new facts).
+        now: the time memgraph records the change.
+        source: who wrote it (an agent namespace or ``"main"``).
+        episode: the episode record to store with the change; its ``id`` is
+            allocated here when missing.
+        observation_fields: extra fields for every new observation (category, tags).
+    """
+    planner = _Planner(graph, at=at, now=now, source=source, episode_id=None)
+    record: Doc | None = None
+    if episode is not None:
+        record = dict(episode)
+        record.setdefault("id", planner.take_id("episode"))
+        planner.episode_id = record["id"]
+        planner.plan.ops.append({"op": "episode", "episode": record})
+    extra = dict(observation_fields or {})
+    for item in extraction.entities:
+        entity = planner.entity(item.name, item.type)
+        for content in item.observations:
+            planner.observe(entity, content, extra)
+    for relation in extraction.relations:
+        planner.relate(relation.source, relation.target, relation.type)
+    for expiration in extraction.expirations:
+        planner.expiration(expiration.entity_name, expiration.content)
+    planner.link()
+    if record is not None:
+        # The facts the text states: once every one of them is expired, the text is
+        # history too and recall stops showing it.
+        record["facts"] = list(dict.fromkeys(planner.stated))
+        planner.plan.embed.append((record["id"], episode_embedding_text(record)))
+    return planner.plan
+
+
+EMBED_CHARS = 2_000
+"""How much of a long text its episode vector reads (its start)."""
+
+
+def episode_embedding_text(episode: Mapping[str, Any]) -> str:
+    """What an episode's vector is made from: the speaker's name and the text (the
+    start of a long one), as a transcript line reads."""
+    speaker = episode.get("speaker")
+    text = str(episode.get("text") or "")[:EMBED_CHARS]
+    return f"{speaker}: {text}" if speaker else text
+
+
+def plan_forget(
+    graph: Graph,
+    *,
+    observations: Sequence[tuple[str, str]] = (),
+    relations: Sequence[tuple[str, str, str]] = (),
+    ids: Sequence[str] = (),
+    now: str,
+) -> Plan:
+    """Ops expiring facts: by ``(entity name, content)`` with a case-insensitive
+    substring match, by ``(from, to, type)`` names, or by id (observation,
+    relation, or entity: all its current facts and links). Nothing is erased.
+    """
+    planner = _Planner(graph, at=now, now=now, source=None, episode_id=None)
+    for entity_name, content in observations:
+        entity = graph.entity_by_name(entity_name)
+        needle = content_key(content)
+        if entity is None or not needle:
+            continue
+        for obs in planner.current_obs(entity):
+            if needle in content_key(obs["content"]):
+                planner.expire_obs(obs)
+    for source, target, type_ in relations:
+        start, end = graph.entity_by_name(source), graph.entity_by_name(target)
+        if start is None or end is None:
+            continue
+        rel = graph.current_relation(start["id"], "_".join(type_.lower().split()), end["id"])
+        if rel is not None:
+            planner.expire_rel(rel)
+    for item_id in ids:
+        if item_id in graph.relations:
+            if graph.relations[item_id].get("validTo") is None:
+                planner.expire_rel(graph.relations[item_id])
+        elif item_id in graph.entities:
+            entity = graph.entities[item_id]
+            for obs in planner.current_obs(entity):
+                planner.expire_obs(obs)
+            for rel in list(graph.relations_of(item_id)):
+                if rel.get("validTo") is None:
+                    planner.expire_rel(rel)
+        else:
+            pair = graph.observation(item_id)
+            if pair is not None:
+                planner.expire_obs(pair[1])
+    return planner.plan

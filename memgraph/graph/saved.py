@@ -1,0 +1,62 @@
+"""A checkpoint as the in-memory graph reads it: ``graph.json``'s bytes and the index arrays.
+
+A lazy :class:`~memgraph.graph.graph.Graph` decodes its records from a
+:class:`SavedGraph`; :mod:`memgraph.graph.snapshot` writes checkpoints and reads
+``graph.idx`` into one. This module sits below both, so the graph never imports
+the snapshot code.
+"""
+
+from __future__ import annotations
+
+import mmap
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memgraph.graph.lazy import Postings
+
+__all__ = ["Buffer", "SavedGraph", "Spans"]
+
+Buffer = bytes | bytearray | memoryview | mmap.mmap
+Spans = npt.NDArray[np.int64]
+
+
+@dataclass
+class SavedGraph:
+    """A checkpoint's bytes and the index arrays that describe them."""
+
+    data: Buffer
+    seq: int
+    next_id: int
+    extra: dict[str, Any]
+    entity_ids: list[str]
+    entity_spans: Spans  # (n, 2) byte offsets into data
+    names: list[str]  # as written (name_keys are normalized)
+    name_keys: list[str]
+    type_keys: list[str]
+    obs_ids: list[str]
+    obs_owner: npt.NDArray[np.int32]  # entity ordinal of each observation
+    obs_current: npt.NDArray[np.bool_]
+    noted: list[str]
+    rel_ids: list[str]
+    rel_spans: Spans
+    rel_from: list[str]
+    rel_to: list[str]
+    rel_from_ordinals: npt.NDArray[np.int64]  # -1: an end that names no entity
+    rel_to_ordinals: npt.NDArray[np.int64]
+    rel_type_keys: list[str]
+    rel_current: npt.NDArray[np.bool_]
+    terms: Postings  # index term -> ordinals of current observations
+    name_terms: Postings  # name term -> entity ordinals
+    dangling: dict[str, list[str]] = field(default_factory=dict)  # rel ordinal -> [from, to]
+    path: str = "graph.json"
+
+    def entity_span(self, ordinal: int) -> tuple[int, int]:
+        start, stop = self.entity_spans[ordinal].tolist()
+        return start, stop
+
+    def rel_span(self, ordinal: int) -> tuple[int, int]:
+        start, stop = self.rel_spans[ordinal].tolist()
+        return start, stop

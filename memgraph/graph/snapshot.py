@@ -1,0 +1,623 @@
+"""Checkpoint images: ``graph.json`` written record by record, plus its index file.
+
+A checkpoint writes two files. ``graph.json`` is the whole graph in Agency's
+shape; memgraph writes it one entity and one relation at a time so that it
+knows where each record starts and ends. ``graph.idx`` records those byte
+spans together with everything a lazy :class:`~memgraph.graph.graph.Graph` needs
+before parsing any record: ids, normalized names and types, which entity owns
+each observation, which facts are current, the relation ends, and the keyword
+and name indexes as compressed-sparse-row arrays.
+
+Opening a scope then reads ``graph.idx`` (a few flat arrays) and memory-maps
+``graph.json``; an entity is parsed the first time it is read. The index is
+derived data: it names the size and modification time of the ``graph.json``
+it describes, and a missing, stale or unreadable index only means the
+checkpoint is parsed in full, as before.
+
+The next checkpoint of a lazy graph copies every run of records no op changed
+since the last one byte for byte and serializes only the changed and new
+records, so its Python work follows the changes, not the scope; the saved
+observations keep their ordinals, so the saved postings carry over with one
+vectorized filter. The graph is then re-based on the checkpoint it wrote.
+
+``graph.idx`` layout: ``MGIDX01\\n``, the byte length of a JSON header as an
+8-byte little-endian integer, the header (``seq``, ``nextId``, ``memgraph``
+extra state, the ``graph.json`` stamp, relation ends naming no entity, and
+``blobs``: name -> ``[offset, length, kind]``), then the blobs, each
+zlib-compressed. Kinds: ``str`` (NUL-separated UTF-8), ``ids:<prefix>`` (ids
+``<prefix><n>`` as delta-coded int64), ``d64`` (delta-coded int64) and ``u8``
+(flags).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from memgraph.graph.graph import LEAN_FACTS, Doc, Graph, type_key
+from memgraph.graph.lazy import LazyDocs, Postings
+from memgraph.graph.saved import Buffer, SavedGraph, Spans
+from memgraph.text import index_terms_many, name_key, terms
+
+__all__ = [
+    "INDEX_MAGIC",
+    "GraphImage",
+    "encode",
+    "indexable",
+    "read_index",
+    "stored",
+]
+
+log = logging.getLogger("memgraph")
+
+INDEX_MAGIC = b"MGIDX01\n"
+INDEX_VERSION = 2
+_HEAD = b'{"entities":['
+_MIDDLE = b'],"relations":['
+
+
+@dataclass
+class GraphImage:
+    """A checkpoint ready to write: ``graph.json`` bytes and the tables of its index."""
+
+    graph_json: bytes
+    tables: SavedGraph  # ``data`` left empty until the bytes are on disk
+
+    def saved(self, data: Buffer, path: str) -> SavedGraph:
+        """The tables over the written ``graph.json`` (to re-base the graph on)."""
+        return dataclasses.replace(self.tables, data=data, path=path)
+
+    def index_bytes(self, stamp: tuple[int, int]) -> bytes:
+        """``graph.idx`` for the written ``graph.json`` with ``(size, mtime_ns)``."""
+        t = self.tables
+        blobs: dict[str, tuple[str, bytes]] = {
+            "entity.ids": _strings(t.entity_ids),
+            "entity.spans": ("d64", _deltas(t.entity_spans)),
+            "entity.display": _strings(t.names),
+            "entity.names": _strings(t.name_keys),
+            "entity.types": _strings(t.type_keys),
+            "obs.ids": _strings(t.obs_ids),
+            "obs.owner": ("d64", _deltas(t.obs_owner)),
+            "obs.current": ("u8", _flags(t.obs_current)),
+            "obs.noted": _strings(t.noted),
+            "rel.ids": _strings(t.rel_ids),
+            "rel.spans": ("d64", _deltas(t.rel_spans)),
+            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
+            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
+            "rel.types": _strings(t.rel_type_keys),
+            "rel.current": ("u8", _flags(t.rel_current)),
+            **_postings_blobs("terms", t.terms),
+            **_postings_blobs("names", t.name_terms),
+        }
+        layout: dict[str, list[Any]] = {}
+        offset = 0
+        for name, (kind, blob) in blobs.items():
+            layout[name] = [offset, len(blob), kind]
+            offset += len(blob)
+        header = orjson.dumps(
+            {
+                "version": INDEX_VERSION,
+                "graph": {"size": stamp[0], "mtimeNs": stamp[1]},
+                "seq": t.seq,
+                "nextId": t.next_id,
+                "memgraph": t.extra,
+                "dangling": t.dangling,
+                "blobs": layout,
+            }
+        )
+        body = b"".join(blob for _kind, blob in blobs.values())
+        return INDEX_MAGIC + len(header).to_bytes(8, "little") + header + body
+
+
+# ----------------------------------------------------------------- encoding
+_NUMBER = r"(?:[1-9][0-9]{0,17}|0)"
+
+
+def _strings(values: Sequence[str]) -> tuple[str, bytes]:
+    """NUL-separated UTF-8; ids like ``obs-12`` sharing one prefix as delta-coded numbers."""
+    joined = "\x00".join(values)
+    if values:
+        prefix = values[0].rstrip("0123456789")
+        item = re.escape(prefix) + _NUMBER
+        if prefix != values[0] and re.fullmatch(f"{item}(?:\x00{item})*", joined):
+            digits = joined.replace(prefix, "") if prefix else joined
+            numbers = np.array(digits.split("\x00"), dtype=np.int64)
+            return f"ids:{prefix}", _deltas(numbers)
+    return "str", zlib.compress(joined.encode(), 1)
+
+
+def _deltas(values: npt.ArrayLike) -> bytes:
+    array = np.asarray(values, dtype=np.int64).reshape(-1)
+    return zlib.compress(np.diff(array, prepend=np.int64(0)).astype("<i8").tobytes(), 1)
+
+
+def _flags(values: npt.ArrayLike) -> bytes:
+    return zlib.compress(np.ascontiguousarray(values, dtype="u1").tobytes(), 1)
+
+
+def _postings_blobs(prefix: str, postings: Postings) -> dict[str, tuple[str, bytes]]:
+    return {
+        f"{prefix}.terms": _strings(postings.terms),
+        f"{prefix}.offsets": ("d64", _deltas(postings.offsets)),
+        f"{prefix}.ordinals": ("d64", _deltas(postings.ordinals)),
+    }
+
+
+def _decode_blob(kind: str, piece: memoryview) -> Any:
+    data = zlib.decompress(piece)
+    if kind == "str":
+        text = data.decode()
+        return text.split("\x00") if text else []
+    if kind == "u8":
+        return np.frombuffer(data, dtype="u1").astype(bool)
+    numbers = np.cumsum(np.frombuffer(data, dtype="<i8"))
+    if kind == "d64":
+        return numbers
+    if kind.startswith("ids:"):
+        prefix = kind[4:]
+        return [f"{prefix}{n}" for n in numbers.tolist()]
+    raise IndexUnusable(f"unknown blob kind {kind!r}")
+
+
+def _merge(
+    saved: Postings | None,
+    keep: npt.NDArray[np.bool_] | None,
+    fresh: dict[str, list[int]],
+) -> Postings:
+    """Saved postings (minus ordinals ``keep`` rules out) plus ``fresh`` ones."""
+    vocabulary: list[str] = list(saved.terms) if saved is not None else []
+    rows: list[npt.NDArray[np.int64]] = []
+    ordinals: list[npt.NDArray[np.int32]] = []
+    if saved is not None and len(saved.ordinals):
+        counts = np.diff(saved.offsets)
+        row_of_posting = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        kept = saved.ordinals
+        if keep is not None:
+            mask = keep[kept]
+            kept, row_of_posting = kept[mask], row_of_posting[mask]
+        rows.append(row_of_posting)
+        ordinals.append(kept.astype(np.int32, copy=False))
+    if fresh:
+        position = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+        fresh_rows: list[int] = []
+        fresh_ordinals: list[int] = []
+        for term, found in fresh.items():
+            row = position.get(term)
+            if row is None:
+                row = position[term] = len(vocabulary)
+                vocabulary.append(term)
+            fresh_rows.extend([row] * len(found))
+            fresh_ordinals.extend(found)
+        rows.append(np.asarray(fresh_rows, dtype=np.int64))
+        ordinals.append(np.asarray(fresh_ordinals, dtype=np.int32))
+    if not rows:
+        return Postings([], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
+    all_rows = np.concatenate(rows)
+    all_ordinals = np.concatenate(ordinals)
+    # Saved postings come sorted by term and new ordinals follow the saved ones, so a
+    # stable sort by term keeps each term's ordinals ascending (and is nearly linear).
+    order = np.argsort(all_rows, kind="stable")
+    counts = np.bincount(all_rows, minlength=len(vocabulary))
+    used = np.flatnonzero(counts)
+    offsets = np.zeros(len(used) + 1, dtype=np.int64)
+    np.cumsum(counts[used], out=offsets[1:])
+    return Postings([vocabulary[i] for i in used.tolist()], offsets, all_ordinals[order])
+
+
+def _lean(fact: Doc) -> Doc:
+    """An observation or relation as written: ``recordedAt`` is left out when it
+    equals ``validFrom`` (most facts are recorded when said) and written as null
+    when the fact never had one (Agency's files), so reading restores it exactly."""
+    if "recordedAt" not in fact:
+        return {**fact, "recordedAt": None}
+    if fact["recordedAt"] == fact.get("validFrom"):
+        return {key: value for key, value in fact.items() if key != "recordedAt"}
+    return fact
+
+
+def stored(record: Doc) -> Doc:
+    """An entity (with its observations) or a relation as ``graph.json`` holds it."""
+    if "observations" in record:
+        return {**record, "observations": [_lean(o) for o in record["observations"]]}
+    return _lean(record)
+
+
+class _Writer:
+    """Appends comma-separated records to ``graph.json`` and tracks byte offsets."""
+
+    def __init__(self) -> None:
+        self.chunks: list[Buffer] = [_HEAD]
+        self.position = len(_HEAD)
+        self.first = True
+
+    def raw(self, piece: bytes) -> None:
+        self.chunks.append(piece)
+        self.position += len(piece)
+        self.first = True
+
+    def record(self, piece: Buffer, size: int) -> int:
+        if not self.first:
+            self.chunks.append(b",")
+            self.position += 1
+        self.first = False
+        self.chunks.append(piece)
+        start = self.position
+        self.position += size
+        return start
+
+    def records(
+        self,
+        saved: tuple[memoryview, Spans] | None,
+        saved_count: int,
+        changed: dict[int, Doc],
+        new: Sequence[Doc],
+    ) -> Spans:
+        """Saved records ``0..saved_count`` (runs of unchanged ones copied, ``changed``
+        ones serialized), then the ``new`` ones; their spans in the output."""
+        spans = np.empty((saved_count + len(new), 2), dtype=np.int64)
+        previous = 0
+        for ordinal in [*sorted(changed), saved_count]:
+            if previous < ordinal:  # an unchanged run: one copy, shifted spans
+                assert saved is not None
+                data, old = saved
+                begin, end = int(old[previous, 0]), int(old[ordinal - 1, 1])
+                start = self.record(data[begin:end], end - begin)
+                spans[previous:ordinal] = old[previous:ordinal] + (start - begin)
+            if ordinal < saved_count:
+                piece = orjson.dumps(stored(changed[ordinal]))
+                start = self.record(piece, len(piece))
+                spans[ordinal] = (start, start + len(piece))
+            previous = ordinal + 1
+        for index, doc in enumerate(new):
+            piece = orjson.dumps(stored(doc))
+            start = self.record(piece, len(piece))
+            spans[saved_count + index] = (start, start + len(piece))
+        return spans
+
+
+def encode(graph: Graph) -> GraphImage:
+    """The checkpoint image of ``graph``.
+
+    For a lazy graph, records no op changed since its checkpoint are copied
+    from that checkpoint's bytes; changed and new records are serialized.
+    """
+    saved = graph.saved
+    entities, relations = graph.entities, graph.relations
+    observations = graph.observations_by_id
+    if saved is None:
+        return _encode_all(graph)
+    assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
+    assert isinstance(observations, LazyDocs)
+    saved_entities, saved_rels = len(saved.entity_ids), len(saved.rel_ids)
+    if len(entities) != saved_entities + len(entities.added()):
+        raise AssertionError("a lazy graph lost saved entities")  # purges make it eager
+    data = memoryview(saved.data)
+    new_entity_ids = entities.added()
+    new_rel_ids = relations.added()
+    changed_entities = _changed(entities, graph.changed_entities)
+    changed_rels = _changed(relations, graph.changed_relations)
+
+    writer = _Writer()
+    new_entities = [entities[i] for i in new_entity_ids]
+    entity_spans = writer.records(
+        (data, saved.entity_spans), saved_entities, changed_entities, new_entities
+    )
+    writer.raw(_MIDDLE)
+    new_rels = [relations[i] for i in new_rel_ids]
+    rel_spans = writer.records((data, saved.rel_spans), saved_rels, changed_rels, new_rels)
+    graph_json = _finish(writer, graph)
+
+    ordinal_of_new = {e: saved_entities + i for i, e in enumerate(new_entity_ids)}
+
+    def entity_ordinal(entity_id: str) -> int:
+        found = entities.ordinal(entity_id)
+        return found if found is not None else ordinal_of_new.get(entity_id, -1)
+
+    # Observations: the saved ones keep their ordinals, new ones follow.
+    current = saved.obs_current.copy()
+    fresh: list[tuple[int, str]] = []  # ordinals and contents of facts current since
+    for entity in changed_entities.values():
+        for obs in entity["observations"]:
+            ordinal = observations.ordinal(obs["id"])
+            if ordinal is not None:
+                now = obs.get("validTo") is None
+                if now and not saved.obs_current[ordinal]:
+                    fresh.append((ordinal, obs["content"]))
+                current[ordinal] = now
+    added = observations.added()
+    owners = np.empty(len(added), dtype=np.int32)
+    added_current = np.empty(len(added), dtype=bool)
+    for index, obs_id in enumerate(added):
+        entity, obs = observations[obs_id]
+        owners[index] = entity_ordinal(entity["id"])
+        added_current[index] = now = obs.get("validTo") is None
+        if now:
+            fresh.append((len(saved.obs_ids) + index, obs["content"]))
+    obs_current = np.concatenate([current, added_current])
+
+    rel_current = saved.rel_current.copy()
+    for ordinal, rel in changed_rels.items():
+        rel_current[ordinal] = rel.get("validTo") is None
+    dangling = dict(saved.dangling)
+    new_from = [rel["from"] for rel in new_rels]
+    new_to = [rel["to"] for rel in new_rels]
+    for index, (source, target) in enumerate(zip(new_from, new_to, strict=True)):
+        if source not in entities or target not in entities:
+            dangling[str(saved_rels + index)] = [source, target]
+
+    name_fresh: dict[str, list[int]] = {}
+    for entity in new_entities:
+        for term in set(terms(entity["name"])):
+            name_fresh.setdefault(term, []).append(ordinal_of_new[entity["id"]])
+    tables = SavedGraph(
+        data=b"",
+        seq=graph.seq,
+        next_id=graph.next_id,
+        extra=dict(graph.extra),
+        entity_ids=[*saved.entity_ids, *new_entity_ids],
+        entity_spans=entity_spans,
+        names=[*saved.names, *(str(e["name"]) for e in new_entities)],
+        name_keys=[*saved.name_keys, *(name_key(e["name"]) for e in new_entities)],
+        type_keys=[*saved.type_keys, *(type_key(e.get("type")) for e in new_entities)],
+        obs_ids=[*saved.obs_ids, *added],
+        obs_owner=np.concatenate([saved.obs_owner, owners]),
+        obs_current=obs_current,
+        noted=list(graph.noted),
+        rel_ids=[*saved.rel_ids, *new_rel_ids],
+        rel_spans=rel_spans,
+        rel_from=[*saved.rel_from, *new_from],
+        rel_to=[*saved.rel_to, *new_to],
+        rel_from_ordinals=np.concatenate(
+            [saved.rel_from_ordinals, np.asarray([entity_ordinal(e) for e in new_from], np.int64)]
+        ),
+        rel_to_ordinals=np.concatenate(
+            [saved.rel_to_ordinals, np.asarray([entity_ordinal(e) for e in new_to], np.int64)]
+        ),
+        rel_type_keys=[*saved.rel_type_keys, *(type_key(r["type"]) for r in new_rels)],
+        rel_current=np.concatenate(
+            [rel_current, np.asarray([r.get("validTo") is None for r in new_rels], dtype=bool)]
+        ),
+        terms=_merge(saved.terms, obs_current, _terms_of(fresh)),
+        name_terms=_merge(saved.name_terms, None, name_fresh),
+        dangling=dangling,
+    )
+    for ordinal, entity in changed_entities.items():  # an op may have replaced one
+        tables.names[ordinal] = str(entity["name"])
+        tables.name_keys[ordinal] = name_key(entity["name"])
+        tables.type_keys[ordinal] = type_key(entity.get("type"))
+    return GraphImage(graph_json, tables)
+
+
+def _changed(docs: LazyDocs[Doc], ids: set[str]) -> dict[int, Doc]:
+    """Saved ordinal -> record, of the saved records in ``ids``."""
+    found = {}
+    for item_id in ids:
+        ordinal = docs.ordinal(item_id)
+        if ordinal is not None and item_id in docs:
+            found[ordinal] = docs[item_id]
+    return found
+
+
+def _finish(writer: _Writer, graph: Graph) -> bytes:
+    tail: Doc = {"nextId": graph.next_id, "checkpointSeq": graph.seq, "factFormat": LEAN_FACTS}
+    if graph.extra:
+        tail["memgraph"] = graph.extra
+    writer.raw(b"]," + orjson.dumps(tail)[1:])
+    return b"".join(writer.chunks)
+
+
+def _terms_of(contents: list[tuple[int, str]]) -> dict[str, list[int]]:
+    table: dict[str, list[int]] = {}
+    found_terms = index_terms_many([content for _, content in contents])
+    for (ordinal, _content), found in zip(contents, found_terms, strict=True):
+        for term in set(found):
+            table.setdefault(term, []).append(ordinal)
+    return table
+
+
+def _encode_all(graph: Graph) -> GraphImage:
+    """The image of a graph with no saved checkpoint: every record serialized."""
+    # A lazy graph opened from this image trusts its nextId: make sure it is past
+    # every id in use (an imported file's nextId may be stale).
+    graph.check_next_id()
+    entity_docs = list(graph.entities.values())
+    rel_docs = list(graph.relations.values())
+    writer = _Writer()
+    entity_spans = writer.records(None, 0, {}, entity_docs)
+    writer.raw(_MIDDLE)
+    rel_spans = writer.records(None, 0, {}, rel_docs)
+    graph_json = _finish(writer, graph)
+
+    entity_ids = [e["id"] for e in entity_docs]
+    ordinal_of = dict(zip(entity_ids, range(len(entity_ids)), strict=True))
+    obs_ids: list[str] = []
+    owners: list[int] = []
+    current: list[bool] = []
+    fresh: list[tuple[int, str]] = []
+    for ordinal, entity in enumerate(entity_docs):
+        for obs in entity["observations"]:
+            now = obs.get("validTo") is None
+            if now:
+                fresh.append((len(obs_ids), obs["content"]))
+            obs_ids.append(obs["id"])
+            owners.append(ordinal)
+            current.append(now)
+    built = graph.built_term_index
+    if built is not None and built.saved is None:
+        # A graph that has answered a keyword query already holds the sets.
+        obs_ordinal = dict(zip(obs_ids, range(len(obs_ids)), strict=True))
+        term_table = {
+            term: [obs_ordinal[i] for i in found if i in obs_ordinal]
+            for term, found in built.items()
+        }
+    else:
+        term_table = _terms_of(fresh)
+    name_table: dict[str, list[int]] = {}
+    for ordinal, entity in enumerate(entity_docs):
+        for term in set(terms(entity["name"])):
+            name_table.setdefault(term, []).append(ordinal)
+    rel_from = [r["from"] for r in rel_docs]
+    rel_to = [r["to"] for r in rel_docs]
+    dangling = {
+        str(ordinal): [source, target]
+        for ordinal, (source, target) in enumerate(zip(rel_from, rel_to, strict=True))
+        if source not in ordinal_of or target not in ordinal_of
+    }
+    tables = SavedGraph(
+        data=b"",
+        seq=graph.seq,
+        next_id=graph.next_id,
+        extra=dict(graph.extra),
+        entity_ids=entity_ids,
+        entity_spans=entity_spans,
+        names=[str(e["name"]) for e in entity_docs],
+        name_keys=[name_key(e["name"]) for e in entity_docs],
+        type_keys=[type_key(e.get("type")) for e in entity_docs],
+        obs_ids=obs_ids,
+        obs_owner=np.asarray(owners, dtype=np.int32),
+        obs_current=np.asarray(current, dtype=bool),
+        noted=list(graph.noted),
+        rel_ids=[r["id"] for r in rel_docs],
+        rel_spans=rel_spans,
+        rel_from=rel_from,
+        rel_to=rel_to,
+        rel_from_ordinals=np.asarray([ordinal_of.get(e, -1) for e in rel_from], np.int64),
+        rel_to_ordinals=np.asarray([ordinal_of.get(e, -1) for e in rel_to], np.int64),
+        rel_type_keys=[type_key(r["type"]) for r in rel_docs],
+        rel_current=np.asarray([r.get("validTo") is None for r in rel_docs], dtype=bool),
+        terms=_merge(None, None, term_table),
+        name_terms=_merge(None, None, name_table),
+        dangling=dangling,
+    )
+    return GraphImage(graph_json, tables)
+
+
+def indexable(graph: Graph) -> bool:
+    """Whether the index can describe ``graph`` (no NUL in ids, names or types)."""
+    if graph.saved is not None:
+        entities, relations = graph.entities, graph.relations
+        assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
+        entity_docs = [entities[i] for i in entities.added()]
+        rel_docs = [relations[i] for i in relations.added()]
+    else:
+        entity_docs = list(graph.entities.values())
+        rel_docs = list(graph.relations.values())
+    texts = [f"{e['id']}{e['name']}{e.get('type') or ''}" for e in entity_docs]
+    texts += [f"{r['id']}{r['type']}{r['from']}{r['to']}" for r in rel_docs]
+    return not any("\x00" in text for text in texts)
+
+
+# ------------------------------------------------------------------ reading
+class IndexUnusable(ValueError):
+    """The index file cannot be used (damaged, another version, another graph.json)."""
+
+
+def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
+    """Parse ``graph.idx`` for the ``graph.json`` bytes ``data`` with ``stamp``.
+
+    Raises :class:`ValueError` when the index does not describe this
+    ``graph.json`` or is damaged; the caller then parses ``graph.json`` in full.
+    """
+    if not raw.startswith(INDEX_MAGIC):
+        raise IndexUnusable("not a memgraph graph index")
+    start = len(INDEX_MAGIC) + 8
+    length = int.from_bytes(raw[len(INDEX_MAGIC) : start], "little")
+    header = orjson.loads(raw[start : start + length])
+    if header.get("version") != INDEX_VERSION:
+        raise IndexUnusable(f"index version {header.get('version')!r}")
+    graph = header.get("graph") or {}
+    if (graph.get("size"), graph.get("mtimeNs")) != stamp:
+        raise IndexUnusable("the index describes another graph.json")
+    body = memoryview(raw)[start + length :]
+    blobs: dict[str, Any] = {}
+    for name, (offset, size, kind) in header["blobs"].items():
+        piece = body[offset : offset + size]
+        if len(piece) != size:
+            raise IndexUnusable(f"blob {name!r} is truncated")
+        blobs[name] = _decode_blob(kind, piece)
+    entity_ids = blobs["entity.ids"]
+    obs_ids = blobs["obs.ids"]
+    rel_ids = blobs["rel.ids"]
+    n, m, k = len(entity_ids), len(obs_ids), len(rel_ids)
+    spans = blobs["entity.spans"].reshape(-1, 2)
+    rel_spans = blobs["rel.spans"].reshape(-1, 2)
+    dangling = dict(header.get("dangling") or {})
+    ends = []
+    for side, name in enumerate(("rel.from", "rel.to")):
+        ordinals = blobs[name]
+        if len(ordinals) != k or (k and int(ordinals.max()) >= n):
+            raise IndexUnusable(f"{name} is inconsistent")
+        names = [entity_ids[o] if o >= 0 else "" for o in ordinals.tolist()]
+        for ordinal, pair in dangling.items():
+            names[int(ordinal)] = pair[side]
+        ends.append(names)
+    checks = [
+        (len(spans), n),
+        (len(blobs["entity.names"]), n),
+        (len(blobs["entity.display"]), n),
+        (len(blobs["entity.types"]), n),
+        (len(blobs["obs.owner"]), m),
+        (len(blobs["obs.current"]), m),
+        (len(rel_spans), k),
+        (len(blobs["rel.types"]), k),
+        (len(blobs["rel.current"]), k),
+    ]
+    if any(have != want for have, want in checks):
+        raise IndexUnusable("array lengths disagree")
+    size = memoryview(data).nbytes
+    for array in (spans, rel_spans):
+        if len(array) and (int(array.min()) < 0 or int(array.max()) > size):
+            raise IndexUnusable("a byte span lies outside graph.json")
+    postings = []
+    for prefix, limit in (("terms", m), ("names", n)):
+        table = Postings(
+            blobs[f"{prefix}.terms"],
+            blobs[f"{prefix}.offsets"],
+            blobs[f"{prefix}.ordinals"].astype(np.int32),
+        )
+        ordinals = table.ordinals
+        if (
+            len(table.offsets) != len(table.terms) + 1
+            or (len(table.offsets) and int(table.offsets[-1]) != len(ordinals))
+            or (len(ordinals) and (int(ordinals.min()) < 0 or int(ordinals.max()) >= limit))
+        ):
+            raise IndexUnusable(f"the {prefix} postings are inconsistent")
+        postings.append(table)
+    owner = blobs["obs.owner"]
+    if m and (int(owner.min()) < 0 or int(owner.max()) >= n):
+        raise IndexUnusable("an observation's owner is out of range")
+    return SavedGraph(
+        data=data,
+        seq=int(header.get("seq") or 0),
+        next_id=int(header.get("nextId") or 1),
+        extra=dict(header.get("memgraph") or {}),
+        entity_ids=entity_ids,
+        entity_spans=spans,
+        names=blobs["entity.display"],
+        name_keys=blobs["entity.names"],
+        type_keys=blobs["entity.types"],
+        obs_ids=obs_ids,
+        obs_owner=owner.astype(np.int32),
+        obs_current=blobs["obs.current"],
+        noted=blobs["obs.noted"],
+        rel_ids=rel_ids,
+        rel_spans=rel_spans,
+        rel_from=ends[0],
+        rel_to=ends[1],
+        rel_from_ordinals=blobs["rel.from"],
+        rel_to_ordinals=blobs["rel.to"],
+        rel_type_keys=blobs["rel.types"],
+        rel_current=blobs["rel.current"],
+        terms=postings[0],
+        name_terms=postings[1],
+        dangling=dangling,
+    )

@@ -1,0 +1,596 @@
+"""Recall: one function per tier, the query's analysis, and the fusion rule.
+
+Tier 1 (structured, from indexes): the entities the query names, entity
+types, observation keywords (IDF-weighted) and the episode tier's BM25 over
+the remembered texts (:mod:`memgraph.retrieval.episode_index`).
+Tier 2 (semantic): one matrix-vector product over the scope's vectors, which
+hold observations and episodes alike.
+Tier 3 (re-rank): the LLM keeps the relevant candidates, in its order.
+
+Candidates are facts (observations) and episodes (remembered texts). Fusion
+rule: the query's words are split into the names it mentions and the rest,
+its *content*. A candidate's evidence is ``content`` (the share of the
+content's IDF weight it holds: keyword share for a fact, BM25 share for an
+episode) and ``semantic`` (cosine rescaled so the 0.3 threshold maps to 0),
+combined as a noisy-or ``1 - Π(1 - w·signal)`` with weights 0.8 and 0.9. A
+name is not evidence on its own, it is a focus: a candidate about an entity
+the query names (the fact's entity, the episode's speaker or a name in its
+text) gains half of its remaining headroom in proportion to its evidence,
+and one about none of the named entities keeps only three quarters of its
+score. So "When did Maria join a gym?" ranks Maria's facts about a gym first,
+then others' facts about a gym, and never Maria's unrelated small talk. A
+query with no content words ("Who is Bob?") is an identity query: the named
+entities' facts are the candidates. Hits under :data:`RELEVANCE_FLOOR` are
+dropped: an off-topic query returns nothing. Ties break by recency.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memgraph.graph.graph import Doc, Graph
+from memgraph.llm_calls.ask import ask_json
+from memgraph.llm_calls.prompts import RERANK_SCHEMA, RERANK_SYSTEM, rerank_message
+from memgraph.llm_calls.provider import ChatModel
+from memgraph.retrieval.names import id_number, named_entities
+from memgraph.retrieval.vectors import VectorIndex
+from memgraph.text import index_terms, terms, words
+
+__all__ = [
+    "CURRENT",
+    "RELEVANCE_FLOOR",
+    "SEARCH_FLOOR",
+    "SEMANTIC_THRESHOLD",
+    "Candidate",
+    "EpisodeSignals",
+    "Lens",
+    "Query",
+    "analyze",
+    "format_entities",
+    "fuse",
+    "keyword_matches",
+    "name_matches",
+    "relation_lines",
+    "rerank",
+    "semantic_matches",
+    "type_matches",
+]
+
+SEMANTIC_THRESHOLD = 0.3
+RELEVANCE_FLOOR = 0.25
+SEARCH_FLOOR = 0.1
+"""search() ranks down to this score (recall's text keeps to RELEVANCE_FLOOR): a ranked
+list is read best first, so weak hits at its end cost nothing and may be what was asked."""
+WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type": 0.2}
+"""A type match alone (0.2) stays under the floor: it only boosts other evidence."""
+NAME_BOOST = 0.8  # share of the remaining headroom a named candidate gains, times its evidence
+OFF_NAME = 0.75  # what a candidate about none of the named entities keeps of its score
+KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
+MAX_KEYWORD_HITS = 500  # keyword candidates kept per query (the best by score)
+MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
+MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
+ENTITY_FACTS = 20  # facts an identity query brings in per named entity (the newest)
+MAX_TYPED = 50  # entities a type match brings in (the newest)
+RERANK_LIMIT = 40  # candidates the re-ranker sees
+PARTIAL_NAMES = 8  # a query word names the entities whose names hold it when at most this many do
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
+IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
+TIMELESS = 0.85  # what an episode that names no time keeps of its score for a "when" question
+RECENCY = 0.3  # how much a "now" question prefers what was said last
+_WHEN = re.compile(
+    r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
+    r"(?:on |in )?which (?:date|day|year|month|week)\b)",
+    re.IGNORECASE,
+)
+_NOW = re.compile(
+    r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
+    r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Lens:
+    """What a read can see: by default the current facts of every source.
+
+    Attributes:
+        at: a past moment (ISO-8601 UTC) for time travel, ``None`` for now.
+        source: only facts written by this source namespace, ``None`` for all.
+    """
+
+    at: str | None = None
+    source: str | None = None
+
+    def visible(self, doc: Doc) -> bool:
+        """Whether an observation or relation is visible through this lens."""
+        if self.source is not None and doc.get("source") != self.source:
+            return False
+        if self.at is None:
+            return doc.get("validTo") is None
+        valid_to = doc.get("validTo")
+        return (doc.get("validFrom") or "") <= self.at and (valid_to is None or valid_to > self.at)
+
+    def entity_visible(self, entity: Doc) -> bool:
+        """Whether an entity with no visible facts still shows (by itself)."""
+        if self.source is not None and entity.get("source") != self.source:
+            return False
+        return self.at is None or (entity.get("createdAt") or "") <= self.at
+
+
+CURRENT = Lens()
+
+
+@dataclass
+class Candidate:
+    """A recall candidate: an observation, an episode, or a whole entity.
+
+    ``obs`` is set for a fact; ``episode`` (an episode id) for a remembered
+    text, whose ``entity`` is its speaker's entity when there is one; neither
+    for an entity that stands for itself. ``label`` is the text the re-ranker
+    sees for an episode (the engine fills it in).
+    """
+
+    entity: Doc | None
+    obs: Doc | None
+    signals: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+    episode: str | None = None
+    label: str | None = None
+
+    @property
+    def id(self) -> str:
+        if self.obs is not None:
+            return str(self.obs["id"])
+        if self.episode is not None:
+            return self.episode
+        assert self.entity is not None
+        return str(self.entity["id"])
+
+    def text(self) -> str:
+        if self.episode is not None:
+            return self.label or self.episode
+        assert self.entity is not None
+        head = f"{self.entity['name']} ({self.entity.get('type') or 'thing'})"
+        return f"{head}: {self.obs['content']}" if self.obs is not None else head
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query split into the entities it names and the rest (its content).
+
+    Attributes:
+        text: the query as asked.
+        terms: its index terms (stemmed, no stop words), in order, once each.
+        named: ids of the entities it names (by name, or the user's entity
+            for first-person words).
+        name_terms: the terms that only name those entities.
+    """
+
+    text: str
+    terms: tuple[str, ...]
+    named: frozenset[str]
+    name_terms: frozenset[str]
+
+    @property
+    def asks_when(self) -> bool:
+        """A question about time ("When did ...", "What day ...")."""
+        return _WHEN.search(self.text) is not None
+
+    @property
+    def asks_now(self) -> bool:
+        """A question about the present or latest state ("... now?", "currently")."""
+        return _NOW.search(self.text) is not None
+
+    @property
+    def content_terms(self) -> tuple[str, ...]:
+        """The terms that say what is asked about the named entities."""
+        return tuple(t for t in self.terms if t not in self.name_terms)
+
+    @property
+    def identity(self) -> bool:
+        """True when the query only names entities ("Who is Bob?")."""
+        return bool(self.named) and not self.content_terms
+
+
+def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
+    """Split ``text`` into named entities and content terms.
+
+    ``user`` is the entity first-person words ("I", "my") stand for.
+    """
+    named = set(name_matches(graph, text))
+    if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
+        named.add(user)
+    query_terms = tuple(dict.fromkeys(index_terms(text)))
+    name_terms: set[str] = set()
+    for entity_id in named:
+        name = graph.entity_name(entity_id) or ""
+        name_terms.update(index_terms(name))
+    return Query(text, query_terms, frozenset(named), frozenset(name_terms & set(query_terms)))
+
+
+# --------------------------------------------------------------------- tier 1
+def name_matches(graph: Graph, query: str) -> set[str]:
+    """Entities the query names: exactly (a run of its words is the name) or by a
+    distinctive word of their name (one at most :data:`PARTIAL_NAMES` names hold).
+
+    Names shorter than 3 characters are skipped. The cost follows the query's
+    words, not the number of entities, even when thousands share a surname.
+    """
+    exact, partly = named_entities(graph, query, partial=PARTIAL_NAMES)
+    return {*exact, *partly}
+
+
+def type_matches(graph: Graph, query: str) -> set[str]:
+    """Entities whose type is a word of the query (``"people"`` also finds ``person``)."""
+    found: set[str] = set()
+    for word in set(terms(query)):
+        for variant in {word, word.rstrip("s"), "person" if word == "people" else word}:
+            found |= graph.entities_of_type(variant)
+    return found
+
+
+def keyword_matches(
+    graph: Graph, query: str | Sequence[str], *, history: bool = False
+) -> dict[str, float]:
+    """Observations containing query terms, scored by their share of IDF weight.
+
+    ``query`` is a text or its index terms. Only current observations, unless
+    ``history`` (time travel) asks for all.
+    """
+    source = index_terms(query) if isinstance(query, str) else query
+    query_terms = list(dict.fromkeys(source))
+    if not query_terms:
+        return {}
+    index = graph.all_term_index() if history else graph.term_index()
+    total = max(graph.observation_count, 1)
+    rarest = min((len(index.get(t, ())) for t in query_terms if index.get(t)), default=1)
+    # A term no fact holds weighs as much as the rarest one that some fact holds:
+    # an unknown word in the query still counts as unanswered.
+    idf = {t: math.log(1.0 + total / (1 + (len(index.get(t, ())) or rarest))) for t in query_terms}
+    weight = sum(idf.values())
+    scores: dict[str, float] = {}
+    # Rarest terms first: they carry the most weight. Once the candidate budget is
+    # spent, commoner terms only add to the scores of candidates already found.
+    for term in sorted(query_terms, key=lambda t: len(index.get(t, ()))):
+        postings = index.get(term)
+        if not postings:
+            continue
+        value = idf[term]
+        fits = not scores or len(scores) + len(postings) <= KEYWORD_BUDGET
+        if len(postings) <= MAX_POSTINGS and fits:
+            get = scores.get
+            for obs_id in postings:
+                scores[obs_id] = get(obs_id, 0.0) + value
+        elif len(scores) < len(postings):
+            for obs_id in scores:
+                if obs_id in postings:
+                    scores[obs_id] += value
+        else:
+            for obs_id in postings:
+                if obs_id in scores:
+                    scores[obs_id] += value
+    cutoff = MIN_KEYWORD_SHARE * weight
+    kept = [(score, obs_id) for obs_id, score in scores.items() if score >= cutoff]
+    if len(kept) > MAX_KEYWORD_HITS:
+        kept = heapq.nlargest(MAX_KEYWORD_HITS, kept)
+    return {obs_id: score / weight for score, obs_id in kept}
+
+
+# --------------------------------------------------------------------- tier 2
+def semantic_matches(
+    index: VectorIndex | None,
+    embed: Callable[[Sequence[str]], np.ndarray] | None,
+    query: str,
+    *,
+    k: int = 50,
+    threshold: float = SEMANTIC_THRESHOLD,
+    query_vector: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
+    kind: str | None = None,
+) -> dict[str, float]:
+    """Observations (and episodes) whose vectors are closest to the query's
+    (cosine >= threshold); ``kind`` keeps only ``"facts"`` or ``"episodes"``.
+
+    ``mask`` (one boolean per row) replaces the index's own liveness, for
+    reads of the past.
+    """
+    if index is None or len(index) == 0:
+        return {}
+    if query_vector is None:
+        if embed is None:
+            return {}
+        query_vector = embed([query])[0]
+    return dict(index.search(query_vector, k, threshold, mask=mask, kind=kind))
+
+
+# ---------------------------------------------------------------------- fusion
+def _noisy_or(signals: Mapping[str, float]) -> float:
+    miss = 1.0
+    for name, value in signals.items():
+        miss *= 1.0 - WEIGHTS.get(name, 0.5) * max(0.0, min(1.0, value))
+    return 1.0 - miss
+
+
+def _rescale(cosine: float) -> float:
+    return max(0.0, (cosine - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD))
+
+
+@dataclass(frozen=True)
+class EpisodeSignals:
+    """What the episode tier found for a query, and how to judge each episode.
+
+    Attributes:
+        content: episode id -> BM25 share of the query's content.
+        semantic: episode id -> cosine with the query.
+        speaker: episode id -> the entity id of its speaker, when known.
+        mentions: whether an episode's text names one of the query's entities.
+        retired: whether every fact an episode stated has since expired.
+    """
+
+    content: Mapping[str, float] = field(default_factory=dict)
+    semantic: Mapping[str, float] = field(default_factory=dict)
+    speaker: Callable[[str], str | None] = lambda _episode: None
+    mentions: Callable[[str], bool] = lambda _episode: False
+    retired: Callable[[str], bool] = lambda _episode: False
+    timed: Callable[[str], bool] = lambda _episode: True
+    recency: Callable[[str], float] = lambda _episode: 1.0
+
+
+def _focus(score: float, evidence: float, named: bool, any_named: bool) -> float:
+    if named:
+        return score + (1.0 - score) * NAME_BOOST * min(1.0, evidence)
+    return score * OFF_NAME if any_named else score
+
+
+def fuse(
+    graph: Graph,
+    query: Query | None = None,
+    *,
+    names: Iterable[str] = (),
+    types: Iterable[str] = (),
+    keywords: Mapping[str, float] | None = None,
+    semantic: Mapping[str, float] | None = None,
+    episodes: EpisodeSignals | None = None,
+    floor: float = RELEVANCE_FLOOR,
+    limit: int = 200,
+    lens: Lens = CURRENT,
+) -> list[Candidate]:
+    """Merge tier signals into one ranked list of fact and episode candidates.
+
+    ``query`` gives the named entities (``names`` adds more, for callers that
+    found them elsewhere); ``keywords`` and ``semantic`` score observations,
+    ``episodes`` scores remembered texts.
+    """
+    is_current = lens.visible
+    named = set(names) | (set(query.named) if query is not None else set())
+    identity = query.identity if query is not None else not (keywords or semantic or episodes)
+    typed = types if isinstance(types, (set, frozenset)) else set(types)
+    candidates: dict[str, Candidate] = {}
+
+    def candidate(entity: Doc | None, obs: Doc | None, episode: str | None = None) -> Candidate:
+        key = obs["id"] if obs is not None else episode or (entity or {}).get("id", "")
+        found = candidates.get(key)
+        if found is None:
+            found = candidates[key] = Candidate(entity, obs, episode=episode)
+        return found
+
+    for signal, values in (("content", keywords or {}), ("semantic", semantic or {})):
+        for obs_id, value in values.items():
+            pair = graph.observation(obs_id)
+            if pair is None or not is_current(pair[1]):
+                continue
+            candidate(*pair).signals[signal] = _rescale(value) if signal == "semantic" else value
+    if identity:
+        # No content words: the named entities' newest visible facts stand for them.
+        for entity_id in sorted(named):
+            entity = graph.entities.get(entity_id)
+            if entity is None:
+                continue
+            newest: list[Doc] = []
+            for obs in reversed(entity["observations"]):
+                if is_current(obs):
+                    newest.append(obs)
+                    if len(newest) >= ENTITY_FACTS:
+                        break
+            if not newest and not lens.entity_visible(entity):
+                continue
+            facts: list[Doc | None] = list(newest) or [None]
+            for fact in facts:
+                candidate(entity, fact).signals["name"] = 1.0
+    if episodes is not None:
+        for signal, values in (("content", episodes.content), ("semantic", episodes.semantic)):
+            for episode_id, value in values.items():
+                if episodes.retired(episode_id):
+                    continue
+                speaker = episodes.speaker(episode_id)
+                entity = graph.entities.get(speaker) if speaker else None
+                item = candidate(entity, None, episode_id)
+                item.signals[signal] = _rescale(value) if signal == "semantic" else value
+    newest_typed = set(heapq.nlargest(MAX_TYPED, typed & named, key=id_number)) if typed else set()
+    name_terms = set(query.name_terms) if query is not None else set()
+    for item in candidates.values():
+        if "name" in item.signals:
+            item.score = _noisy_or(item.signals)
+            continue
+        evidence = max(item.signals.get("content", 0.0), item.signals.get("semantic", 0.0))
+        score = _noisy_or(item.signals)
+        if item.episode is not None:
+            about = bool(named) and (
+                (item.entity is not None and item.entity["id"] in named)
+                or (episodes is not None and episodes.mentions(item.episode))
+            )
+        else:
+            about = item.entity is not None and item.entity["id"] in named
+            if not about and name_terms and item.obs is not None:
+                about = bool(name_terms & set(index_terms(item.obs["content"])))
+            if item.entity is not None and item.entity["id"] in newest_typed:
+                item.signals["type"] = 1.0
+                score = _noisy_or(item.signals)
+        if about:
+            item.signals["name"] = 1.0
+        item.score = _focus(score, evidence, about, bool(named))
+        if query is not None and episodes is not None:
+            item.score *= _prior(item, query, episodes)
+        if identity and item.episode is not None:
+            item.score *= IDENTITY_TEXTS  # "Who is Bob?": Bob's facts first, then texts
+    ranked = [c for c in candidates.values() if c.score >= floor]
+    ranked.sort(key=_rank_key, reverse=True)
+    return ranked[:limit]
+
+
+def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
+    """What the kind of question says about a candidate: a "when" question wants a
+    text that says when; a "now" question wants what was said last."""
+    source = item.episode or (item.obs or {}).get("episode")
+    factor = 1.0
+    if query.asks_when and item.episode is not None and not episodes.timed(item.episode):
+        factor *= TIMELESS
+    if query.asks_now and source:
+        factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
+    return factor
+
+
+def _rank_key(candidate: Candidate) -> tuple[float, int, str, str]:
+    # Facts before episodes at equal scores (the distilled form reads better),
+    # then the most recent.
+    doc = candidate.obs or candidate.entity or {}
+    return (
+        candidate.score,
+        0 if candidate.episode is not None else 1,
+        doc.get("validFrom") or "",
+        candidate.id,
+    )
+
+
+def every_entity(graph: Graph, lens: Lens = CURRENT) -> list[Candidate]:
+    """All entities as low-score candidates (for small scopes when nothing matched)."""
+    result = []
+    for entity in graph.entities.values():
+        current_obs = [o for o in entity["observations"] if lens.visible(o)]
+        if not current_obs and not lens.entity_visible(entity):
+            continue
+        for obs in current_obs or [None]:
+            result.append(Candidate(entity, obs, {}, 0.0))
+    return result
+
+
+# --------------------------------------------------------------------- tier 3
+def rerank(
+    chat: ChatModel, query: str, candidates: list[Candidate], *, limit: int = RERANK_LIMIT
+) -> list[Candidate] | None:
+    """Keep the candidates the model calls relevant, in its order; ``None`` if it failed."""
+    shown = candidates[:limit]
+    by_id = {c.id: c for c in shown}
+
+    def validate(document: dict[str, object]) -> list[str]:
+        ids = document.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise TypeError("'ids' must be a list of strings")
+        return [str(i) for i in ids]
+
+    answer = ask_json(
+        chat,
+        RERANK_SYSTEM,
+        rerank_message(query, [(c.id, c.text()) for c in shown]),
+        RERANK_SCHEMA,
+        validate,
+    )
+    if answer.value is None:
+        return None
+    kept: list[Candidate] = []
+    for rank, candidate_id in enumerate(dict.fromkeys(answer.value)):
+        found = by_id.get(candidate_id)
+        if found is not None:
+            found.signals["rerank"] = 1.0 - rank / max(len(answer.value), 1)
+            kept.append(found)
+    return kept
+
+
+# ---------------------------------------------------------------------- format
+def relation_lines(
+    graph: Graph, entity: Doc, current: Callable[[Doc], bool], *, limit: int | None = None
+) -> list[str]:
+    """``  - type → Other`` / ``  - Other type → Name`` lines of the entity's
+    relations that ``current`` accepts (the first ``limit`` of them)."""
+    return list(itertools.islice(_relation_lines(graph, entity, current), limit))
+
+
+def _relation_lines(graph: Graph, entity: Doc, current: Callable[[Doc], bool]) -> Iterator[str]:
+    for rel in graph.relations_of(entity["id"]):
+        if not current(rel):
+            continue
+        other_id = rel["to"] if rel["from"] == entity["id"] else rel["from"]
+        other = graph.entity_name(other_id)
+        if other is None:
+            continue
+        if rel["from"] == entity["id"]:
+            yield f"  - {rel['type']} → {other}"
+        else:
+            yield f"  - {other} {rel['type']} → {entity['name']}"
+
+
+def format_entities(
+    graph: Graph,
+    ranked: Sequence[Candidate],
+    *,
+    count_tokens: Callable[[str], int],
+    budget: int = 2000,
+    max_entities: int = 10,
+    extra_facts: int = 5,
+    lens: Lens = CURRENT,
+) -> str:
+    """Agency's recall text: an ``Name (type):`` header per entity, then ``  - `` lines.
+
+    Entities come in the order of their best candidate; each lists its
+    matching facts first, then its relations, then a few other current facts,
+    and the whole text stops at ``budget`` tokens.
+    """
+    is_current = lens.visible
+    order: dict[str, list[Doc]] = {}
+    for item in ranked:
+        if item.entity is None:
+            continue
+        facts = order.setdefault(item.entity["id"], [])
+        if item.obs is not None:
+            facts.append(item.obs)
+        if len(order) > max_entities:
+            del order[item.entity["id"]]
+            break
+    out: list[str] = []
+    used = 0
+    for entity_id, facts in order.items():
+        entity = graph.entities[entity_id]
+        shown = {o["id"] for o in facts}
+        need = max(0, extra_facts - len(facts))
+        others: list[Doc] = []
+        for obs in reversed(entity["observations"]) if need else ():  # newest first
+            if is_current(obs) and obs["id"] not in shown:
+                others.append(obs)
+                if len(others) >= need:
+                    break
+        # Lines are made as they are used: a hub entity's thousands of relations
+        # stop at the budget instead of all being formatted first.
+        lines = itertools.chain(
+            [f"{entity['name']} ({entity.get('type') or 'thing'}):"],
+            (f"  - {o['content']}" for o in facts),
+            _relation_lines(graph, entity, is_current),
+            (f"  - {o['content']}" for o in others),
+        )
+        for index, line in enumerate(lines):
+            cost = count_tokens(line) + 1
+            if used + cost > budget:
+                if index > 1:  # keep what fitted of this entity
+                    break
+                return "\n".join(out)
+            out.append(line)
+            used += cost
+        if used >= budget:
+            break
+    return "\n".join(out)
