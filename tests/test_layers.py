@@ -23,7 +23,7 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces")
+BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces", "view page")
 BELOW_TOP = (*BELOW_ENGINE, "engine", "conversation", "admin")
 TOP = (*BELOW_TOP, "public API")
 
@@ -37,13 +37,15 @@ CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),
     ("store",        ("memgraph.store",),          ("foundation", "graph", "retrieval")),
     ("faces",        ("memgraph.faces",),          ("foundation", "graph", "retrieval")),
+    # The graph view's payload and page, which Memory.view() hands out: foundation only.
+    ("view page",    ("memgraph.view.data", "memgraph.view.html"), ("foundation",)),
     ("engine",       ("memgraph.engine",),         BELOW_ENGINE),
     ("conversation", ("memgraph.conversation",),   (*BELOW_ENGINE, "engine")),
     ("admin",        ("memgraph.admin",),          (*BELOW_ENGINE, "engine")),
     ("public API",   ("memgraph",),                BELOW_TOP),  # memgraph/__init__.py only
     # The faces at the top: each may use the public API and every layer under it,
     # and none imports another (nothing imports the CLI but ``python -m memgraph``).
-    ("cli",          ("memgraph.cli",),            TOP),
+    ("cli",          ("memgraph.cli", "memgraph.view.cli"), TOP),  # view/cli.py: `memgraph view`
     ("mcp",          ("memgraph.mcp",),            TOP),
     ("integrations", ("memgraph.integrations",),   TOP),
     ("view",         ("memgraph.view",),           TOP),
