@@ -13,6 +13,7 @@ reader made and a PostgreSQL DSN (its commands are tested in test_cli.py), and
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -77,7 +78,7 @@ def run(code: str, cwd: Path, stdin: str = "") -> str:
 
 def quickstart(out: str, cwd: Path) -> None:
     recalled = out.split("\n0.")[0]  # then the search hits, then the history
-    assert recalled.startswith("Alice (person):\n  - works at Globex")
+    assert re.match(r"Alice \(person\):\n  - \[\d{1,2} \w+ \d{4}\] works at Globex", recalled)
     assert "works at Acme" not in recalled
     history = [line for line in out.splitlines() if line[:2] == "20" and " → " in line]
     assert any(x.endswith(" prefers TypeScript") and "current" not in x for x in history)
@@ -90,7 +91,10 @@ def chat_loop(out: str, cwd: Path) -> None:
 
 
 def approval(out: str, cwd: Path) -> None:
-    assert out.startswith("remember 'Alice prefers tea.'? Alice (person):\n  - prefers tea")
+    assert re.match(
+        r"remember 'Alice prefers tea.'\? Alice \(person\):\n  - \[\d{1,2} \w+ \d{4}\] prefers tea",
+        out,
+    )
     with Memory(cwd / "mem", "alice", provider="mock") as alice:
         assert [e.name for e in alice.entities()] == ["Alice"]
     assert not (cwd / "mem" / "default").exists()

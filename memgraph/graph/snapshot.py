@@ -60,7 +60,7 @@ __all__ = [
 log = logging.getLogger("memgraph")
 
 INDEX_MAGIC = b"MGIDX01\n"
-INDEX_VERSION = 2
+INDEX_VERSION = 3  # 3: terms are Snowball stems
 _HEAD = b'{"entities":['
 _MIDDLE = b'],"relations":['
 

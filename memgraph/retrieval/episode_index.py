@@ -29,10 +29,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 import orjson
-import Stemmer
 
 from memgraph.dates import mentions_time
-from memgraph.text import STOP_WORDS, words
+from memgraph.text import index_terms
 
 __all__ = ["CONTEXT_GAP_MS", "EpisodeIndex", "conversation_key", "episode_terms"]
 
@@ -61,24 +60,10 @@ class _Turn(NamedTuple):
     before: tuple[str, ...] = ()  # the previous turn's own terms
 
 
-_STEMMER = Stemmer.Stemmer("english")
-_STEMS: dict[str, str] = {}  # word -> its stem ("" for a stop word), memoized
-
-
 def episode_terms(text: str) -> list[str]:
-    """The terms the episode tier indexes and looks up: content words of ``text``
-    reduced to their Snowball (Porter 2) stems, so "adoption" finds "adopt"."""
-    found: list[str] = []
-    stems = _STEMS
-    for word in words(text):
-        stem = stems.get(word)
-        if stem is None:
-            stem = "" if len(word) < 2 or word in STOP_WORDS else _STEMMER.stemWord(word)
-            if len(stems) < 500_000:
-                stems[word] = stem
-        if stem:
-            found.append(stem)
-    return found
+    """The terms the episode tier indexes and looks up: the engine's index terms
+    (content words reduced to their Snowball stems, so "adoption" finds "adopt")."""
+    return index_terms(text)
 
 
 def _number(item_id: str) -> int:

@@ -29,7 +29,9 @@ NOT_KNOWN = "I don't know that; nothing I remember answers it."
 GREETING_REPLY = "Hello! How can I help?"
 
 _FACT = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\): (?P<content>.+)$")
-_DATED = re.compile(r"\s*[\[(][^\[\]()]*\d{4}-\d{2}-\d{2}[^\[\]()]*[\])]\s*")
+_DATED = re.compile(
+    r"\s*[\[(][^\[\]()]*(?:\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4})[^\[\]()]*[\])]\s*"
+)
 _QUESTION_WORDS = frozenset(
     [
         "what",
