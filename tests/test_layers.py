@@ -23,7 +23,7 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces")
+BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces", "view page")
 BELOW_TOP = (*BELOW_ENGINE, "engine", "conversation", "admin")
 TOP = (*BELOW_TOP, "public API")
 FACES = ("mcp", "integrations", "view", "importing", "portable")
@@ -38,6 +38,8 @@ CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),
     ("store",        ("memgraph.store",),          ("foundation", "graph", "retrieval")),
     ("faces",        ("memgraph.faces",),          ("foundation", "graph", "retrieval")),
+    # The graph view's payload and page, which Memory.view() hands out: foundation only.
+    ("view page",    ("memgraph.view.data", "memgraph.view.html"), ("foundation",)),
     ("engine",       ("memgraph.engine",),         BELOW_ENGINE),
     ("conversation", ("memgraph.conversation",),   (*BELOW_ENGINE, "engine")),
     ("admin",        ("memgraph.admin",),          (*BELOW_ENGINE, "engine")),

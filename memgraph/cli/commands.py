@@ -38,6 +38,7 @@ from memgraph.errors import (
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE
 from memgraph.mcp.cli import mcp_command  # imports no MCP SDK
 from memgraph.models import ChangeSet, Entity, Relation
+from memgraph.view.cli import view_command
 
 __all__ = ["NOTHING_RELEVANT", "cli", "main"]
 
@@ -581,6 +582,7 @@ def doctor(repair: bool) -> None:
 
 
 cli.add_command(mcp_command)
+cli.add_command(view_command(_global_options(top=False), _memory, _opt))
 
 
 def main(argv: list[str] | None = None) -> None:

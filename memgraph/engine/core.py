@@ -260,8 +260,8 @@ class MemoryCore:
         missing = self._missing_vectors(graph, current)
         if not missing:
             return
-        vectors = self._vectors
-        if vectors is not None and not len(vectors):
+        held = self._vectors
+        if held is not None and not len(held):
             # No vectors at all (a new embedding model, a repair, a dump loaded without
             # them): the remembered texts are embedded along with the facts.
             index = self._episodes_indexed()

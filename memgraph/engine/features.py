@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -36,6 +36,9 @@ from memgraph.faces.timetravel import MemoryView
 from memgraph.graph.graph import Doc, Graph
 from memgraph.models import Observation
 from memgraph.retrieval import ranking as tiers
+
+if TYPE_CHECKING:
+    from memgraph.view.html import GraphView
 
 __all__ = ["FeaturesMixin", "MemorySummary"]
 
@@ -316,6 +319,27 @@ class FeaturesMixin(ReadMixin):
             ValueError: ``when`` is not an ISO-8601 timestamp.
         """
         return MemoryView(self, when)
+
+    def view(self, *, max_entities: int = 5_000) -> GraphView:
+        """The scope as one self-contained, interactive HTML page (``memgraph view``).
+
+        The returned :class:`~memgraph.view.GraphView` holds the page (``.html``,
+        ``.save(path)``) and displays inline in a notebook. The page needs no
+        network: entities and relations on a canvas, search, type and source
+        filters, each fact with its dates and source text, and a time slider
+        that shows the graph as ``as_of`` would.
+
+        Args:
+            max_entities: entities shown at most; beyond it the most connected are kept.
+
+        Raises:
+            ValueError: ``max_entities`` is less than 1.
+        """
+        # The page-building modules import only the foundation (models), so the
+        # engine may use them; they load on first use.
+        from memgraph.view.html import view_of
+
+        return view_of(self, max_entities=max_entities, generated_at=now_iso())
 
     def known_information(self, *, budget: int | None = None) -> str:
         """The whole current memory as text ("" when empty), for whole-memory injection.
