@@ -5,6 +5,7 @@ Every exception memgraph raises on purpose derives from :class:`MemgraphError`::
     MemgraphError
     ├── ConfigError (also ValueError)        bad agency.json / config field
     ├── InvalidScope (also ValueError)       scope id or memory name breaks the naming rule
+    ├── InvalidTime (also ValueError)        a timestamp that is not ISO-8601 or out of range
     ├── NotFound (also LookupError)          no entity / observation / relation with that name or id
     ├── ProviderError                        the LLM or embedding provider failed
     │   ├── UnknownProvider                  no provider registered under that name
@@ -30,6 +31,7 @@ __all__ = [
     "BadResponse",
     "ConfigError",
     "InvalidScope",
+    "InvalidTime",
     "MemgraphError",
     "MissingCredentials",
     "NotFound",
@@ -53,6 +55,10 @@ class ConfigError(MemgraphError, ValueError):
 
 class InvalidScope(MemgraphError, ValueError):
     """A scope id or memory name does not match the naming rule."""
+
+
+class InvalidTime(MemgraphError, ValueError):
+    """A timestamp is not ISO-8601, or lies outside the years 0001-9999 in UTC."""
 
 
 class NotFound(MemgraphError, LookupError):
