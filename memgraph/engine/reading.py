@@ -93,7 +93,12 @@ class ReadMixin(MemoryCore):
             rerank: also run tier 3 (the LLM re-ranker).
             episodes: attach the episode each fact came from to its hit.
             from_: read one source namespace (see :meth:`recall`).
+
+        Raises:
+            ValueError: ``k`` is not a positive integer.
         """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer (how many hits at most), got {k!r}")
         lens = tiers.Lens(source=read_namespace(from_))
         return self._hits(self._ranked(query, rerank=rerank, lens=lens)[:k], episodes, lens)
 
