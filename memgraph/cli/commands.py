@@ -25,6 +25,7 @@ from memgraph.engine.memory import Memory
 from memgraph.errors import (
     ConfigError,
     InvalidScope,
+    InvalidTime,
     MemgraphError,
     NotFound,
     ProviderError,
@@ -130,7 +131,7 @@ def _logging(verbose: int) -> Iterator[None]:
 # ------------------------------------------------------------------------- errors
 _EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int], ...] = (
     (NotFound, 1),
-    ((InvalidScope, ConfigError), 2),
+    ((InvalidScope, InvalidTime, ConfigError), 2),
     (ProviderError, 3),
     (StoreError, 4),
     (MemgraphError, 1),

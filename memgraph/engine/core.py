@@ -22,7 +22,7 @@ import numpy as np
 
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
-from memgraph.errors import StoreConflict, StoreCorrupt
+from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.changes import Plan
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.provider import Provider
@@ -427,7 +427,18 @@ class MemoryCore:
             self._maybe_train()
             return  # building the document for a store that would decline costs O(n)
         episodes = list(graph.episodes.values())
-        if self.store.checkpoint(graph, self._vectors, episodes, force=force):
+        try:
+            written = self.store.checkpoint(graph, self._vectors, episodes, force=force)
+        except StoreUnavailable as exc:
+            if force:
+                raise
+            # The write that triggered it is committed (in the journal): reporting it
+            # as failed would make the caller store it twice. A later write retries.
+            log.warning(
+                "memgraph: checkpoint of scope %r failed, retried later: %s", self.scope, exc
+            )
+            return
+        if written:
             graph.episodes.clear()
             if self._episode_cache is not None:
                 for episode in episodes:

@@ -187,8 +187,12 @@ class ReadMixin(MemoryCore):
 
     def save_summary(self, summary: Mapping[str, Any]) -> None:
         """Persist the conversation summary atomically (``summary``,
-        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields)."""
-        with self._lock:
+        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields).
+
+        Takes the scope's lock like every write, so a purge redacting the summary
+        in another process cannot overwrite it with an older one.
+        """
+        with self._lock, self._writer():
             self.store.write_summary(dict(summary))
 
     def stats(self) -> dict[str, int]:
