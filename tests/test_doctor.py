@@ -472,3 +472,17 @@ def test_vectors_whose_width_disagrees_with_their_header_fail_the_load(root: Pat
     result = doctor(root, "--repair")
     assert result.exit_code == 0 and "re-embedded 8 observation(s)" in result.output
     touch_everything(root)
+
+
+def test_a_healthy_journal_first_scope_is_described_as_such_not_as_missing_files(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path, SCOPE, provider="mock") as memory:
+        memory.remember("Alice works at Acme.")  # no checkpoint yet: only the journal
+    assert sorted(p.name for p in (tmp_path / SCOPE).iterdir()) == [".lock", "journal.jsonl"]
+    result = doctor(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "missing" not in result.output
+    assert "graph.json      not written yet: the journal holds every write" in result.output
+    assert "journal-first until its first checkpoint" in result.output
+    assert result.output.rstrip().endswith("healthy")

@@ -555,7 +555,9 @@ _REBUILT = "loads ignore it and --repair writes a new one"
 def _scan_summary(scan: _Scan) -> None:
     raw = _read(scan.path / "summary.json")
     if raw is None:
-        scan.files["summary.json"] = FileReport("summary.json", "missing")
+        scan.files["summary.json"] = FileReport(
+            "summary.json", "missing", "", "none yet (written when a conversation is compacted)"
+        )
         return
     try:
         parse_summary(scan.path / "summary.json", raw)
