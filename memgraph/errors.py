@@ -6,6 +6,7 @@ Every exception memgraph raises on purpose derives from :class:`MemgraphError`::
     ├── ConfigError (also ValueError)        bad agency.json / config field
     ├── InvalidScope (also ValueError)       scope id or memory name breaks the naming rule
     ├── InvalidInput (also ValueError)       a file to import or load is malformed (names the line)
+    ├── InvalidTime (also ValueError)        a timestamp that is not ISO-8601 or out of range
     ├── NotFound (also LookupError)          no entity / observation / relation with that name or id
     ├── ProviderError                        the LLM or embedding provider failed
     │   ├── UnknownProvider                  no provider registered under that name
@@ -32,6 +33,7 @@ __all__ = [
     "ConfigError",
     "InvalidInput",
     "InvalidScope",
+    "InvalidTime",
     "MemgraphError",
     "MissingCredentials",
     "NotFound",
@@ -64,6 +66,10 @@ class InvalidInput(MemgraphError, ValueError):
         super().__init__(message)
         self.path = path
         self.position = position
+
+
+class InvalidTime(MemgraphError, ValueError):
+    """A timestamp is not ISO-8601, or lies outside the years 0001-9999 in UTC."""
 
 
 class NotFound(MemgraphError, LookupError):

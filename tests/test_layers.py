@@ -54,6 +54,8 @@ CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("importing",    ("memgraph.importing",),      TOP),
     ("portable",     ("memgraph.portable",),       TOP),
     ("__main__",     ("memgraph.__main__",),       ("cli",)),
+    # Old names of moved modules: each hands out the moved module (by name, at run time).
+    ("moved",        ("memgraph.core", "memgraph.parsing"), ()),
     # Providers plug in through the seam only (entries may name single modules).
     ("providers",    ("memgraph.providers",),      ("foundation", "memgraph.llm_calls.provider",
                                                     "memgraph.llm_calls.prompts")),

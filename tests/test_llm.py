@@ -334,16 +334,28 @@ def test_the_token_trigger_compacts_on_real_token_counts(tmp_path: Path) -> None
 
 
 def test_token_counting_for_a_model_without_offline_encoding_warns_once(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import tiktoken
+
+    real = tiktoken.get_encoding
+
+    def offline(name: str) -> Any:  # gpt-4o-mini's o200k_base cannot be downloaded
+        if name == "o200k_base":
+            raise ConnectionError("no network")
+        return real(name)
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
     token_counter.cache_clear()
     use(recorder(model="gpt-4o-mini"), compaction={"trigger": "token", "threshold": 60})
     thread = Thread()
     with caplog.at_level(logging.WARNING, logger="memgraph"):
         replies = [llm("word " * 20, memory=True, thread=thread) for _ in range(4)]
+    token_counter.cache_clear()
     assert any(r.compaction for r in replies)
-    fallbacks = [r for r in caplog.records if "tiktoken" in r.getMessage()]
-    assert len(fallbacks) <= 1
+    fallbacks = [r.getMessage() for r in caplog.records if "tiktoken" in r.getMessage()]
+    assert len(fallbacks) == 1, fallbacks
+    assert "o200k_base could not be loaded (o200k_base: ConnectionError)" in fallbacks[0]
 
 
 # ---------------------------------------------------------------------- async

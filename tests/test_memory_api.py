@@ -340,7 +340,13 @@ def test_superseded_facts_are_never_recalled(tmp_path: Path) -> None:
     with memory(tmp_path) as m:
         m.remember("Alice works at Acme.")
         m.remember("Alice works at Globex.")
-        assert "works at Acme" not in m.recall("where does alice work acme globex")
+        for rerank in (True, False):
+            recalled = m.recall("where does alice work acme globex", rerank=rerank)
+            assert "works at Globex" in recalled  # the new value is there...
+            assert "works at Acme" not in recalled  # ...and the superseded one is not
+        contents = [h.observation.content for h in m.search("alice work") if h.observation]
+        assert "works at Globex" in contents
+        assert "works at Acme" not in contents
 
 
 def test_large_entities_list_their_most_relevant_facts_first(tmp_path: Path) -> None:
@@ -540,6 +546,7 @@ def test_export_current_only_leaves_out_expired_facts(tmp_path: Path) -> None:
     assert "works at Acme" in contents
     contents = [o["content"] for e in current["entities"] for o in e["observations"]]
     assert contents == ["works at Globex"]
+    assert current["relations"]
     assert all(r["validTo"] is None for r in current["relations"])
 
 
@@ -562,3 +569,15 @@ def test_search_hits_show_each_entitys_facts_and_relations_as_of_the_latest_writ
         with memory(tmp_path) as other:  # another handle's write reaches this one's hits
             other.remember("Alice moved to Bergen.")
         assert [len(h.entity.observations) for h in m.search("Alice")][:1] == [4]
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, True, "3"])
+def test_search_refuses_a_k_that_is_not_a_positive_integer(tmp_path: Path, k: object) -> None:
+    with Memory(tmp_path / "mem", scope="s", provider="mock") as memory:
+        memory.remember("Alice works at Acme. Alice lives in Oslo.")
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            memory.search("alice", k=k)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            memory.as_of("2100-01-01T00:00:00Z").search("alice", k=k)  # type: ignore[arg-type]
+        assert len(memory.search("alice", k=1)) == 1
+        assert len(memory.search("alice", k=2)) == 2

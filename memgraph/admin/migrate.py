@@ -17,6 +17,7 @@ counts and a SHA-256 over a canonical JSON form of the scope
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,7 @@ __all__ = [
 ]
 
 LOCK_TIMEOUT = 30.0
+_LEGACY_BACKUP = re.compile(r"(.+)\.backup-\d{8}T\d{6}(?:-\d+)?")
 
 
 @dataclass
@@ -105,9 +107,12 @@ def location_scopes(location: str) -> list[str]:
         if not child.is_dir():
             continue
         try:
-            validate_scope(child.name)
+            validate_scope(child.name)  # doctor's @backups folder is no scope id
         except ValueError:
             continue
+        legacy = _LEGACY_BACKUP.fullmatch(child.name)
+        if legacy and (root / legacy.group(1)).is_dir():
+            continue  # a backup older versions of doctor kept beside the scope
         if any((child / name).exists() for name in ("graph.json", "journal.jsonl", "summary.json")):
             found.append(child.name)
     return found

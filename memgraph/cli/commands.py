@@ -30,6 +30,7 @@ from memgraph.errors import (
     ConfigError,
     InvalidInput,
     InvalidScope,
+    InvalidTime,
     MemgraphError,
     NotFound,
     ProviderError,
@@ -137,7 +138,7 @@ def _logging(verbose: int) -> Iterator[None]:
 # ------------------------------------------------------------------------- errors
 _EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int], ...] = (
     (NotFound, 1),
-    ((InvalidScope, ConfigError, InvalidInput), 2),
+    ((InvalidScope, InvalidTime, ConfigError, InvalidInput), 2),
     (ProviderError, 3),
     (StoreError, 4),
     (MemgraphError, 1),

@@ -22,7 +22,7 @@ import numpy as np
 
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
-from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt
+from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.changes import Plan, episode_embedding_text
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.provider import Provider
@@ -492,7 +492,18 @@ class MemoryCore:
             return  # building the document for a store that would decline costs O(n)
         episodes = list(graph.episodes.values())
         self._episodes_indexed()  # so the index saved with this checkpoint covers it
-        if self.store.checkpoint(graph, self._vectors, episodes, force=force):
+        try:
+            written = self.store.checkpoint(graph, self._vectors, episodes, force=force)
+        except StoreUnavailable as exc:
+            if force:
+                raise
+            # The write that triggered it is committed (in the journal): reporting it
+            # as failed would make the caller store it twice. A later write retries.
+            log.warning(
+                "memgraph: checkpoint of scope %r failed, retried later: %s", self.scope, exc
+            )
+            return
+        if written:
             graph.episodes.clear()
             if self._episode_cache is not None:
                 for episode in episodes:

@@ -164,24 +164,28 @@ class ForgetMixin(MemoryCore):
                 "relations": len(graph.relations),
                 "episodes": len(episodes),
             }
-            graph.apply([{"op": "purge", "ids": sorted(doomed)}])
-            kept_episodes = [e for i, e in episodes.items() if i not in doomed]
-            graph.episodes.clear()
-            graph.seq += 1
-            index = self._vectors
-            kept = VectorIndex(index.model if index else self.embedder_model)
-            if index is not None and len(index):
-                live = {o["id"] for _, o in graph.all_observations()}
-                ids = index.ids()
-                rows = [r for r, i in enumerate(ids) if i in live and index.row_of.get(i) == r]
-                if rows:
-                    kept.add([ids[r] for r in rows], index.rows(0, len(ids))[rows])
-            self.store.rewrite(graph.to_document(), kept, kept_episodes)
-            if needle:
-                summary = self.store.read_summary()
-                if summary and needle in orjson.dumps(summary).decode().casefold():
-                    self.store.write_summary(_redact(summary, containing or ""))
-            self._graph = None
+            try:
+                graph.apply([{"op": "purge", "ids": sorted(doomed)}])
+                kept_episodes = [e for i, e in episodes.items() if i not in doomed]
+                graph.episodes.clear()
+                graph.seq += 1
+                index = self._vectors
+                kept = VectorIndex(index.model if index else self.embedder_model)
+                if index is not None and len(index):
+                    live = {o["id"] for _, o in graph.all_observations()}
+                    ids = index.ids()
+                    rows = [r for r, i in enumerate(ids) if i in live and index.row_of.get(i) == r]
+                    if rows:
+                        kept.add([ids[r] for r in rows], index.rows(0, len(ids))[rows])
+                self.store.rewrite(graph.to_document(), kept, kept_episodes)
+                if needle:
+                    summary = self.store.read_summary()
+                    if summary and needle in orjson.dumps(summary).decode().casefold():
+                        self.store.write_summary(_redact(summary, containing or ""))
+            finally:
+                # The graph was purged in memory first; whatever reached the store,
+                # reload it from there (a failed purge must not be served).
+                self._graph = None
             self._sync()
             return {
                 "entities": before["entities"] - len(graph.entities),

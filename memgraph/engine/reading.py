@@ -130,7 +130,12 @@ class ReadMixin(MemoryCore):
             rerank: also run tier 3 (the LLM re-ranker).
             episodes: attach the episode each fact came from to its hit.
             from_: read one source namespace (see :meth:`recall`).
+
+        Raises:
+            ValueError: ``k`` is not a positive integer.
         """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer (how many hits at most), got {k!r}")
         lens = tiers.Lens(source=read_namespace(from_))
         floor = min(self.config.recall.floor, tiers.SEARCH_FLOOR)
         ranked = self._ranked(query, rerank=rerank, lens=lens, floor=floor)
@@ -267,8 +272,12 @@ class ReadMixin(MemoryCore):
 
     def save_summary(self, summary: Mapping[str, Any]) -> None:
         """Persist the conversation summary atomically (``summary``,
-        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields)."""
-        with self._lock:
+        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields).
+
+        Takes the scope's lock like every write, so a purge redacting the summary
+        in another process cannot overwrite it with an older one.
+        """
+        with self._lock, self._writer():
             self.store.write_summary(dict(summary))
 
     def update_summary(

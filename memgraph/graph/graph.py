@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
-import orjson
 
 from memgraph.errors import StoreCorrupt
 from memgraph.graph.attributes import attribute_of
 from memgraph.graph.lazy import LazyDocs, PostingIndex
+from memgraph.graph.records import CRC_KEY, RecordDamaged, read_record
 from memgraph.graph.saved import SavedGraph
 from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms, words
 
@@ -141,6 +141,7 @@ class Graph:
         observations = graph._obs
         lean = document.get("factFormat") == LEAN_FACTS
         for entity in document.get("entities") or ():
+            entity.pop(CRC_KEY, None)  # a record's checksum, when read with json.load
             entity.setdefault("observations", [])
             if lean:
                 _restore_recorded(entity["observations"])
@@ -157,6 +158,7 @@ class Graph:
             for end in ("from", "to"):
                 if rel[end] not in entities and rel[end] in names:
                     rel[end] = names[rel[end]]
+            rel.pop(CRC_KEY, None)
             if lean:
                 _restore_recorded((rel,))
             relations[rel["id"]] = rel
@@ -194,16 +196,14 @@ class Graph:
         assert saved is not None
         position = f"bytes {span[0]}-{span[1]}"
         try:
-            doc = orjson.loads(saved.data[span[0] : span[1]])
-        except orjson.JSONDecodeError as exc:
-            doc = exc
-        if not isinstance(doc, dict):
+            doc = read_record(saved.data[span[0] : span[1]], required=saved.checksummed)
+        except RecordDamaged as exc:
             raise SavedDocumentError(
-                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} is not a JSON "
-                f"object ({doc}). It was left untouched; run `memgraph doctor` on the scope",
+                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} cannot be read "
+                f"({exc}). It was left untouched; run `memgraph doctor` on the scope",
                 path=saved.path,
                 position=position,
-            )
+            ) from exc
         return doc
 
     def _decode_entity(self, ordinal: int) -> Doc:
