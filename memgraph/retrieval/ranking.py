@@ -53,6 +53,7 @@ __all__ = [
     "Lens",
     "Query",
     "analyze",
+    "answers_something",
     "format_entities",
     "fuse",
     "keyword_matches",
@@ -64,12 +65,12 @@ __all__ = [
 ]
 
 SEMANTIC_THRESHOLD = 0.3
-RELEVANCE_FLOOR = 0.25
+RELEVANCE_FLOOR = 0.12
 SEARCH_FLOOR = 0.1
 """search() ranks down to this score (recall's text keeps to RELEVANCE_FLOOR): a ranked
 list is read best first, so weak hits at its end cost nothing and may be what was asked."""
-WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type": 0.2}
-"""A type match alone (0.2) stays under the floor: it only boosts other evidence."""
+WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type": 0.1}
+"""A type match alone (0.1) stays under the floor: it only boosts other evidence."""
 NAME_BOOST = 0.8  # share of the remaining headroom a named candidate gains, times its evidence
 OFF_NAME = 0.75  # what a candidate about none of the named entities keeps of its score
 KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
@@ -443,6 +444,27 @@ def fuse(
     ranked = [c for c in candidates.values() if c.score >= floor]
     ranked.sort(key=_rank_key, reverse=True)
     return ranked[:limit]
+
+
+ANSWER_EVIDENCE = 0.2
+"""How much of a question's content the best candidate about a named entity must hold
+for recall to answer at all."""
+
+
+def answers_something(ranked: Sequence[Candidate], query: Query) -> bool:
+    """Whether ``ranked`` holds an answer to ``query`` worth handing out: when the query
+    names entities, some candidate about one of them must hold enough of what is asked
+    ("What is the name of Chidi's cat?" is not answered by Dana's cat, nor by Chidi's
+    unrelated lines). Identity queries and queries naming nobody always pass."""
+    if not query.named or query.identity:
+        return True
+    for item in ranked:
+        if "name" not in item.signals:
+            continue
+        evidence = max(item.signals.get("content", 0.0), item.signals.get("semantic", 0.0))
+        if evidence >= ANSWER_EVIDENCE:
+            return True
+    return False
 
 
 def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:

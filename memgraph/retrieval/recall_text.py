@@ -33,7 +33,7 @@ from memgraph.text import content_key, index_terms, words
 __all__ = ["MESSAGES_HEADER", "format_recall", "said_on", "snippet"]
 
 MESSAGES_HEADER = "Related messages:"
-MAX_MESSAGES = 5
+MAX_MESSAGES = 10
 RELATIONS_SHOWN = 3
 SNIPPET_WORDS = 60
 COVER_MARGIN = 0.2
