@@ -187,6 +187,11 @@ def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
     if not options:
         return None
     best = min(options, key=lambda d: abs((d - said).days))
+    if tense == 0 and best < said - timedelta(days=30):
+        # Said without a tense ("It's May 19", "a trip for November 14"): a plan,
+        # unless it was only days ago.
+        later = [d for d in options if d >= said]
+        best = min(later) if later else best
     if tense < 0 and best > said + timedelta(days=7):
         earlier = [d for d in options if d <= said]
         best = max(earlier) if earlier else best
@@ -329,6 +334,23 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
     return None
 
 
+def _same_month_as_before(
+    text: str, start: int, match: re.Match[str], spans: list[tuple[int, int, str]]
+) -> str | None:
+    """ "November 21, not the 14th": a bare day after a dated day in the same sentence
+    is in that month."""
+    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
+    if not earlier:
+        return None
+    _end, resolved = max(earlier)
+    parts = resolved.split()
+    if len(parts) != 3 or parts[1] not in MONTHS or not parts[2].isdigit():
+        return None
+    found = _day_in(int(parts[2]), MONTHS.index(parts[1]) + 1, int(match.group("day")))
+    return format_day(found) if found else None
+
+
 def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
     """``text`` with each relative or partial date followed by the date it means,
     in parentheses.
@@ -349,7 +371,12 @@ def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
             if kind in ("month_day_year", "day_month_year"):
                 taken.append((start, end))
                 continue
-            resolved = _resolve(kind, match, said, _tense(text, start, end))
+            tense = _tense(text, start, end)
+            resolved = None
+            if kind == "day_only":
+                resolved = _same_month_as_before(text, start, match, spans)
+            if resolved is None:
+                resolved = _resolve(kind, match, said, tense)
             if resolved is None:
                 continue
             taken.append((start, end))

@@ -793,9 +793,7 @@ class MemoryCore:
         speakers: dict[str, str | None] = {}
 
         def speaker(episode_id: str) -> str | None:
-            name = index.speaker_of(episode_id)
-            if not name:
-                return None
+            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
             if name not in speakers:
                 entity = graph.entity_by_name(name)
                 speakers[name] = str(entity["id"]) if entity is not None else None

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memgraph.graph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
+from memgraph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.extract import Extraction
 from memgraph.text import content_key, name_key, similarity, stem, words

@@ -36,8 +36,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from memgraph.attributes import attribute_of
 from memgraph.errors import StoreCorrupt
-from memgraph.graph.attributes import attribute_of
 from memgraph.graph.lazy import LazyDocs, PostingIndex
 from memgraph.graph.records import CRC_KEY, RecordDamaged, read_record
 from memgraph.graph.saved import SavedGraph

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from memgraph.attributes import asked_attributes
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.prompts import RERANK_SCHEMA, RERANK_SYSTEM, rerank_message
@@ -82,6 +83,7 @@ MAX_TYPED = 50  # entities a type match brings in (the newest)
 RERANK_LIMIT = 40  # candidates the re-ranker sees
 PARTIAL_NAMES = 8  # a query word names the entities whose names hold it when at most this many do
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
+ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words aside)
 IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
 TIMELESS = 0.85  # what an episode that names no time keeps of its score for a "when" question
 RECENCY = 0.3  # how much a "now" question prefers what was said last
@@ -178,6 +180,11 @@ class Query:
     terms: tuple[str, ...]
     named: frozenset[str]
     name_terms: frozenset[str]
+
+    @property
+    def attributes(self) -> set[str]:
+        """The single-valued attributes asked about (residence, employer, ...)."""
+        return asked_attributes(words(self.text))
 
     @property
     def asks_when(self) -> bool:
@@ -388,6 +395,22 @@ def fuse(
             if pair is None or not is_current(pair[1]):
                 continue
             candidate(*pair).signals[signal] = _rescale(value) if signal == "semantic" else value
+    asked = query.attributes if query is not None else set()
+    if asked and named and lens.at is None:
+        # "Where does Ana live now?": the named entities' facts stating that attribute
+        # answer it, whatever their words ("moved to Berlin").
+        for entity_id in sorted(named):
+            if entity_id not in graph.entities:
+                continue
+            held = graph.facts_of(entity_id)
+            for attribute in asked:
+                for obs_id in held.attributes.get(attribute, ()):
+                    pair = graph.observation(obs_id)
+                    if pair is not None and is_current(pair[1]):
+                        item = candidate(*pair)
+                        item.signals["content"] = max(
+                            item.signals.get("content", 0.0), ATTRIBUTE_EVIDENCE
+                        )
     if identity:
         # No content words: the named entities' newest visible facts stand for them.
         for entity_id in sorted(named):
@@ -447,6 +470,8 @@ def fuse(
 
 
 ANSWER_EVIDENCE = 0.2
+STRONG_MEANING = 0.3
+TEXT_EVIDENCE = 0.3
 """How much of a question's content the best candidate about a named entity must hold
 for recall to answer at all."""
 
@@ -461,8 +486,12 @@ def answers_something(ranked: Sequence[Candidate], query: Query) -> bool:
     for item in ranked:
         if "name" not in item.signals:
             continue
-        evidence = max(item.signals.get("content", 0.0), item.signals.get("semantic", 0.0))
-        if evidence >= ANSWER_EVIDENCE:
+        # A vector close to a question that names someone is often close for the name
+        # alone: meaning counts here only when it is strong.
+        meaning = item.signals.get("semantic", 0.0) - STRONG_MEANING
+        # A text's share counts the turns before it at half weight: it must hold more.
+        needed = ANSWER_EVIDENCE if item.episode is None else TEXT_EVIDENCE
+        if max(item.signals.get("content", 0.0), meaning) >= needed:
             return True
     return False
 
