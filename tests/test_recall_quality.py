@@ -123,3 +123,20 @@ def test_an_abstention_question_gets_no_neighbours_facts(tmp_path: Path) -> None
         memory.remember("Ha, classic. How was the interview?", speaker="Marcus")
         memory.remember("Chidi got the job at the architecture firm!", speaker="Dana")
         assert memory.recall("What is the name of Chidi's cat?") == ""
+
+
+def test_context_injection_finds_what_recall_finds(tmp_path: Path) -> None:
+    from memgraph import llm, memory, set_memory_id
+
+    with Memory(tmp_path / "mem", "u", provider="mock") as direct:
+        direct.remember("I'm allergic to peanuts.")
+        direct.remember("I live in Lisbon and work at Acme.")
+    set_memory_id("u")
+    questions = ["What do you know about me?", "Do I have any allergies?", "Where do I live?"]
+    with memory(dir=tmp_path / "mem", provider="mock", approve=True):
+        injected = {q: llm(q, memory=True).context for q in questions}
+    with Memory(tmp_path / "mem", "u", provider="mock") as direct:
+        for question in questions:
+            recalled = facts(direct.recall(question))
+            assert recalled, question
+            assert set(recalled) <= set(facts(injected[question])), question

@@ -396,6 +396,8 @@ class MemoryCore:
         for op in ops:
             if op["op"] == "episode":
                 index_episode(self._episode_index, op["episode"])
+            elif op["op"] == "extracted":
+                self._episode_index.set_facts(op["episode"], op.get("facts") or [])
             elif op["op"] == "purge":
                 self._episode_index.remove(op["ids"])
 

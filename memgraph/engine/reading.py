@@ -321,5 +321,8 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             docs = {e["id"]: e for e in self.store.episodes()}
             docs.update(graph.episodes)
+        done = graph.extracted_later()
         for doc in sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"])):
+            if doc.get("unextracted") and doc["id"] in done:
+                doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)

@@ -538,12 +538,28 @@ class Graph:
                 self._uncurrent(rel)
             elif kind == "episode":
                 self.episodes[op["episode"]["id"]] = dict(op["episode"])
+            elif kind == "extracted":
+                self._extracted(op)
             elif kind == "purge":
                 self._purge(op["ids"])
             elif kind in EXTRA_OPS:
                 EXTRA_OPS[kind](self, op)
             else:
                 raise ValueError(f"unknown op {kind!r}")
+
+    def _extracted(self, op: Doc) -> None:
+        """A stored episode's facts were extracted after all (a retried reply)."""
+        pending = self.episodes.get(op["episode"])
+        if pending is not None:
+            pending.pop("unextracted", None)
+            pending["facts"] = list(op.get("facts") or [])
+        done = self.extra.setdefault("extracted", {})
+        done[op["episode"]] = list(op.get("facts") or [])
+
+    def extracted_later(self) -> dict[str, list[str]]:
+        """Episodes whose facts were extracted after they were stored, with those facts."""
+        found = self.extra.get("extracted", {})
+        return found if isinstance(found, dict) else {}
 
     def _mark_entity(self, entity_id: str) -> None:
         """Note that a saved entity changed (only a graph read from a checkpoint cares)."""

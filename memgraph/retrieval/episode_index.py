@@ -241,6 +241,13 @@ class EpisodeIndex:
         ordinal = self.ordinal.get(episode_id)
         return None if ordinal is None else int(self._at.view()[ordinal])
 
+    def set_facts(self, episode_id: str, facts: Sequence[str]) -> None:
+        """Record the facts an episode stated (extracted after it was stored)."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is not None:
+            self._facts_known.view()[ordinal] = True
+            self._facts_added[ordinal] = tuple(_number(f) for f in facts)
+
     def facts_of(self, episode_id: str) -> tuple[int, ...] | None:
         """Id numbers of the facts the episode stated (None: not recorded for it)."""
         ordinal = self.ordinal.get(episode_id)
