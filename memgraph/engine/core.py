@@ -39,7 +39,7 @@ from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.episode_index import EpisodeIndex, conversation_key, episode_terms
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
-from memgraph.retrieval.vectors import VectorIndex
+from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
@@ -85,6 +85,10 @@ def coerce_time(value: str | datetime | None) -> str:
 
 EPISODE_INDEX = "episodes.idx"
 EPISODE_CANDIDATES = 50
+NEAREST = 80
+"""Rows one vector search returns, facts and texts together."""
+SEAL_POSTINGS = 50_000
+"""An episode index that added more postings than this since it was saved is compacted."""
 DEFAULT_SPEAKER = "User"
 """Who speaks when no speaker is given: the agent's own user."""
 
@@ -605,7 +609,17 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        return index
+        if index.added_postings <= SEAL_POSTINGS:
+            return index
+        # A rebuilt or far-behind index: compact it, and save it so the next opener
+        # does not rebuild it too (derived data: any process may write it, and a copy
+        # older than the store is caught up from its mark).
+        data = index.encode()
+        try:
+            self.store.write_derived(EPISODE_INDEX, data)
+        except OSError as exc:
+            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        return EpisodeIndex.decode(data)
 
     def _embed_missing_episodes(self) -> int:
         """Embed the episodes that have no vector (after a repair or an embedder change)
@@ -642,10 +656,12 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
+        data = index.encode()
         try:
-            self.store.write_derived(EPISODE_INDEX, index.encode())
+            self.store.write_derived(EPISODE_INDEX, data)
         except OSError as exc:  # derived data: a failed save costs the next opener time only
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        self._episode_index = EpisodeIndex.decode(data)  # compact: flat arrays, nothing added
 
     def _write(self, plan_for: Any) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""
@@ -734,14 +750,22 @@ class MemoryCore:
         if history and vectors is not None and len(vectors):
             visible = (o["id"] for _, o in graph.all_observations() if lens.visible(o))
             mask = vectors.mask_for(visible)
-        semantic = tiers.semantic_matches(
+        # One vector search for facts and texts alike (in the past, facts through their
+        # visibility mask and texts in a search of their own).
+        nearest = tiers.semantic_matches(
             vectors,
             None,
             query,
-            k=50 if lens == tiers.CURRENT else 200,
+            k=NEAREST if lens == tiers.CURRENT else 200,
             query_vector=query_vector,
             mask=mask,
-            kind="facts",
+            kind=None if mask is None else "facts",
+        )
+        semantic = {i: v for i, v in nearest.items() if not i.startswith(EPISODE_PREFIX)}
+        near_texts = (
+            None
+            if mask is not None
+            else {i: v for i, v in nearest.items() if i.startswith(EPISODE_PREFIX)}
         )
         # An identity query ("Who is Bob?") also finds the facts that mention the name.
         content = analyzed.content_terms or analyzed.terms
@@ -752,7 +776,7 @@ class MemoryCore:
             types=tiers.type_matches(graph, query),
             keywords=keywords,
             semantic=semantic,
-            episodes=self._episode_signals(graph, analyzed, query_vector, lens),
+            episodes=self._episode_signals(graph, analyzed, query_vector, lens, near_texts),
             floor=self.config.recall.floor if floor is None else floor,
             limit=limit,
             lens=lens,
@@ -769,6 +793,7 @@ class MemoryCore:
         query: tiers.Query,
         query_vector: np.ndarray | None,
         lens: tiers.Lens,
+        near: dict[str, float] | None = None,
     ) -> tiers.EpisodeSignals:
         """The episode tier for ``query``: BM25 over the texts and their vectors."""
         index = self._episodes_indexed()
@@ -782,10 +807,14 @@ class MemoryCore:
         lexical = dict(index.search(terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
         semantic: dict[str, float] = {}
         vectors = self._vectors
-        if vectors is not None and query_vector is not None and len(vectors):
-            for episode_id, score in vectors.search(
-                query_vector, EPISODE_CANDIDATES, tiers.SEMANTIC_THRESHOLD, kind="episodes"
-            ):
+        if near is None and vectors is not None and query_vector is not None and len(vectors):
+            near = dict(
+                vectors.search(
+                    query_vector, EPISODE_CANDIDATES, tiers.SEMANTIC_THRESHOLD, kind="episodes"
+                )
+            )
+        if near:
+            for episode_id, score in near.items():
                 said = index.at_of(episode_id)
                 if said is None or (at_ms is not None and said > at_ms):
                     continue
@@ -809,6 +838,14 @@ class MemoryCore:
         def retired(episode_id: str) -> bool:
             # A text that stated a fact since expired (superseded, corrected or
             # forgotten) would say it again: its current facts speak for it instead.
+            if lens.at is None:  # the usual read: the saved flags answer, nothing is parsed
+                for number in index.facts_of(episode_id) or ():
+                    state = graph.is_current(f"obs-{number}")
+                    if state is None:
+                        state = graph.is_current(f"rel-{number}")
+                    if not state:
+                        return True
+                return False
             for number in index.facts_of(episode_id) or ():
                 pair = graph.observation(f"obs-{number}")
                 if pair is not None:

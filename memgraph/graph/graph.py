@@ -297,6 +297,29 @@ class Graph:
             lambda saved, ordinal: saved.entity_ids[int(saved.obs_owner[ordinal])],
         )
 
+    def is_current(self, item_id: str) -> bool | None:
+        """Whether an observation or relation is current (None: no such record). A lazy
+        graph answers from its saved flags when the record was not read since."""
+
+        def doc_state(doc: Doc) -> str:
+            return "1" if doc.get("validTo") is None else "0"
+
+        if item_id.startswith("obs-"):
+            found = self._peek(
+                self._obs,
+                item_id,
+                lambda pair: doc_state(pair[1]),
+                lambda saved, ordinal: "1" if saved.obs_current[ordinal] else "0",
+            )
+        else:
+            found = self._peek(
+                self.relations,
+                item_id,
+                doc_state,
+                lambda saved, ordinal: "1" if saved.rel_current[ordinal] else "0",
+            )
+        return None if found is None else found == "1"
+
     def _peek(
         self,
         docs: MutableMapping[str, V],

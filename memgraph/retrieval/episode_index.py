@@ -222,6 +222,15 @@ class EpisodeIndex:
             return None
         return last if 0 <= at_ms - last.at_ms <= CONTEXT_GAP_MS else None
 
+    @property
+    def added_postings(self) -> int:
+        """Postings added since the saved part (they are searched by scanning)."""
+        return len(self._add_codes)
+
+    def sealed(self) -> EpisodeIndex:
+        """The same index with everything in the flat saved form."""
+        return EpisodeIndex.decode(self.encode())
+
     def locate(self, episode_id: str, location: int) -> None:
         """Record where the store keeps an episode (once it is checkpointed)."""
         ordinal = self.ordinal.get(episode_id)

@@ -26,6 +26,7 @@ dropped: an off-topic query returns nothing. Ties break by recency.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -75,7 +76,8 @@ WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type":
 NAME_BOOST = 0.8  # share of the remaining headroom a named candidate gains, times its evidence
 OFF_NAME = 0.75  # what a candidate about none of the named entities keeps of its score
 KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
-MAX_KEYWORD_HITS = 500  # keyword candidates kept per query (the best by score)
+MAX_KEYWORD_HITS = 200  # keyword candidates kept per query (the best by score)
+READ_FACTS = 60  # facts found by words or meaning that are read (the best on a first look)
 MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
 MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
 ENTITY_FACTS = 20  # facts an identity query brings in per named entity (the newest)
@@ -181,17 +183,17 @@ class Query:
     named: frozenset[str]
     name_terms: frozenset[str]
 
-    @property
+    @functools.cached_property
     def attributes(self) -> set[str]:
         """The single-valued attributes asked about (residence, employer, ...)."""
         return asked_attributes(words(self.text))
 
-    @property
+    @functools.cached_property
     def asks_when(self) -> bool:
         """A question about time ("When did ...", "What day ...")."""
         return _WHEN.search(self.text) is not None
 
-    @property
+    @functools.cached_property
     def asks_now(self) -> bool:
         """A question about the present or latest state ("... now?", "currently")."""
         return _NOW.search(self.text) is not None
@@ -389,12 +391,21 @@ def fuse(
             found = candidates[key] = Candidate(entity, obs, episode=episode)
         return found
 
+    # Facts found by words or meaning: scored first from the saved arrays (whose fact,
+    # owned by whom), and only the best are read, so a common word costs no parsing.
+    found: dict[str, dict[str, float]] = {}
     for signal, values in (("content", keywords or {}), ("semantic", semantic or {})):
         for obs_id, value in values.items():
-            pair = graph.observation(obs_id)
-            if pair is None or not is_current(pair[1]):
-                continue
-            candidate(*pair).signals[signal] = _rescale(value) if signal == "semantic" else value
+            found.setdefault(obs_id, {})[signal] = (
+                _rescale(value) if signal == "semantic" else value
+            )
+    if len(found) > READ_FACTS:
+        found = dict(heapq.nlargest(READ_FACTS, found.items(), key=_first_look(graph, named)))
+    for obs_id, signals in found.items():
+        pair = graph.observation(obs_id)
+        if pair is None or not is_current(pair[1]):
+            continue
+        candidate(*pair).signals.update(signals)
     asked = query.attributes if query is not None else set()
     if asked and named and lens.at is None:
         # "Where does Ana live now?": the named entities' facts stating that attribute
@@ -506,6 +517,21 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
     if query.asks_now and source:
         factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
     return factor
+
+
+def _first_look(graph: Graph, named: set[str]) -> Callable[[tuple[str, dict[str, float]]], float]:
+    """A fact's score before it is read: its signals and whether a named entity owns it."""
+
+    owner_of = graph.owner_of
+
+    def score(item: tuple[str, dict[str, float]]) -> float:
+        obs_id, signals = item
+        best = max(signals.values(), default=0.0)
+        if named:  # only a named entity's facts gain
+            return best * (2.0 if owner_of(obs_id) in named else OFF_NAME)
+        return best
+
+    return score
 
 
 def _rank_key(candidate: Candidate) -> tuple[float, int, str, str]:

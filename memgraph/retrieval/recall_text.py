@@ -168,10 +168,12 @@ def _has_relation_lines(graph: Graph, block: _Block, query: Query, lens: Lens) -
 
 
 def _relations_for(graph: Graph, block: _Block, query: Query, lens: Lens) -> Iterator[str]:
+    # Relations stated with a fact print as that fact; the others are who an entity
+    # is linked to, which an identity query ("Who is Bob?") asks for.
     entity = block.entity
     wanted = set(query.content_terms)
     identity = query.identity and entity["id"] in query.named
-    if not wanted and not identity:
+    if not identity:
         return iter(())
     shown_text = " ".join(item.obs["content"] for item in block.facts if item.obs is not None)
     shown_words = set(words(shown_text))
