@@ -168,9 +168,9 @@ class _ClientOwner:
 class OpenAIChatModel(_ClientOwner):
     """A :class:`~memgraph.llm_calls.provider.ChatModel` backed by ``/chat/completions``.
 
-    The API key is resolved when the model is built: ``api_key``, else the
-    environment variable named by ``api_key_env``, else (only for a local
-    ``base_url``) a placeholder.
+    The API key is ``api_key``, else the environment variable named by
+    ``api_key_env``, else (only for a local ``base_url``) a placeholder; a missing
+    key raises :class:`~memgraph.errors.MissingCredentials` at the first request.
 
     Structured output starts with ``json_schema`` and, in ``"auto"`` mode,
     steps down to ``json_object`` (with the schema sent alongside and an
@@ -191,7 +191,6 @@ class OpenAIChatModel(_ClientOwner):
         **connection: how to reach the server, see :class:`ConnectionOptions`.
 
     Raises:
-        MissingCredentials: no API key is set and ``base_url`` is not local.
         ConfigError: a setting is out of range.
     """
 
@@ -290,7 +289,7 @@ class OpenAIChatModel(_ClientOwner):
         Raises:
             ProviderUnavailable: timeouts, connection errors, transient statuses after
                 the retries, or a status the server did not report as transient.
-            MissingCredentials: the server rejected the key (HTTP 401/403).
+            MissingCredentials: no key is set, or the server rejected it (HTTP 401/403).
             BadResponse: the request was refused (other 4xx, or a structured-output
                 mode the setting fixes) or the reply is unusable.
             ProviderError: the model does not exist (HTTP 404), or another SDK failure.
@@ -377,7 +376,6 @@ class OpenAIEmbedder(_ClientOwner):
         **connection: how to reach the server, see :class:`ConnectionOptions`.
 
     Raises:
-        MissingCredentials: no API key is set and ``base_url`` is not local.
         ConfigError: ``batch_size``, ``dimensions`` or another setting is out of range.
     """
 
@@ -465,7 +463,7 @@ class OpenAIEmbedder(_ClientOwner):
         Raises:
             ProviderUnavailable: timeouts, connection errors, transient statuses after the
                 retries, or a status the server did not report as transient.
-            MissingCredentials: the server rejected the key (HTTP 401/403).
+            MissingCredentials: no key is set, or the server rejected it (HTTP 401/403).
             BadResponse: the request was refused, or the reply has the wrong number or size
                 of vectors, or one vector per token instead of one per text.
             ProviderError: the model does not exist (HTTP 404), or another SDK failure.
@@ -585,7 +583,6 @@ def create_provider(settings: ProviderSettings) -> Provider:
         A provider with an :class:`OpenAIChatModel` and an :class:`OpenAIEmbedder`.
 
     Raises:
-        MissingCredentials: no API key is set and ``base_url`` is not local.
         ConfigError: an option has the wrong type or is out of range.
     """
     options = dict(settings.options)

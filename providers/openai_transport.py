@@ -33,6 +33,7 @@ copy of the SDK exception; no message or log line carries the API key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import ipaddress
 import itertools
@@ -206,13 +207,13 @@ def display_url(base_url: str) -> str:
 def _missing_key_message(api_key_env: str, base_url: str) -> str:
     if api_key_env == "OPENAI_API_KEY":
         how = (
-            "set the OPENAI_API_KEY environment variable, or set provider.api_key_env in "
+            "set the OPENAI_API_KEY environment variable, or set provider.apiKeyEnv in "
             "agency.json to the name of the variable that holds the key"
         )
     else:
         how = (
-            f"set the {api_key_env} environment variable (named by provider.api_key_env in "
-            "agency.json), or change provider.api_key_env to the variable that holds the key"
+            f"set the {api_key_env} environment variable (named by provider.apiKeyEnv in "
+            "agency.json), or change provider.apiKeyEnv to the variable that holds the key"
         )
     return f"no API key for the OpenAI-compatible provider at {base_url}: {how}"
 
@@ -330,8 +331,11 @@ class Connection:
     Args:
         options: see :class:`ConnectionOptions`.
 
+    The API key is read when the connection is built; a missing one raises
+    :class:`~memgraph.errors.MissingCredentials` at the first request (a local
+    server needs none).
+
     Raises:
-        MissingCredentials: no API key is set and ``base_url`` is not local.
         ConfigError: ``timeout`` or ``max_retries`` is out of range.
     """
 
@@ -351,7 +355,11 @@ class Connection:
         api_key = options.get("api_key")
         self.api_key_env = options.get("api_key_env") or "OPENAI_API_KEY"
         self.key_from_settings = bool(api_key)
-        self._api_key = _resolve_api_key(api_key, self.api_key_env, base_url)
+        # The key is read now when it is there; a missing one is an error only when
+        # a request needs it, so commands that never call the model work without it.
+        self._api_key: str | None = None
+        with contextlib.suppress(MissingCredentials):
+            self._api_key = _resolve_api_key(api_key, self.api_key_env, base_url)
         self.base_url = base_url or DEFAULT_BASE_URL
         self.display_url = display_url(self.base_url)
         self.kind = endpoint_kind(self.base_url)
@@ -377,9 +385,19 @@ class Connection:
 
     # -- clients ---------------------------------------------------------------------
 
+    def _key(self) -> str:
+        """The API key (read again from the environment if it was missing at first).
+
+        Raises:
+            MissingCredentials: no key is set and the server is not local.
+        """
+        if self._api_key is None:
+            self._api_key = _resolve_api_key(None, self.api_key_env, self.base_url)
+        return self._api_key
+
     def _client_kwargs(self) -> dict[str, Any]:
         return {
-            "api_key": self._api_key,
+            "api_key": self._key(),
             "base_url": self.base_url,
             "timeout": self.timeout,
             "max_retries": 0,
@@ -568,7 +586,7 @@ class Connection:
         else:
             where = (
                 f"set the {self.api_key_env} environment variable to a valid key (or set "
-                "provider.api_key_env in agency.json to the variable that holds it)"
+                "provider.apiKeyEnv in agency.json to the variable that holds it)"
             )
         verb = "rejected the API key" if status == 401 else "refused access with this API key"
         return MissingCredentials(

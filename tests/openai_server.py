@@ -220,6 +220,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             # A server without this feature: refuse, and leave the queue alone.
             self._send(*refusal)
             return
+        if endpoint == "chat" and owner.chat_delay > 0 and owner._stopping.wait(owner.chat_delay):
+            self.close_connection = True
+            return
         behaviour = owner._next(endpoint)
         if behaviour is not None and behaviour.kind == "delay":
             if owner._stopping.wait(behaviour.seconds):
@@ -311,6 +314,8 @@ class OpenAITestServer:
             (llama.cpp's server started without ``--embedding`` answers 500).
         per_token_embeddings: answer embeddings with one vector per token (a list
             of vectors per input), as llama.cpp's server does for models without pooling.
+        chat_delay: seconds every chat request takes before it is answered (a
+            model's latency; requests are served concurrently).
     """
 
     def __init__(self, *, embedding_dimensions: int = 8) -> None:
@@ -320,6 +325,7 @@ class OpenAITestServer:
         self.refuse_response_format = False
         self.embeddings_status: int | None = None
         self.per_token_embeddings = False
+        self.chat_delay = 0.0
         self._queues: dict[str, deque[_Behaviour]] = {
             "chat": deque(),
             "embeddings": deque(),

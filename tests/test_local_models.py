@@ -207,7 +207,8 @@ def test_rerank_ids_are_limited_to_the_candidates_and_read_through_decoration(
     assert [hit.observation.id for hit in hits if hit.observation] == [fact.id]
     request = openai_server.requests_to("chat")[-1].body
     ids_schema = request["response_format"]["json_schema"]["schema"]["properties"]["ids"]
-    assert ids_schema["items"]["enum"] == [fact.id]
+    assert fact.id in ids_schema["items"]["enum"], "the candidates' ids, and only those"
+    assert set(ids_schema["items"]["enum"]) <= {fact.id, *(e.id for e in memory.iter_episodes())}
 
 
 # ------------------------------------------------------------- embeddings
@@ -229,7 +230,7 @@ def test_mock_embeddings_work_offline_beside_a_local_chat_model(
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server, embeddings="mock") as memory:
         memory.remember("Alice Chen drinks green tea.")
-        assert memory.stats()["vectors"] == 1
+        assert memory.stats()["vectors"] == 2, "the fact and the remembered text"
         assert "drinks green tea" in memory.recall("green tea", rerank=False)
     assert openai_server.requests_to("embeddings") == []
 
@@ -258,7 +259,8 @@ def test_a_scope_opens_and_answers_while_the_embedder_is_down_then_catches_up(
         assert "drinks green tea" in memory.recall("alice chen", rerank=False)
         assert memory.stats()["vectors"] == 0
         openai_server.embeddings_status = None  # the embedder answers again
-        assert memory.stats()["vectors"] == 1, "the missing vector is filled on a later read"
+        filled = memory.stats()["vectors"]
+        assert filled == 2, "the fact's and the text's vectors are filled on a later read"
     assert len(openai_server.requests_to("embeddings")) >= 2
 
 
@@ -273,7 +275,7 @@ def test_vectors_record_the_endpoint_so_another_server_re_embeds(
     assert header["model"] == f"text-embedding-3-small@{openai_server.base_url}"
     with OpenAITestServer(embedding_dimensions=8).start() as other:
         with caplog.at_level(logging.WARNING), local(tmp_path, other) as memory:
-            assert memory.stats()["vectors"] == 1
+            assert memory.stats()["vectors"] == 2
         assert len(other.requests_to("embeddings")) == 1, "re-embedded, never mixed"
     assert "rebuilding the index instead of mixing vector spaces" in caplog.text
 
@@ -291,4 +293,4 @@ def test_the_configured_dimension_is_requested_and_recorded(
     header = json.loads((tmp_path / "mem" / "alice" / "vectors.json").read_text())
     assert header["model"].endswith("/16d") and header["dim"] == 16
     vectors = np.load(tmp_path / "mem" / "alice" / "vectors.npy")
-    assert vectors.shape == (1, 16)
+    assert vectors.shape == (2, 16), "the fact and the remembered text"

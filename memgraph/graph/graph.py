@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
-import orjson
 
+from memgraph.attributes import attribute_of
 from memgraph.errors import StoreCorrupt
-from memgraph.graph.attributes import attribute_of
 from memgraph.graph.lazy import LazyDocs, PostingIndex
+from memgraph.graph.records import CRC_KEY, RecordDamaged, read_record
 from memgraph.graph.saved import SavedGraph
 from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms, words
 
@@ -141,6 +141,7 @@ class Graph:
         observations = graph._obs
         lean = document.get("factFormat") == LEAN_FACTS
         for entity in document.get("entities") or ():
+            entity.pop(CRC_KEY, None)  # a record's checksum, when read with json.load
             entity.setdefault("observations", [])
             if lean:
                 _restore_recorded(entity["observations"])
@@ -157,6 +158,7 @@ class Graph:
             for end in ("from", "to"):
                 if rel[end] not in entities and rel[end] in names:
                     rel[end] = names[rel[end]]
+            rel.pop(CRC_KEY, None)
             if lean:
                 _restore_recorded((rel,))
             relations[rel["id"]] = rel
@@ -194,16 +196,14 @@ class Graph:
         assert saved is not None
         position = f"bytes {span[0]}-{span[1]}"
         try:
-            doc = orjson.loads(saved.data[span[0] : span[1]])
-        except orjson.JSONDecodeError as exc:
-            doc = exc
-        if not isinstance(doc, dict):
+            doc = read_record(saved.data[span[0] : span[1]], required=saved.checksummed)
+        except RecordDamaged as exc:
             raise SavedDocumentError(
-                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} is not a JSON "
-                f"object ({doc}). It was left untouched; run `memgraph doctor` on the scope",
+                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} cannot be read "
+                f"({exc}). It was left untouched; run `memgraph doctor` on the scope",
                 path=saved.path,
                 position=position,
-            )
+            ) from exc
         return doc
 
     def _decode_entity(self, ordinal: int) -> Doc:
@@ -296,6 +296,29 @@ class Graph:
             lambda pair: str(pair[0]["id"]),
             lambda saved, ordinal: saved.entity_ids[int(saved.obs_owner[ordinal])],
         )
+
+    def is_current(self, item_id: str) -> bool | None:
+        """Whether an observation or relation is current (None: no such record). A lazy
+        graph answers from its saved flags when the record was not read since."""
+
+        def doc_state(doc: Doc) -> str:
+            return "1" if doc.get("validTo") is None else "0"
+
+        if item_id.startswith("obs-"):
+            found = self._peek(
+                self._obs,
+                item_id,
+                lambda pair: doc_state(pair[1]),
+                lambda saved, ordinal: "1" if saved.obs_current[ordinal] else "0",
+            )
+        else:
+            found = self._peek(
+                self.relations,
+                item_id,
+                doc_state,
+                lambda saved, ordinal: "1" if saved.rel_current[ordinal] else "0",
+            )
+        return None if found is None else found == "1"
 
     def _peek(
         self,
@@ -538,12 +561,28 @@ class Graph:
                 self._uncurrent(rel)
             elif kind == "episode":
                 self.episodes[op["episode"]["id"]] = dict(op["episode"])
+            elif kind == "extracted":
+                self._extracted(op)
             elif kind == "purge":
                 self._purge(op["ids"])
             elif kind in EXTRA_OPS:
                 EXTRA_OPS[kind](self, op)
             else:
                 raise ValueError(f"unknown op {kind!r}")
+
+    def _extracted(self, op: Doc) -> None:
+        """A stored episode's facts were extracted after all (a retried reply)."""
+        pending = self.episodes.get(op["episode"])
+        if pending is not None:
+            pending.pop("unextracted", None)
+            pending["facts"] = list(op.get("facts") or [])
+        done = self.extra.setdefault("extracted", {})
+        done[op["episode"]] = list(op.get("facts") or [])
+
+    def extracted_later(self) -> dict[str, list[str]]:
+        """Episodes whose facts were extracted after they were stored, with those facts."""
+        found = self.extra.get("extracted", {})
+        return found if isinstance(found, dict) else {}
 
     def _mark_entity(self, entity_id: str) -> None:
         """Note that a saved entity changed (only a graph read from a checkpoint cares)."""

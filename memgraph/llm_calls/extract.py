@@ -154,8 +154,18 @@ def validate_extraction(document: Mapping[str, Any]) -> Extraction:
     return Extraction(tuple(entities), tuple(relations), tuple(expirations))
 
 
-def extract(chat: ChatModel, text: str, *, known: str, said_at: str) -> Answer[Extraction]:
-    """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities.
+def extract(
+    chat: ChatModel,
+    text: str,
+    *,
+    known: str,
+    said_at: str,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    previous: str | None = None,
+) -> Answer[Extraction]:
+    """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
+    who said it (``speaker``), to whom (``addressee``) and the turn before it.
 
     Facts the model copied from ``known`` that the text does not state are left
     out (small models often repeat the known facts, onto the wrong entity too), and
@@ -196,9 +206,12 @@ def extract(chat: ChatModel, text: str, *, known: str, said_at: str) -> Answer[E
                 )
         return extraction
 
-    answer = ask_json(
-        chat, EXTRACT_SYSTEM, extract_message(text, known, said_at), EXTRACT_SCHEMA, validate
-    )
+    def message(block: str) -> str:
+        return extract_message(
+            text, block, said_at, speaker=speaker, addressee=addressee, previous=previous
+        )
+
+    answer = ask_json(chat, EXTRACT_SYSTEM, message(known), EXTRACT_SCHEMA, validate)
     answer.problems.extend(notes)
     if copies_only and answer.value is not None:
         answer.problems.append(
@@ -206,9 +219,7 @@ def extract(chat: ChatModel, text: str, *, known: str, said_at: str) -> Answer[E
             "asked again without them"
         )
         known = ""  # read by validate: the second reply has no known facts to copy
-        again = ask_json(
-            chat, EXTRACT_SYSTEM, extract_message(text, "", said_at), EXTRACT_SCHEMA, validate
-        )
+        again = ask_json(chat, EXTRACT_SYSTEM, message(""), EXTRACT_SCHEMA, validate)
         again.calls += answer.calls
         again.usage[:0] = answer.usage
         again.problems[:0] = answer.problems
