@@ -77,6 +77,7 @@ NAME_BOOST = 0.8  # share of the remaining headroom a named candidate gains, tim
 OFF_NAME = 0.75  # what a candidate about none of the named entities keeps of its score
 KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
 MAX_KEYWORD_HITS = 200  # keyword candidates kept per query (the best by score)
+RECALL_PROBE_ROWS = 4_000  # rows of the approximate vector index one recall scores
 READ_FACTS = 60  # facts found by words or meaning that are read (the best on a first look)
 MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
 MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
@@ -317,7 +318,8 @@ def semantic_matches(
         if embed is None:
             return {}
         query_vector = embed([query])[0]
-    return dict(index.search(query_vector, k, threshold, mask=mask, kind=kind))
+    rows = RECALL_PROBE_ROWS if mask is None else None
+    return dict(index.search(query_vector, k, threshold, mask=mask, kind=kind, max_rows=rows))
 
 
 # ---------------------------------------------------------------------- fusion
