@@ -20,7 +20,13 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-__all__ = ["format_day", "format_month", "mentions_time", "resolve_relative_dates"]
+__all__ = [
+    "format_day",
+    "format_month",
+    "mentions_time",
+    "mentions_update",
+    "resolve_relative_dates",
+]
 
 MONTHS = [
     "January",
@@ -401,3 +407,18 @@ _TIME_WORDS = re.compile(
 def mentions_time(text: str) -> bool:
     """Whether ``text`` says when something happened (a date, a day, "last week", ...)."""
     return _TIME_WORDS.search(text) is not None
+
+
+_UPDATE_WORDS = re.compile(
+    r"\b(?:now|anymore|any more|no longer|not anymore|actually|instead|switched|changed|"
+    r"moved (?:to|up|back|out|in)|pushed (?:to|back)|postponed|rescheduled|cancell?ed|"
+    r"officially|finally|ended up|turns out|update|new (?:job|place|apartment|house|role)|"
+    r"started (?:at|a new)|quit|left|, not )\b",
+    re.IGNORECASE,
+)
+
+
+def mentions_update(text: str) -> bool:
+    """Whether ``text`` says that something changed ("it got moved to the 21st",
+    "I'm not at Deloitte anymore", "we finally closed")."""
+    return _UPDATE_WORDS.search(text) is not None

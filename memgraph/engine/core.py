@@ -858,7 +858,7 @@ class MemoryCore:
             return False
 
         return tiers.EpisodeSignals(
-            lexical, semantic, speaker, mentions, retired, index.timed, index.recency
+            lexical, semantic, speaker, mentions, retired, index.timed, index.updates, index.recency
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

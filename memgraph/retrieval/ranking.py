@@ -90,6 +90,7 @@ ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words
 IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
 TIMELESS = 0.85  # what an episode that names no time keeps of its score for a "when" question
 RECENCY = 0.3  # how much a "now" question prefers what was said last
+UPDATE_BOOST = 1.1  # a text that says something changed ("moved to", "now", "not the 14th")
 _WHEN = re.compile(
     r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
     r"(?:on |in )?which (?:date|day|year|month|week)\b)",
@@ -352,6 +353,7 @@ class EpisodeSignals:
     mentions: Callable[[str], bool] = lambda _episode: False
     retired: Callable[[str], bool] = lambda _episode: False
     timed: Callable[[str], bool] = lambda _episode: True
+    updates: Callable[[str], bool] = lambda _episode: False
     recency: Callable[[str], float] = lambda _episode: 1.0
 
 
@@ -518,6 +520,8 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
         factor *= TIMELESS
     if query.asks_now and source:
         factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
+    if item.episode is not None and episodes.updates(item.episode):
+        factor *= UPDATE_BOOST  # "it got moved to the 21st": the latest word on something
     return factor
 
 
