@@ -72,14 +72,14 @@ _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
 
 _IRREGULAR_PAST = (
     "was were did had went got came saw met made took gave told said bought brought caught "
-    "thought left found ran won lost felt sat slept spent sent wrote heard began flew drove "
+    "thought found ran won lost felt sat slept spent sent wrote heard began flew drove "
     "ate drank fell broke chose forgot knew paid put read rode rose sang sold shot shut sold "
     "spoke stood stole struck swam threw understood woke wore became held kept led meant "
-    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore"
+    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born"
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
-    r"used to|ago|already|just|yesterday|last)\b",
+    r"used to|ago|already|yesterday)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
@@ -306,9 +306,7 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
             return format_day(_weekday(said, weekday, -1))
         if rel == "next":
             return format_day(_weekday(said, weekday, 1))
-        if kind == "weekday" and tense == 0:
-            return None  # a bare weekday with nothing to say which one
-        return format_day(_weekday(said, weekday, 1, strictly=False))
+        return format_day(_weekday(said, weekday, 1, strictly=False))  # a plan: the coming one
     if kind == "rel_season":
         rel, season = groups["rel"], groups["season"]
         month = _SEASONS[season]
