@@ -84,6 +84,9 @@ def coerce_time(value: str | datetime | None) -> str:
 
 
 EPISODE_INDEX = "episodes.idx"
+COMPACT_EPISODES = 1_024
+"""Episodes indexed at load past the saved index that make it sort them into one table
+(an index added to in memory finds a term's episodes by scanning everything added)."""
 EPISODE_CANDIDATES = 50
 DEFAULT_SPEAKER = "User"
 """Who speaks when no speaker is given: the agent's own user."""
@@ -592,6 +595,8 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
+        if len(tail) >= COMPACT_EPISODES:  # search reads one sorted table, not a flat tail
+            index = EpisodeIndex.decode(index.encode())
         return index
 
     def _embed_missing_episodes(self) -> int:
@@ -629,8 +634,11 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
+        data = index.encode()
+        # What was added since loading is now one sorted table, as the next opener reads it.
+        self._episode_index = EpisodeIndex.decode(data)
         try:
-            self.store.write_derived(EPISODE_INDEX, index.encode())
+            self.store.write_derived(EPISODE_INDEX, data)
         except OSError as exc:  # derived data: a failed save costs the next opener time only
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
 
@@ -721,6 +729,7 @@ class MemoryCore:
         if history and vectors is not None and len(vectors):
             visible = (o["id"] for _, o in graph.all_observations() if lens.visible(o))
             mask = vectors.mask_for(visible)
+        facts = tiers.named_facts(graph, analyzed.named, history=history)
         semantic = tiers.semantic_matches(
             vectors,
             None,
@@ -729,14 +738,17 @@ class MemoryCore:
             query_vector=query_vector,
             mask=mask,
             kind="facts",
+            facts=facts,
         )
         # An identity query ("Who is Bob?") also finds the facts that mention the name.
         content = analyzed.content_terms or analyzed.terms
-        keywords = tiers.keyword_matches(graph, content, history=history) if content else {}
+        keywords = (
+            tiers.keyword_matches(graph, content, history=history, facts=facts) if content else {}
+        )
         return tiers.fuse(
             graph,
             analyzed,
-            types=tiers.type_matches(graph, query),
+            types=tiers.type_matches(graph, query, among=analyzed.named),
             keywords=keywords,
             semantic=semantic,
             episodes=self._episode_signals(graph, analyzed, query_vector, lens),
@@ -790,10 +802,11 @@ class MemoryCore:
                 speakers[name] = str(entity["id"]) if entity is not None else None
             return speakers[name]
 
-        name_terms = sorted(names)
+        mentioned = index.holding(query.mentions)  # by a distinctive word of a name
 
         def mentions(episode_id: str) -> bool:
-            return any(index.holds(episode_id, term) for term in name_terms)
+            ordinal = index.ordinal.get(episode_id)
+            return ordinal is not None and bool(mentioned[ordinal])
 
         def retired(episode_id: str) -> bool:
             # A text that stated a fact since expired (superseded, corrected or
