@@ -321,6 +321,26 @@ class EpisodeIndex:
         codes, ords_added = self._add_codes.view(), self._add_ords.view()
         return bool(np.any((codes == code) & (ords_added == ordinal)))
 
+    def holding(self, groups: Iterable[Iterable[str]]) -> npt.NDArray[np.bool_]:
+        """Per episode, in index order: whether its words (or its context) hold every
+        term of one of ``groups``. One pass over each term's postings, however many
+        episodes are then asked about."""
+        count = len(self.ids)
+        found = np.zeros(count, dtype=bool)
+        for group in groups:
+            held: npt.NDArray[np.bool_] | None = None
+            for term in group:
+                posting = self._postings(term)
+                if posting is None:
+                    held = None
+                    break
+                mask = np.zeros(count, dtype=bool)
+                mask[posting[0]] = True
+                held = mask if held is None else held & mask
+            if held is not None:
+                found |= held
+        return found
+
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ordinal.get(episode_id)
         return None if ordinal is None else self.speakers[ordinal]
