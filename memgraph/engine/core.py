@@ -87,6 +87,9 @@ def coerce_time(value: str | datetime | None) -> str:
 
 
 EPISODE_INDEX = "episodes.idx"
+COMPACT_EPISODES = 1_024
+"""Episodes indexed at load past the saved index that make it sort them into one table
+(an index added to in memory finds a term's episodes by scanning everything added)."""
 EPISODE_CANDIDATES = 50
 NEAREST = 80
 """Rows one vector search returns, facts and texts together."""
@@ -778,6 +781,7 @@ class MemoryCore:
         if history and vectors is not None and len(vectors):
             visible = (o["id"] for _, o in graph.all_observations() if lens.visible(o))
             mask = vectors.mask_for(visible)
+        facts = tiers.named_facts(graph, analyzed.named, history=history)
         # One vector search for facts and texts alike (in the past, facts through their
         # visibility mask and texts in a search of their own).
         nearest = tiers.semantic_matches(
@@ -788,6 +792,7 @@ class MemoryCore:
             query_vector=query_vector,
             mask=mask,
             kind=None if mask is None else "facts",
+            facts=facts,
         )
         semantic = {i: v for i, v in nearest.items() if not i.startswith(EPISODE_PREFIX)}
         near_texts = (
@@ -797,11 +802,13 @@ class MemoryCore:
         )
         # An identity query ("Who is Bob?") also finds the facts that mention the name.
         content = analyzed.content_terms or analyzed.terms
-        keywords = tiers.keyword_matches(graph, content, history=history) if content else {}
+        keywords = (
+            tiers.keyword_matches(graph, content, history=history, facts=facts) if content else {}
+        )
         return tiers.fuse(
             graph,
             analyzed,
-            types=tiers.type_matches(graph, query),
+            types=tiers.type_matches(graph, query, among=analyzed.named),
             keywords=keywords,
             semantic=semantic,
             episodes=self._episode_signals(graph, analyzed, query_vector, lens, near_texts),
@@ -858,10 +865,11 @@ class MemoryCore:
                 speakers[name] = str(entity["id"]) if entity is not None else None
             return speakers[name]
 
-        name_terms = sorted(names)
+        mentioned = index.holding(query.mentions)  # by a distinctive word of a name
 
         def mentions(episode_id: str) -> bool:
-            return any(index.holds(episode_id, term) for term in name_terms)
+            ordinal = index.ordinal.get(episode_id)
+            return ordinal is not None and bool(mentioned[ordinal])
 
         def retired(episode_id: str) -> bool:
             # A text that stated a fact since expired (superseded, corrected or
@@ -886,7 +894,7 @@ class MemoryCore:
             return False
 
         return tiers.EpisodeSignals(
-            lexical, semantic, speaker, mentions, retired, index.timed, index.recency
+            lexical, semantic, speaker, mentions, retired, index.timed, index.updates, index.recency
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

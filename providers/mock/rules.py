@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from memgraph.clock import parse_iso
-from memgraph.dates import resolve_relative_dates
+from memgraph.dates import mentions_time, resolve_relative_dates
 from memgraph.llm_calls.prompts import KNOWN_FACTS
 from memgraph.speakers import split_speaker
 from memgraph.text import STOP_WORDS, content_key, name_key
@@ -680,6 +680,29 @@ class _Extractor:
     def sentence(self, raw: str) -> None:
         if self.correct(raw):
             return
+        counts = {id(ent): len(ent.observations) for ent in self.order}
+        self._sentence(raw)
+        when = self.sentence_date(raw)
+        if when is None:
+            return
+        # "Miso had her dental yesterday, they pulled two teeth": the day is the
+        # sentence's, for the facts of every clause that names none.
+        for ent in self.order:
+            for index in range(counts.get(id(ent), 0), len(ent.observations)):
+                fact = ent.observations[index]
+                if not mentions_time(fact):
+                    ent.observations[index] = f"{fact} ({when})"
+
+    def sentence_date(self, raw: str) -> str | None:
+        """The date a sentence's relative or partial date resolves to, if it has one."""
+        if self.said_at is None:
+            return None
+        found = _RESOLVED.findall(resolve_relative_dates(raw, self.said_at))
+        known = set(_RESOLVED.findall(raw))
+        fresh = [d for d in found if d not in known]
+        return fresh[0] if fresh else None
+
+    def _sentence(self, raw: str) -> None:
         prepared = _prepare(raw)
         if not prepared:
             return
@@ -1091,6 +1114,7 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_IN = re.compile(r"\d+")
+_RESOLVED = re.compile(r"\(((?:the (?:week|weekend) (?:of|before|after) )?[^()]*\d{4})\)")
 _OWNER = r"(?:my|their|our|his|her|your)"
 _COMPANIONS = re.compile(
     rf"\bwith {_OWNER} [a-z]+(?: [a-z]+)? [A-Z][\w'-]+(?:,? and {_OWNER} [a-z]+(?: [a-z]+)? [A-Z][\w'-]+)*"
