@@ -117,6 +117,38 @@ def test_an_employer_change_retires_the_old_fact_and_the_old_works_at_relation()
     assert old_rel["validTo"] == T2
 
 
+@pytest.mark.parametrize(
+    ("old", "said"),
+    [
+        ("is allergic to peanuts", "is no longer allergic to peanuts"),
+        ("works as a nurse at Lisbon General Hospital", "no longer works at Lisbon General"),
+        ("drinks coffee", "does not drink coffee anymore"),
+    ],
+)
+def test_a_fact_saying_no_longer_retires_the_fact_it_negates(old: str, said: str) -> None:
+    graph = Graph()
+    learn(graph, person("Dana", old, "likes hiking"), at=T1)
+    plan = learn(graph, person("Dana", said), at=T2)
+    assert current(graph, "Dana") == ["likes hiking", said]
+    [retired] = [o for o in observations(graph, "Dana") if o["content"] == old]
+    assert retired["validTo"] == T2 and retired["supersededBy"]
+    assert not plan.warnings
+
+
+def test_a_no_longer_fact_about_something_unknown_retires_nothing() -> None:
+    graph = Graph()
+    learn(graph, person("Dana", "drinks tea"), at=T1)
+    learn(graph, person("Dana", "no longer eats meat"), at=T2)
+    assert current(graph, "Dana") == ["drinks tea", "no longer eats meat"]
+
+
+def test_a_person_relation_stated_backwards_is_turned_around() -> None:
+    graph = Graph()
+    learn(graph, person("Dana", type_="person"), person("Porto Clinic", type_="organization"))
+    learn(graph, relations=(ExtractedRelation("Porto Clinic", "Dana", "works_at"),), at=T2)
+    assert current_relations(graph) == [("Dana", "works_at", "Porto Clinic")]
+
+
 def test_returning_to_a_former_employer_makes_that_relation_current_again() -> None:
     graph = Graph()
     for at, company in ((T1, "Initech"), (T2, "Globex"), (T3, "Initech")):

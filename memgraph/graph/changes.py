@@ -16,7 +16,11 @@ The rules (each one is a regression test):
   "lives in Rome") supersedes the current one: the old fact's validity is
   closed, it points at its successor, and the new fact is kept. Single-valued
   relation types (works_at, lives_in, ...) behave the same way.
-* A relation that is already current is not added again.
+* A fact that says another one is over ("is no longer allergic to peanuts",
+  "doesn't drink coffee anymore") supersedes the current fact holding most of
+  its words, and is kept itself.
+* A relation that is already current is not added again. A person relation
+  stated backwards ("Clinic works_at Dana") is turned around.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ __all__ = [
     "EXPIRE_SIMILARITY",
     "Plan",
     "attribute_of",
+    "negated_fact",
     "plan_extraction",
     "plan_facts",
     "plan_forget",
@@ -50,6 +55,30 @@ _ALIAS = re.compile(
     r"called|(?:has\s+the\s+)?nickname(?:\s+is)?)\s+[\"'“]?([^\"'”.,;]+)[\"'”]?\s*\.?\s*$",
     re.IGNORECASE,
 )
+
+
+_NO_LONGER = (
+    re.compile(r"^(?:(is|are|was|has|have)\s+)?no\s+longer\s+(.+)$"),
+    re.compile(r"^(?:does|do|did)(?:n't|\s+not)\s+()(.+?)\s+any\s*(?:more|longer)$"),
+    re.compile(r"^(is|are)(?:n't|\s+not)\s+(.+?)\s+any\s*(?:more|longer)$"),
+)
+PERSON_SUBJECT_RELATIONS = frozenset(
+    {"works_at", "works_for", "employed_by", "lives_in", "based_in", "resides_in"}
+)
+"""Relation types whose source is the person (``Dana works_at Clinic``, never the reverse)."""
+
+
+def negated_fact(content: str) -> str | None:
+    """The fact that ``content`` says is over, if it says so: ``"is no longer allergic
+    to peanuts"`` → ``"is allergic to peanuts"``, ``"doesn't drink coffee anymore"`` →
+    ``"drink coffee"``; ``None`` for any other fact."""
+    key = content_key(content)
+    for pattern in _NO_LONGER:
+        match = pattern.match(key)
+        if match:
+            verb, rest = match.groups()
+            return f"{verb} {rest}" if verb else rest
+    return None
 
 
 def _person_like(entity: Doc) -> bool:
@@ -218,10 +247,29 @@ class _Planner:
         if attribute is not None:
             for old in self.holding(entity, attribute):
                 self.expire_obs(old, superseded_by=obs["id"])
+        negated = negated_fact(content) if supersede else None
+        if negated is not None:
+            for old in self.negated_by(entity, negated):
+                self.expire_obs(old, superseded_by=obs["id"])
         self.new_obs.setdefault(entity["id"], []).append(obs)
         self.stated.append(obs["id"])
         self.plan.ops.append({"op": "obs", "entity": entity["id"], "obs": obs})
         self.plan.embed.append((obs["id"], f"{entity['name']} ({entity['type']}): {content}"))
+
+    def negated_by(self, entity: Doc, negated: str) -> list[Doc]:
+        """The current facts of ``entity`` that state ``negated`` (the fact a "no
+        longer" fact ends): those holding most of its words, the closest first."""
+        wanted = set(index_terms(negated))
+        if not wanted:
+            return []
+        fresh = {o["id"] for o in self.new_obs.get(entity["id"], [])}
+        scored: list[tuple[float, Doc]] = []
+        for obs in self.current_obs(entity):
+            shared = len(wanted & set(index_terms(obs["content"])))
+            if obs["id"] not in fresh and shared and shared * 3 >= len(wanted) * 2:
+                scored.append((shared / len(wanted) + similarity(obs["content"], negated), obs))
+        best = max((score for score, _ in scored), default=0.0)
+        return [obs for score, obs in scored if score == best]
 
     def expire_obs(self, obs: Doc, *, superseded_by: str | None = None) -> None:
         if obs["id"] in self.expired or obs.get("validTo") is not None:
@@ -320,6 +368,13 @@ class _Planner:
         relation_type = type_ if verbatim else "_".join(type_.lower().replace("-", " ").split())
         start = self.entity(source, "thing")
         end = self.entity(target, "thing")
+        if (
+            not verbatim
+            and relation_type in PERSON_SUBJECT_RELATIONS
+            and _person_like(end)
+            and not _person_like(start)
+        ):
+            start, end = end, start  # "Clinic works_at Dana": small models swap the ends
         key = (start["id"], name_key(relation_type), end["id"])
         if key in self.new_rel_keys:
             return
