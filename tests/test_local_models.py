@@ -58,6 +58,10 @@ def extract_formats(server: OpenAITestServer) -> list[str | None]:
     ]
 
 
+def unextracted(memory: Memory) -> list[str]:
+    return [e.text for e in memory.iter_episodes() if not e.extracted]
+
+
 def current(memory: Memory) -> dict[str, list[str]]:
     return {e.name: [o.content for o in e.current_observations] for e in memory.entities()}
 
@@ -155,8 +159,27 @@ def test_a_reply_cut_off_twice_stores_no_invented_facts_and_says_so(
     with local(tmp_path, openai_server) as memory:
         changes = memory.remember("Alice Chen drinks green tea.")
         assert not changes and memory.entities() == []
-        assert "cut off at the token limit after 1200 tokens" in changes.warnings[-1]
+        assert changes.unusable_reply is not None
+        assert "cut off at the token limit after 1200 tokens" in changes.unusable_reply
+        assert unextracted(memory) == ["Alice Chen drinks green tea."], "the text is kept"
     assert len(openai_server.requests_to("chat")) == 2
+
+
+def test_a_reply_unusable_after_its_repair_keeps_the_text_for_reextract(
+    tmp_path: Path, openai_server: OpenAITestServer
+) -> None:
+    openai_server.enqueue_chat('{"entities": [{"name": "Alice Chen" "type": "person"}]}')
+    openai_server.enqueue_chat("I cannot help with that.")
+    with local(tmp_path, openai_server, embeddings="none") as memory:
+        changes = memory.remember("Alice Chen drinks green tea.")
+        assert not changes and changes.unusable_reply
+        assert unextracted(memory) == ["Alice Chen drinks green tea."]
+        assert "Alice Chen drinks green tea." in memory.recall("green tea", rerank=False)
+        openai_server.enqueue_chat(json.dumps(ALICE))
+        [redone] = memory.reextract()
+        assert redone.unusable_reply is None
+        assert current(memory)["Alice Chen"] == ["drinks green tea"]
+        assert unextracted(memory) == []
 
 
 def test_an_unusable_reply_gets_one_repair_quoting_the_parse_error(
