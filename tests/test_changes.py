@@ -546,3 +546,10 @@ def test_forget_by_observation_and_relation_id_and_twice_is_harmless() -> None:
 def test_content_key_ignores_case_spacing_and_trailing_punctuation() -> None:
     assert content_key("  Likes   GREEN tea!. ") == content_key("likes green tea")
     assert content_key("likes tea?") != content_key("likes tea")
+
+
+def test_a_fact_of_two_clauses_supersedes_the_value_of_each() -> None:
+    graph = Graph()
+    learn(graph, person("Dana", "works as a nurse at Lisbon General", "lives in Lisbon"), at=T1)
+    learn(graph, person("Dana", "moved to Porto and now works at Porto Clinic"), at=T2)
+    assert current(graph, "Dana") == ["moved to Porto and now works at Porto Clinic"]

@@ -413,3 +413,45 @@ def test_a_whole_rendered_known_line_copied_as_one_fact_is_left_out() -> None:
     kept, copied = without_copied_facts(reply, known, "Helios is led by Alice.")
     assert kept.entities[0].observations == ("leads Helios",)
     assert copied == [line]
+
+
+def test_copies_and_then_nothing_is_an_unusable_reply_so_the_text_waits_for_reextract() -> None:
+    copy = {
+        "entities": [
+            {"name": "Alice Chen", "type": "person", "observations": ["drinks green tea"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    empty = {"entities": [], "relations": [], "expirations": []}
+    model = ScriptedChatModel({"extract": [json.dumps(copy), json.dumps(empty)]})
+    text = "Alice is learning Rust on weekends."
+    answer = extract(model, text, known=KNOWN, said_at="2026-01-01T00:00:00Z")
+    assert answer.value is None and answer.failure is not None
+    assert answer.failure.kind == "unusable"
+    assert "only repeated facts already in memory" in answer.problems[-1]
+    assert "stated nothing" in answer.problems[-1]
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["moved to Porto and now works at Porto Children's Clinic", "now works at Porto Clinic"],
+)
+def test_an_expiration_stating_the_new_state_becomes_a_fact_even_when_the_text_says_it_changed(
+    content: str,
+) -> None:
+    reply = Extraction(expirations=(Expiration("Dana Whitfield", content),))
+    known = "Dana Whitfield (person):\n  - works as a nurse at Lisbon General Hospital"
+    text = "Dana moved to Porto and now works at Porto Children's Clinic."
+    result, moved = misplaced_expirations_as_facts(reply, known, text)
+    assert result.expirations == ()
+    assert result.entities == (ExtractedEntity("Dana Whitfield", "thing", (content,)),)
+    assert moved == [f"Dana Whitfield: {content}"]
+
+
+@pytest.mark.parametrize("content", ["works at Lisbon General", "lives in Lisbon"])
+def test_an_unmatched_expiration_of_an_old_state_stays_an_expiration(content: str) -> None:
+    reply = Extraction(expirations=(Expiration("Dana Whitfield", content),))
+    text = "Dana no longer works at Lisbon General and moved from Lisbon to Porto."
+    result, moved = misplaced_expirations_as_facts(reply, "", text)
+    assert result == reply and moved == []

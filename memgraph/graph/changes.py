@@ -68,6 +68,16 @@ PERSON_SUBJECT_RELATIONS = frozenset(
 """Relation types whose source is the person (``Dana works_at Clinic``, never the reverse)."""
 
 
+_CLAUSES = re.compile(r"\s*(?:,|;|\band\b)\s*")
+
+
+def _attributes_in(content: str) -> list[str]:
+    """The single-valued attributes ``content`` states, in any of its clauses
+    ("moved to Porto and now works at Porto Clinic" → residence, employer)."""
+    found = [attribute_of(content), *(attribute_of(c) for c in _CLAUSES.split(content))]
+    return list(dict.fromkeys(a for a in found if a is not None))
+
+
 def negated_fact(content: str) -> str | None:
     """The fact that ``content`` says is over, if it says so: ``"is no longer allergic
     to peanuts"`` → ``"is allergic to peanuts"``, ``"doesn't drink coffee anymore"`` →
@@ -243,8 +253,7 @@ class _Planner:
             "source": self.source,
             **extra,
         }
-        attribute = attribute_of(content) if supersede else None
-        if attribute is not None:
+        for attribute in _attributes_in(content) if supersede else ():
             for old in self.holding(entity, attribute):
                 self.expire_obs(old, superseded_by=obs["id"])
         negated = negated_fact(content) if supersede else None

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memgraph.llm_calls.ask import Answer, ask_json
+from memgraph.llm_calls.ask import Answer, ReplyFailure, ask_json
 from memgraph.llm_calls.prompts import (
     EXTRACT_SCHEMA,
     EXTRACT_SYSTEM,
@@ -214,9 +214,9 @@ def extract(
     answer = ask_json(chat, EXTRACT_SYSTEM, message(known), EXTRACT_SCHEMA, validate)
     answer.problems.extend(notes)
     if copies_only and answer.value is not None:
+        copies = copies_only[0]
         answer.problems.append(
-            f"the reply only repeated facts already in memory ({copies_only[0]}); "
-            "asked again without them"
+            f"the reply only repeated facts already in memory ({copies}); asked again without them"
         )
         known = ""  # read by validate: the second reply has no known facts to copy
         again = ask_json(chat, EXTRACT_SYSTEM, message(""), EXTRACT_SCHEMA, validate)
@@ -224,6 +224,15 @@ def extract(
         again.usage[:0] = answer.usage
         again.problems[:0] = answer.problems
         again.problems.extend(notes)
+        if again.value is not None and not _states_anything(again.value):
+            # Copies, then nothing: the model did not read the text. Keep it for reextract.
+            problem = (
+                f"the model only repeated facts already in memory ({copies}) and, "
+                "asked again without them, stated nothing"
+            )
+            again.problems.append(problem)
+            again.value = None
+            again.failure = ReplyFailure("unusable", problem)
         answer = again
     return answer
 
@@ -248,6 +257,23 @@ CHANGE_WORDS = frozenset(_CHANGE_WORD_TEXT.split())
 """Words by which a text says a fact changed; an expiration needs one (or the fact itself)."""
 
 
+_NEW_STATE_TEXT = "now nowadays moved moves new newly became becomes switched joined"
+NEW_STATE_WORDS = frozenset(_NEW_STATE_TEXT.split())
+"""Words by which a statement gives the new state of a change ("now works at ...")."""
+_ENDING_TEXT = """
+    no not never nor longer anymore left leave leaves quit stopped former formerly used ex
+    retired resigned divorced sold ended lost fired gone from isnt doesnt dont wasnt arent
+"""
+ENDING_WORDS = frozenset(_ENDING_TEXT.split())
+"""Words by which a statement may name what ended, not what holds now."""
+
+
+def _states_new_state(statement: str) -> bool:
+    """Whether ``statement`` gives the new state of a change and names nothing that ended."""
+    said = set(words(statement))
+    return bool(said & NEW_STATE_WORDS) and not said & ENDING_WORDS
+
+
 def _known_facts_by_name(known: str) -> dict[str, list[str]]:
     """The ``known`` block's facts by entity name key."""
     facts: dict[str, list[str]] = {}
@@ -269,10 +295,12 @@ def misplaced_expirations_as_facts(
     An expiration must copy a known fact; one that matches none can never expire
     anything, and small models put the text's new facts there ("Emma: started
     school"). Not when the text says something changed (:data:`CHANGE_WORDS`).
-    Returns the statements moved, too.
+    When the text says something changed, only an expiration that states the new
+    state (:data:`NEW_STATE_WORDS`, none of :data:`ENDING_WORDS`: "now works at
+    Porto Clinic") moves; one that may name the old state stays. Returns the
+    statements moved, too.
     """
-    if set(words(text)) & CHANGE_WORDS:
-        return extraction, []  # the text says something changed: a real, if loose, expiration
+    changed = bool(set(words(text)) & CHANGE_WORDS)
     known_facts = _known_facts_by_name(known)
     text_terms = set(index_terms(text))
     entities = {content_key(e.name): e for e in extraction.entities}
@@ -282,7 +310,11 @@ def misplaced_expirations_as_facts(
         key = content_key(expiration.entity_name)
         facts = known_facts.get(key, [])
         near = any(similarity(expiration.content, fact) >= 0.6 for fact in facts)
-        if near or not _grounded(expiration.content, text_terms):
+        if (
+            near
+            or not _grounded(expiration.content, text_terms)
+            or (changed and not _states_new_state(expiration.content))
+        ):
             kept.append(expiration)
             continue
         entity = entities.get(key) or ExtractedEntity(expiration.entity_name, "thing", ())
