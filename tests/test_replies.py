@@ -455,3 +455,26 @@ def test_an_unmatched_expiration_of_an_old_state_stays_an_expiration(content: st
     text = "Dana no longer works at Lisbon General and moved from Lisbon to Porto."
     result, moved = misplaced_expirations_as_facts(reply, "", text)
     assert result == reply and moved == []
+
+
+def test_copies_beside_an_unfounded_expiration_are_asked_again_without_the_known_facts() -> None:
+    copy = {
+        "entities": [
+            {"name": "Alice Chen", "type": "person", "observations": ["drinks green tea"]}
+        ],
+        "relations": [],
+        "expirations": [{"entityName": "Alice Chen", "observationContent": "drinks green tea"}],
+    }
+    fixed = {
+        "entities": [
+            {"name": "Alice", "type": "person", "observations": ["is learning Rust on weekends"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(copy), json.dumps(fixed)]})
+    text = "Alice is learning Rust on weekends."
+    answer = extract(model, text, known=KNOWN, said_at="2026-01-01T00:00:00Z")
+    assert answer.value is not None
+    assert answer.value.entities[0].observations == ("is learning Rust on weekends",)
+    assert answer.calls == 2

@@ -181,16 +181,9 @@ def extract(
         extraction = validate_extraction(document)
         notes.clear()
         copies_only.clear()
+        copied: list[str] = []
         if known:
             extraction, copied = without_copied_facts(extraction, known, text)
-            shown = ", ".join(repr(c) for c in copied[:3])
-            if copied and not _states_anything(extraction):
-                copies_only.append(shown)
-            elif copied:
-                notes.append(
-                    f"left out {len(copied)} fact(s) the model copied from the known facts "
-                    f"without the text stating them: {shown}"
-                )
         if extraction.expirations:
             extraction, moved = misplaced_expirations_as_facts(extraction, known, text)
             if moved:
@@ -204,6 +197,15 @@ def extract(
                     f"left out {len(unfounded)} expiration(s) the text gives no reason for: "
                     f"{', '.join(repr(c) for c in unfounded[:3])}"
                 )
+        shown = ", ".join(repr(c) for c in copied[:3])
+        if copied and not _states_anything(extraction):
+            copies_only.append(shown)  # nothing left but what the model copied: ask again
+        elif copied:
+            notes.insert(
+                0,
+                f"left out {len(copied)} fact(s) the model copied from the known facts "
+                f"without the text stating them: {shown}",
+            )
         return extraction
 
     def message(block: str) -> str:
