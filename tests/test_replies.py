@@ -20,6 +20,7 @@ from memgraph.llm_calls.extract import (
     misplaced_expirations_as_facts,
     validate_extraction,
     without_copied_facts,
+    without_previous_turn_facts,
     without_unfounded_expirations,
 )
 from memgraph.llm_calls.parsing import ReplyError, parse_json_reply
@@ -478,3 +479,51 @@ def test_copies_beside_an_unfounded_expiration_are_asked_again_without_the_known
     assert answer.value is not None
     assert answer.value.entities[0].observations == ("is learning Rust on weekends",)
     assert answer.calls == 2
+
+
+def test_facts_copied_from_the_previous_turn_are_left_out_and_the_text_asked_again() -> None:
+    copy = {
+        "entities": [
+            {
+                "name": "Bob Martinez",
+                "type": "person",
+                "observations": ["manages the payments team at Acme Corp"],
+            }
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    fixed = {
+        "entities": [
+            {"name": "Alice", "type": "person", "observations": ["is learning Rust on weekends"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(copy), json.dumps(fixed)]})
+    answer = extract(
+        model,
+        "Alice is learning Rust on weekends.",
+        known=KNOWN,
+        said_at="2026-01-01T00:00:00Z",
+        previous="User: Bob Martinez manages the payments team at Acme Corp.",
+    )
+    assert answer.value is not None
+    assert [e.observations for e in answer.value.entities] == [("is learning Rust on weekends",)]
+    assert "manages the payments team at Acme Corp" in answer.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("previous", "text", "fact"),
+    [
+        ("Assistant: Do you like sushi?", "Yes.", ("User", "likes sushi")),
+        ("Bob: I moved to Porto.", "Me too!", ("User", "moved to Porto")),
+        ("Bob: User, do you like sushi?", "Yes.", ("User", "likes sushi")),
+    ],
+)
+def test_a_fact_the_text_states_through_the_previous_turn_is_kept(
+    previous: str, text: str, fact: tuple[str, str]
+) -> None:
+    reply = Extraction((ExtractedEntity(fact[0], "person", (fact[1],)),))
+    kept, copied = without_previous_turn_facts(reply, previous, text, speaker="User")
+    assert kept == reply and copied == []

@@ -33,6 +33,7 @@ __all__ = [
     "misplaced_expirations_as_facts",
     "validate_extraction",
     "without_copied_facts",
+    "without_previous_turn_facts",
     "without_unfounded_expirations",
 ]
 
@@ -184,6 +185,9 @@ def extract(
         copied: list[str] = []
         if known:
             extraction, copied = without_copied_facts(extraction, known, text)
+        if previous:
+            extraction, repeated = without_previous_turn_facts(extraction, previous, text, speaker)
+            copied += repeated
         if extraction.expirations:
             extraction, moved = misplaced_expirations_as_facts(extraction, known, text)
             if moved:
@@ -349,6 +353,34 @@ def _grounded(statement: str, text_terms: set[str]) -> bool:
     """Whether most content words of ``statement`` occur in the text."""
     wanted = set(index_terms(statement))
     return not wanted or len(wanted & text_terms) * 2 >= len(wanted)
+
+
+def without_previous_turn_facts(
+    extraction: Extraction, previous: str, text: str, speaker: str | None = None
+) -> tuple[Extraction, list[str]]:
+    """``extraction`` without the facts taken from the ``previous`` turn: facts of an
+    entity the previous turn names and the text does not (never the speaker), whose
+    words the previous turn holds and the text mostly lacks. The previous turn is
+    context only; its facts were drawn when it was remembered. Returns them, too."""
+    before = set(index_terms(previous))
+    now = set(index_terms(text))
+    speaker_key = content_key(speaker or "")
+    copied: list[str] = []
+
+    def from_before(entity: ExtractedEntity, statement: str) -> bool:
+        name = set(index_terms(entity.name))
+        if content_key(entity.name) == speaker_key or not name & before or name & now:
+            return False
+        if _grounded(statement, before) and not _grounded(statement, now):
+            copied.append(statement)
+            return True
+        return False
+
+    entities = tuple(
+        ExtractedEntity(e.name, e.type, tuple(o for o in e.observations if not from_before(e, o)))
+        for e in extraction.entities
+    )
+    return Extraction(entities, extraction.relations, extraction.expirations), copied
 
 
 def without_copied_facts(
