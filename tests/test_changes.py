@@ -553,3 +553,10 @@ def test_a_fact_of_two_clauses_supersedes_the_value_of_each() -> None:
     learn(graph, person("Dana", "works as a nurse at Lisbon General", "lives in Lisbon"), at=T1)
     learn(graph, person("Dana", "moved to Porto and now works at Porto Clinic"), at=T2)
     assert current(graph, "Dana") == ["moved to Porto and now works at Porto Clinic"]
+
+
+def test_a_fact_of_two_clauses_restating_a_current_value_keeps_it_current() -> None:
+    graph = Graph()
+    learn(graph, person("Alice", "drinks green tea", "works at Acme"), at=T1)
+    learn(graph, person("Alice", "drinks green tea and works at Acme"), at=T2)
+    assert "works at Acme" in current(graph, "Alice")

@@ -527,3 +527,12 @@ def test_a_fact_the_text_states_through_the_previous_turn_is_kept(
     reply = Extraction((ExtractedEntity(fact[0], "person", (fact[1],)),))
     kept, copied = without_previous_turn_facts(reply, previous, text, speaker="User")
     assert kept == reply and copied == []
+
+
+def test_known_facts_joined_with_and_are_a_copy() -> None:
+    reply = Extraction(
+        (ExtractedEntity("Alice Chen", "person", ("drinks green tea and works at Acme",)),)
+    )
+    known = "Alice Chen (person):\n  - drinks green tea\n  - works at Acme"
+    kept, copied = without_copied_facts(reply, known, "Alice is learning Rust.")
+    assert kept.entities[0].observations == () and copied == ["drinks green tea and works at Acme"]

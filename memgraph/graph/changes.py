@@ -253,9 +253,11 @@ class _Planner:
             "source": self.source,
             **extra,
         }
+        clauses = {content_key(clause) for clause in _CLAUSES.split(content)}
         for attribute in _attributes_in(content) if supersede else ():
             for old in self.holding(entity, attribute):
-                self.expire_obs(old, superseded_by=obs["id"])
+                if content_key(old["content"]) not in clauses:  # not a value restated
+                    self.expire_obs(old, superseded_by=obs["id"])
         negated = negated_fact(content) if supersede else None
         if negated is not None:
             for old in self.negated_by(entity, negated):

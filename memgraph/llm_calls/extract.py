@@ -355,6 +355,9 @@ def _grounded(statement: str, text_terms: set[str]) -> bool:
     return not wanted or len(wanted & text_terms) * 2 >= len(wanted)
 
 
+_PARTS = re.compile(r";|\band\b")
+
+
 def without_previous_turn_facts(
     extraction: Extraction, previous: str, text: str, speaker: str | None = None
 ) -> tuple[Extraction, list[str]]:
@@ -408,8 +411,9 @@ def without_copied_facts(
 
     def fact_copied(statement: str) -> bool:
         key = content_key(statement).removeprefix(content_key(KNOWN_FACTS))
-        # A whole rendered line ("a; b; c") is a copy when each of its parts is.
-        parts = [part.strip() for part in key.split(";") if part.strip()]
+        # A whole rendered line ("a; b; c"), or facts joined with "and", is a copy
+        # when each of its parts is.
+        parts = [part.strip() for part in _PARTS.split(key) if part.strip()]
         copy = bool(parts) and all(near_known(part) for part in parts)
         if copy and not _grounded(statement, text_terms):
             copied.append(statement)
