@@ -536,3 +536,18 @@ def test_known_facts_joined_with_and_are_a_copy() -> None:
     known = "Alice Chen (person):\n  - drinks green tea\n  - works at Acme"
     kept, copied = without_copied_facts(reply, known, "Alice is learning Rust.")
     assert kept.entities[0].observations == () and copied == ["drinks green tea and works at Acme"]
+
+
+def test_copies_asked_again_and_copied_again_keep_the_text_for_reextract() -> None:
+    copy = {
+        "entities": [
+            {"name": "Alice Chen", "type": "person", "observations": ["drinks green tea"]}
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(copy), json.dumps(copy)]})
+    text = "Alice is learning Rust on weekends."
+    answer = extract(model, text, known=KNOWN, said_at="2026-01-01T00:00:00Z")
+    assert answer.value is None and answer.failure is not None
+    assert "stated nothing" in answer.failure.message

@@ -173,7 +173,10 @@ def extract(
     so are expirations the text gives no reason for; the answer's problems say so.
     An expiration that names no known fact but states what the text says becomes a
     new fact. A reply that holds nothing but copies is asked for once more without
-    the known facts (the planner still resolves the names it gives to known entities).
+    the known facts (the planner still resolves the names it gives to known entities);
+    when that reply states nothing new either, the answer is an unusable reply, so
+    the text is kept unextracted for ``reextract``. Facts taken from the ``previous``
+    turn about someone the text does not name count as copies too.
     """
     notes: list[str] = []
     copies_only: list[str] = []
@@ -224,7 +227,6 @@ def extract(
         answer.problems.append(
             f"the reply only repeated facts already in memory ({copies}); asked again without them"
         )
-        known = ""  # read by validate: the second reply has no known facts to copy
         again = ask_json(chat, EXTRACT_SYSTEM, message(""), EXTRACT_SCHEMA, validate)
         again.calls += answer.calls
         again.usage[:0] = answer.usage
@@ -234,7 +236,7 @@ def extract(
             # Copies, then nothing: the model did not read the text. Keep it for reextract.
             problem = (
                 f"the model only repeated facts already in memory ({copies}) and, "
-                "asked again without them, stated nothing"
+                "asked again without them, stated nothing new"
             )
             again.problems.append(problem)
             again.value = None
