@@ -85,6 +85,16 @@ def quickstart(out: str, cwd: Path) -> None:
     assert any(x.endswith(" prefers TypeScript") and "current" not in x for x in history)
 
 
+def conversation(out: str, cwd: Path) -> None:
+    lines = out.splitlines()
+    assert "Related messages:" in lines
+    assert any(
+        line.startswith("  - [19 January 2024] Marcus: Stripe.")
+        and line.endswith("""(in reply to Dana: "NO. Sanjay?? where's he going")""")
+        for line in lines
+    )
+
+
 def chat_loop(out: str, cwd: Path) -> None:
     assert out == "you: agent: Noted: you work at Acme.\nyou: "
     again = run(blocks()["Chat with memory"], cwd, "Where do I work?\n\n")
@@ -122,6 +132,7 @@ def bulk_import(out: str, cwd: Path) -> None:
 
 EXAMPLES = {
     "Quickstart (Python)": Example(check=quickstart),
+    "Conversations between people": Example(check=conversation),
     "Chat with memory": Example("I work at Acme.\n\n", chat_loop),
     "Chat with memory #2": Example("yes\n", approval),
     "Notes, progress, rules, key/values and time travel": Example(check=notes),

@@ -140,3 +140,34 @@ def test_context_injection_finds_what_recall_finds(tmp_path: Path) -> None:
             recalled = facts(direct.recall(question))
             assert recalled, question
             assert set(recalled) <= set(facts(injected[question])), question
+
+
+def test_an_answer_is_found_through_the_question_it_answers_and_quotes_it(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Marcus", "hey, unrelated, Sanjay told me he's leaving"),
+        ("Dana", "NO. Sanjay?? where's he going"),
+        ("Marcus", "Stripe. He got an offer he couldn't turn down apparently"),
+        ("Dana", "ugh, good for him"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        for index, (speaker, text) in enumerate(said):
+            memory.remember(text, speaker=speaker, at=f"2024-01-19T10:0{index}:00Z")
+        text = memory.recall("Which company did Sanjay leave for?")
+        answer = next(line for line in text.splitlines() if "Stripe" in line)
+        assert "Marcus: Stripe." in answer
+        assert '(in reply to Dana: "NO. Sanjay?? where\'s he going")' in answer
+
+
+def test_a_message_a_short_fact_was_drawn_from_still_shows_what_the_fact_left_out(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember(
+            "I joined a ukulele group!! The Saguaro Strummers. We meet Thursday evenings "
+            "at the Himmel Park library",
+            speaker="Rosa",
+            at="2022-09-06T10:00:00Z",
+        )
+        assert "Saguaro Strummers" in memory.recall("What is the name of Rosa's ukulele group?")

@@ -37,7 +37,12 @@ from memgraph.models import (
 )
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.episode_index import EpisodeIndex, conversation_key, episode_terms
+from memgraph.retrieval.episode_index import (
+    EpisodeIndex,
+    OlderIndexFormat,
+    conversation_key,
+    episode_terms,
+)
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
@@ -595,6 +600,8 @@ class MemoryCore:
         if data is not None:
             try:
                 index = EpisodeIndex.decode(data)
+            except OlderIndexFormat:
+                log.info("memgraph: rebuilding the episode index of scope %r", self.scope)
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning(
                     "memgraph: the episode index of scope %r is unreadable (%s); rebuilding it",

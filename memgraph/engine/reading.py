@@ -9,7 +9,7 @@ from typing import Any
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
-from memgraph.graph.graph import Graph
+from memgraph.graph.graph import Doc, Graph
 from memgraph.models import (
     Entity,
     EntityHistory,
@@ -19,7 +19,8 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.recall_text import format_recall, said_on
+from memgraph.retrieval.recall_text import CONTEXT_WORDS, format_recall, reply_context, said_on
+from memgraph.text import index_terms
 
 __all__ = ["ReadMixin"]
 
@@ -53,24 +54,70 @@ class ReadMixin(MemoryCore):
                 return ranked
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
-            self._label_episodes(graph, pool[: tiers.RERANK_LIMIT])
+            self._label_episodes(graph, pool[: tiers.RERANK_LIMIT], query)
         if not pool:
             return []
         kept = tiers.rerank(self.provider.chat, query, pool)
         return ranked if kept is None else kept
 
-    def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate]) -> None:
-        """Give episode candidates the text a re-ranker reads."""
+    def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:
+        """Give episode candidates the text a re-ranker reads: the message, and the
+        turn it answers when the message alone does not say what it is about."""
         wanted = [c.episode for c in candidates if c.episode is not None and c.label is None]
         if not wanted:
             return
         docs = self._episode_docs(graph, wanted)
+        contexts = self._reply_contexts(graph, docs, index_terms(query))
         for item in candidates:
             doc = docs.get(item.episode or "")
             if doc is not None:
                 speaker = doc.get("speaker") or "Someone"
                 text = " ".join(str(doc.get("text") or "").split())[:400]
-                item.label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
+                label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
+                before = contexts.get(str(item.episode))
+                if before is not None:
+                    label += f" ({reply_context(before, [], limit=CONTEXT_WORDS)})"
+                item.label = label
+
+    def _stated_words(self, graph: Graph, episode_id: str) -> set[str]:
+        """The words of the facts an episode stated (and of those they superseded), and
+        the names of whom they are about."""
+        found: set[str] = set()
+        for number in self._episodes_indexed().facts_of(episode_id) or ():
+            pair = graph.observation(f"obs-{number}")
+            if pair is None:
+                continue
+            entity, obs = pair
+            found.update(index_terms(f"{entity['name']} {obs['content']}"))
+            for old in entity.get("observations") or ():  # what it replaced, it also said
+                if old.get("supersededBy") == obs["id"]:
+                    found.update(index_terms(old["content"]))
+        return found
+
+    def _reply_contexts(
+        self, graph: Graph, docs: Mapping[str, Doc], terms: Sequence[str]
+    ) -> dict[str, Doc]:
+        """For each episode whose own words hold none of ``terms`` (an answer such as
+        "Stripe. He got an offer"): the turn another speaker said just before it."""
+        index = self._episodes_indexed()
+        wanted = set(terms)
+        before: dict[str, str] = {}
+        for episode_id, doc in docs.items():
+            own = f"{doc.get('speaker') or ''} {doc.get('text') or ''}"
+            if wanted & set(index_terms(own)):
+                continue
+            previous = index.context_of(episode_id)
+            if previous is not None:
+                before[episode_id] = previous
+        if not before:
+            return {}
+        found = self._episode_docs(graph, sorted(set(before.values())))
+        # Only a reply quotes the turn before it: another speaker's words, in a dialogue.
+        return {
+            e: found[p]
+            for e, p in before.items()
+            if p in found and _other_speaker(docs[e], found[p])
+        }
 
     def recall(self, query: str, *, rerank: bool = True, from_: str | None = None) -> str:
         """The facts relevant to ``query``, grouped by entity, as text ("" when none).
@@ -100,11 +147,14 @@ class ReadMixin(MemoryCore):
             if not tiers.answers_something(ranked, analyzed):
                 return ""
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
+            docs = self._episode_docs(graph, wanted)
             return format_recall(
                 graph,
                 ranked,
                 query=analyzed,
-                episode_docs=self._episode_docs(graph, wanted),
+                episode_docs=docs,
+                reply_contexts=self._reply_contexts(graph, docs, analyzed.terms),
+                stated_words=lambda episode_id: self._stated_words(graph, episode_id),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
                 max_entities=self.config.recall.max_entities,
@@ -326,3 +376,8 @@ class ReadMixin(MemoryCore):
             if doc.get("unextracted") and doc["id"] in done:
                 doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)
+
+
+def _other_speaker(doc: Doc, before: Doc) -> bool:
+    speaker, previous = doc.get("speaker"), before.get("speaker")
+    return bool(speaker and previous and speaker != previous)

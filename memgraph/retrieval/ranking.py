@@ -545,7 +545,7 @@ def fuse(
 
 ANSWER_EVIDENCE = 0.2
 STRONG_MEANING = 0.3
-TEXT_EVIDENCE = 0.3
+TEXT_EVIDENCE = 0.2
 """How much of a question's content the best candidate about a named entity must hold
 for recall to answer at all."""
 
