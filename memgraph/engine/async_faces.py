@@ -66,6 +66,10 @@ class AsyncKeyValues:
         """Every version of ``key``, tombstones included."""
         return await self._run(lambda kv: kv.history(key))
 
+    async def histories(self, prefix: str = "") -> dict[str, list[KeyVersion]]:
+        """Every version of every key that starts with ``prefix``, in one read."""
+        return await self._run(lambda kv: kv.histories(prefix))
+
     async def as_of(self, key: str, version: int) -> Any:
         """The value ``key`` had at ``version``."""
         return await self._run(lambda kv: kv.as_of(key, version))

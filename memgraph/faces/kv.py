@@ -57,6 +57,13 @@ def _apply(graph: Graph, op: Doc) -> None:
 EXTRA_OPS["kv"] = _apply
 
 
+def _key_versions(key: str, versions: list[Doc]) -> list[KeyVersion]:
+    return [
+        KeyVersion(key, number, v["value"], v["deleted"], v["at"], v.get("source"))
+        for number, v in enumerate(versions, start=1)
+    ]
+
+
 def _check_key(key: object) -> str:
     if not isinstance(key, str):
         raise TypeError(f"keys must be strings, got {type(key).__name__}")
@@ -151,11 +158,17 @@ class KeyValueMemory:
     def history(self, key: str) -> list[KeyVersion]:
         """Every version of ``key`` in order, tombstones included."""
         _check_key(key)
-        versions = self._read(lambda kv: list(kv.get(key, ())))
-        return [
-            KeyVersion(key, number, v["value"], v["deleted"], v["at"], v.get("source"))
-            for number, v in enumerate(versions, start=1)
-        ]
+        return _key_versions(key, self._read(lambda kv: list(kv.get(key, ()))))
+
+    def histories(self, prefix: str = "") -> dict[str, list[KeyVersion]]:
+        """Every version of every key that starts with ``prefix`` (forgotten keys
+        too), in the order the keys were first set: one read for many keys."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
+        found: dict[str, list[Doc]] = self._read(
+            lambda kv: {k: list(v) for k, v in kv.items() if k.startswith(prefix)}
+        )
+        return {key: _key_versions(key, versions) for key, versions in found.items()}
 
     def as_of(self, key: str, version: int) -> Any:
         """The value ``key`` had at ``version`` (``None`` before it existed or if forgotten)."""
