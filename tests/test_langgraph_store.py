@@ -59,6 +59,8 @@ def fill(store: BaseStore) -> None:
     store.put(ALICE, "drink", {"text": "Alice drinks coffee.", "kind": "taste", "rank": 1})
     store.delete(ALICE, "drink")
     store.put(ALICE, "drink", {"text": "Alice drinks coffee.", "kind": "taste", "rank": 4})
+    store.put(("users", "dave"), "x", {"text": "Dave left."})
+    store.delete(("users", "dave"), "x")  # an emptied namespace stays listed
 
 
 READS: list[tuple[str, Callable[[BaseStore], Any]]] = [

@@ -257,3 +257,19 @@ def test_a_missing_sdk_names_the_extra_to_install() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     )
     assert "pip install 'memgraph-kg[openai-agents]'" in done.stdout
+
+
+def test_a_cancelled_add_still_reports_only_after_its_write_is_settled(tmp_path: Path) -> None:
+    async def main() -> list[Any]:
+        async with AsyncMemory(tmp_path, "alice", provider="mock") as memory:
+            session = MemgraphSession("s", memory, extract_every=0)
+            adding = asyncio.create_task(
+                session.add_items([{"role": "user", "content": "I work at Acme."}])
+            )
+            await asyncio.sleep(0)  # the write is under way
+            adding.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await adding
+            return await session.get_items()
+
+    assert said(asyncio.run(main())) == [("user", "I work at Acme.")]

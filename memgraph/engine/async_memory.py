@@ -160,7 +160,7 @@ class AsyncMemory:
         )
         embedder = memory.provider.embedder
         vector = None
-        if embedder is not None:
+        if embedder is not None and _context_embeds(memory):
             vector = (await _embed(embedder, [request.text]))[0]
         await asyncio.to_thread(memory._remember_context, request, vector)
         answer = await aextract(
@@ -405,6 +405,14 @@ class AsyncMemory:
     async def check_rules(self, category: str, context: Mapping[str, Any]) -> list[Violation]:
         """Async :meth:`Memory.check_rules <memgraph.Memory.check_rules>`."""
         return await self._run(Memory.check_rules, category, context)
+
+
+def _context_embeds(memory: Memory) -> bool:
+    """Whether the extraction context will look for the text's nearest facts, so the
+    text's vector is worth awaiting first (read without the lock: when it misjudges,
+    the context embeds the text itself, in its worker thread)."""
+    graph, vectors = memory._graph, memory._vectors
+    return graph is not None and bool(graph.entities) and vectors is not None and len(vectors) > 0
 
 
 def _open(arguments: dict[str, Any]) -> Memory:

@@ -9,7 +9,7 @@ their memories in memgraph:
   ``langgraph.memories.alice`` (labels outside ``[A-Za-z0-9-]`` are escaped as
   ``_XX`` bytes; a name over 128 characters ends in a hash), so namespaces are
   as separate as two users' memories, facts included. The scope ``langgraph``
-  lists the namespaces that hold items.
+  lists the namespaces that have held items (as ``InMemoryStore`` lists them).
 * **An item** is a key of the scope's key/value face (``item:<key>``): its JSON
   value, with when it was created (the first version since it last did not
   exist) and updated. Every write is journaled and fsync'd like any memgraph
@@ -212,21 +212,20 @@ class MemgraphStore(BaseStore):
         self.close()
 
     def _namespaces(self) -> list[tuple[str, ...]]:
-        """Every namespace that holds items, in the order they were first used."""
+        """Every namespace that has held items, in the order they were first used."""
         keys = self._open(self.prefix).kv.keys()
         return [tuple(json.loads(k[len(NAMESPACE) :])) for k in keys if k.startswith(NAMESPACE)]
 
-    def _register(self, namespace: tuple[str, ...], *, present: bool) -> None:
-        """Keep the registry's entry for ``namespace`` in step with whether it holds items."""
+    def _register(self, namespace: tuple[str, ...]) -> None:
+        """List ``namespace`` in the registry (once: entries are never removed, so
+        writers in other threads or processes cannot race on them)."""
+        if namespace in self._known:
+            return
         key = NAMESPACE + json.dumps(list(namespace), ensure_ascii=False)
         registry = self._open(self.prefix).kv
-        if present and namespace not in self._known:
-            if registry.recall(key) is None:
-                registry.remember(key, {"scope": self.scope_of(namespace)})
-            self._known.add(namespace)
-        elif not present:
-            registry.forget(key)
-            self._known.discard(namespace)
+        if registry.recall(key) is None:
+            registry.remember(key, {"scope": self.scope_of(namespace)})
+        self._known.add(namespace)
 
     # ------------------------------------------------------------------- batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -361,8 +360,6 @@ class MemgraphStore(BaseStore):
         if op.value is None:
             if previous is not None:
                 memory.kv.forget(ITEM + op.key)
-                if not self._items(namespace):
-                    self._register(namespace, present=False)
             return None
         if op.index is False:
             return _Put(memory, op, "")
@@ -386,7 +383,7 @@ class MemgraphStore(BaseStore):
         assert put.op.value is not None
         stored = {"value": dict(put.op.value), "episode": episode, "facts": facts}
         put.memory.kv.remember(ITEM + put.op.key, stored)
-        self._register(tuple(put.op.namespace), present=True)
+        self._register(tuple(put.op.namespace))
 
 
 def _escape(ch: str) -> str:

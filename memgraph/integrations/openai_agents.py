@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 from memgraph import AsyncMemory, ChangeSet, KeyVersion, MemgraphError, Memory
@@ -48,6 +48,8 @@ __all__ = ["MemgraphSession", "memory_tools"]
 log = logging.getLogger("memgraph")
 
 NOTHING = "(nothing relevant remembered)"
+
+T = TypeVar("T")
 
 
 def _async(memory: AsyncMemory | Memory) -> AsyncMemory:
@@ -147,7 +149,7 @@ class MemgraphSession:
                 f"{self._items}{self._stamp:020d}.{index:06d}": dict(item)
                 for index, item in enumerate(items)
             }
-            await self.memory.kv.remember_many(values)
+            await _settled(self.memory.kv.remember_many(values))
             every = await self._interval()
             # A turn counts once answered: the user's message is extracted with its reply.
             if every and _role(items[-1]) != "user" and await self._user_turns() >= every:
@@ -167,13 +169,14 @@ class MemgraphSession:
             if not stored:
                 return None
             key, item = stored[-1]
-            await self.memory.kv.forget(key)
+            await _settled(self.memory.kv.forget(key))
             return cast(TResponseInputItem, item)
 
     async def clear_session(self) -> None:
         """Remove every item of the session (what was extracted from it stays remembered)."""
         async with self._lock:
-            await self.memory.kv.forget_many(key for key, _ in await self._stored())
+            keys = [key for key, _ in await self._stored()]
+            await _settled(self.memory.kv.forget_many(keys))
 
     # ------------------------------------------------------------- extraction
     async def flush(self) -> list[ChangeSet]:
@@ -223,6 +226,24 @@ class MemgraphSession:
         ]
         await self.memory.kv.remember(self._cursor, last)
         return changes
+
+
+async def _settled(write: Awaitable[T]) -> T:
+    """Await a write to its end even when the caller is cancelled meanwhile (its
+    worker thread would finish it anyway), then let the cancellation through: the
+    caller never sees a cancelled write that was in fact stored (as the SDK's own
+    sessions do)."""
+    task = asyncio.ensure_future(write)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        task.result()  # a failed write is the error to report
+        raise asyncio.CancelledError
+    return task.result()
 
 
 def _current(histories: dict[str, list[KeyVersion]]) -> list[tuple[str, list[KeyVersion]]]:
