@@ -142,6 +142,55 @@ def test_async_remember_asks_the_model_exactly_what_remember_asks(tmp_path: Path
         )
 
 
+class EntryPoints:
+    """A chat model that records whether it was called blocking or awaited, by phase."""
+
+    def __init__(self) -> None:
+        self.model = "entry-points"
+        self.inner = ScriptedChatModel(fallback=MockChatModel())
+        self.used: list[tuple[str, str]] = []
+
+    def complete(
+        self, messages: Sequence[Message], *, schema: JsonSchema | None = None, **options: Any
+    ) -> Completion:
+        self.used.append(("complete", schema.phase if schema else "chat"))
+        return self.inner.complete(messages, schema=schema, **options)
+
+    async def acomplete(
+        self, messages: Sequence[Message], *, schema: JsonSchema | None = None, **options: Any
+    ) -> Completion:
+        self.used.append(("acomplete", schema.phase if schema else "chat"))
+        return self.inner.complete(messages, schema=schema, **options)
+
+
+def test_async_forget_awaits_the_model_and_forgets_what_forget_forgets(tmp_path: Path) -> None:
+    said = ["Alice works at Acme.", "Alice prefers green tea.", "Bob lives in Rome."]
+    sync_chat, async_chat = EntryPoints(), EntryPoints()
+    with Memory(tmp_path / "s", "a", provider=Provider("s", sync_chat, HashEmbedder())) as memory:
+        for text in said:
+            memory.remember(text, at="2024-05-01T10:00:00Z")
+        expected = memory.forget("alice's job at acme")
+
+    async def main() -> ChangeSet:
+        provider = Provider("a", async_chat, HashEmbedder())
+        async with AsyncMemory(tmp_path / "a", "a", provider=provider) as memory:
+            for text in said:
+                await memory.remember(text, at="2024-05-01T10:00:00Z")
+            assert await memory.forget("nothing like this at all") == ChangeSet()
+            return await memory.forget("alice's job at acme")
+
+    got = asyncio.run(main())
+    assert [o.content for o in got.expired_observations] == ["works at Acme"]
+    assert [o.content for o in got.expired_observations] == [
+        o.content for o in expected.expired_observations
+    ]
+    assert [c.messages for c in async_chat.inner.calls] == [
+        c.messages for c in sync_chat.inner.calls
+    ]
+    assert {way for way, _ in async_chat.used} == {"acomplete"}
+    assert ("acomplete", "forget") in async_chat.used
+
+
 def test_an_unusable_reply_is_repaired_once_then_the_text_is_kept_unextracted(
     tmp_path: Path,
 ) -> None:

@@ -11,13 +11,19 @@ lock or a blocking model call:
   another write landed, fsync) in a worker thread. So many concurrent
   ``remember`` calls on one scope overlap their model calls and serialize only
   their commits, on the scope's lock, as they would from many threads.
+* ``forget`` finds the candidate facts in a worker thread, awaits the model's
+  choice, and expires in a worker thread;
 * every other call runs whole in a worker thread (``asyncio.to_thread``, which
   carries the caller's context: the scope set with ``set_memory_id``, ``with
-  agent(...)``). ``recall(rerank=True)`` and ``forget`` make their model call
-  there, blocking that thread and not the loop.
+  agent(...)``). ``recall(rerank=True)`` and ``search(rerank=True)`` make their
+  model call there, blocking that thread and not the loop.
 
 Opening a scope reads its files (and building a provider may import its SDK),
 so that too happens in a worker thread, on first use or on ``async with``.
+
+Durability is ``Memory``'s: when ``remember`` returns, the write is on disk. A
+task cancelled during a model call stores nothing; one cancelled during its
+commit may still be stored, since the worker thread finishes the commit.
 """
 
 from __future__ import annotations
@@ -35,12 +41,14 @@ from memgraph.engine.async_faces import AsyncKeyValues, AsyncMemoryView
 from memgraph.engine.bulk import Progress
 from memgraph.engine.core import DEFAULT_SPEAKER, EMBED_BATCH
 from memgraph.engine.features import MemorySummary
+from memgraph.engine.forgetting import forget_exchange
 from memgraph.engine.memory import Memory
 from memgraph.faces.notes import Note
 from memgraph.faces.progress import Board
 from memgraph.faces.rules import Rule, Violation
 from memgraph.graph.changes import Plan
 from memgraph.graph.graph import Graph
+from memgraph.llm_calls.ask import arun_exchange
 from memgraph.llm_calls.extract import aextract
 from memgraph.llm_calls.provider import Embedder, Provider, aembed
 from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Item, Observation
@@ -297,8 +305,13 @@ class AsyncMemory:
 
     # --------------------------------------------------------------- forgetting
     async def forget(self, query: str) -> ChangeSet:
-        """Async :meth:`Memory.forget <memgraph.Memory.forget>`."""
-        return await self._run(Memory.forget, query)
+        """Async :meth:`Memory.forget <memgraph.Memory.forget>`: its model call is awaited."""
+        memory = await self.open()
+        lines = await asyncio.to_thread(memory._forget_lines, query)
+        if not lines:
+            return ChangeSet()
+        answer = await arun_exchange(memory.provider.chat, forget_exchange(query, lines))
+        return await asyncio.to_thread(memory._forgotten, answer)
 
     async def expire(self, *ids: str) -> ChangeSet:
         """Async :meth:`Memory.expire <memgraph.Memory.expire>`."""
