@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -90,9 +91,9 @@ def test_fifty_concurrent_remembers_overlap_their_model_calls_and_keep_every_wri
     elapsed, changes = asyncio.run(main())
     serial = len(texts) * LATENCY
     assert elapsed < serial / 4, f"{len(texts)} remembers took {elapsed:.2f}s (serial: {serial}s)"
-    # More model calls were in flight at once than any thread pool here has threads:
+    # More model calls were in flight at once than the default thread pool has threads:
     # they overlapped on the event loop, not in worker threads.
-    assert chat.peak > 32, chat.peak
+    assert chat.peak > min(32, (os.cpu_count() or 1) + 4), chat.peak
     assert chat.threads == set()  # the blocking complete() was never used
     assert len({c.episode.id for c in changes if c.episode}) == len(texts)
     with Memory(tmp_path, "team", provider="mock") as reopened:

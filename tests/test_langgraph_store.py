@@ -32,6 +32,7 @@ from langgraph.store.memory import InMemoryStore
 from memgraph import Memory
 from memgraph.integrations.langgraph import MemgraphStore
 from memgraph.scope import validate_scope
+from tests.postgres_server import new_scope
 
 ALICE = ("users", "alice", "memories")
 BOB = ("users", "bob", "memories")
@@ -232,6 +233,28 @@ def test_bad_namespaces_and_values_are_refused_before_anything_is_stored(tmp_pat
             store.search(ALICE, filter={"rank": {"$near": 1}})
         assert store.list_namespaces() == [ALICE]
         assert [i.key for i in store.search(ALICE)] == ["k"]
+
+
+@pytest.mark.postgres
+def test_the_store_keeps_its_namespaces_in_postgresql_too(postgres_dsn: str) -> None:
+    psycopg = pytest.importorskip("psycopg", reason="needs the optional 'postgres' extra")
+    prefix = new_scope("lg")
+    try:
+        with MemgraphStore(provider="mock", store=postgres_dsn, prefix=prefix) as store:
+            fill(store)
+        theirs = InMemoryStore()
+        fill(theirs)
+        with MemgraphStore(provider="mock", store=postgres_dsn, prefix=prefix) as store:
+            for name, read in READS:
+                assert read(store) == read(theirs), name
+            assert store.search(ALICE, query="where does alice work?")[0].key == "job"
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+            for table in ("scopes", "summaries"):
+                connection.execute(
+                    f"DELETE FROM memgraph.{table} WHERE scope = %s OR scope LIKE %s",
+                    [prefix, prefix + ".%"],
+                )
 
 
 class State(TypedDict):

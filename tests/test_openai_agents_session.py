@@ -135,24 +135,36 @@ def test_facts_told_in_one_session_are_recalled_in_another(tmp_path: Path) -> No
 
 
 def test_the_agent_remembers_through_its_remember_tool(tmp_path: Path) -> None:
-    model = ScriptedModel(
-        [
-            [function_call("remember", {"text": "Alice prefers green tea."}, call_id="c1")],
-            ModelStep.respond(
-                lambda call: [assistant_message(call.input[-1]["output"])]  # echo the tool
-            ),
-        ]
-    )
+    def told(text: str) -> ScriptedModel:
+        return ScriptedModel(
+            [
+                [function_call("remember", {"text": text}, call_id="c1")],
+                ModelStep.respond(
+                    lambda call: [assistant_message(call.input[-1]["output"])]  # echo the tool
+                ),
+            ]
+        )
 
-    async def main() -> str:
+    async def main() -> list[str]:
+        replies = []
         async with AsyncMemory(tmp_path, "alice", provider="mock") as memory:
-            agent = Agent(name="assistant", model=model, tools=memory_tools(memory))
             session = MemgraphSession("c", memory, extract_every=0)
-            result = await Runner.run(agent, "Remember that I prefer green tea.", session=session)
+            for text in [
+                "Alice prefers green tea.",
+                "Alice works at Acme.",
+                "Alice works at Acme.",
+            ]:
+                agent = Agent(name="assistant", model=told(text), tools=memory_tools(memory))
+                result = await Runner.run(agent, f"Remember: {text}", session=session)
+                replies.append(str(result.final_output))
             assert "green tea" in await memory.recall("what does alice prefer?")
-            return str(result.final_output)
+        return replies
 
-    assert asyncio.run(main()) == "Remembered: Alice: prefers green tea"
+    assert asyncio.run(main()) == [
+        "Remembered: Alice: prefers green tea",
+        "Remembered: Alice: works at Acme",  # the works_at link to Acme says nothing more
+        "Nothing new: that was already known.",
+    ]
 
 
 def test_the_session_behaves_like_the_sdks_sqlite_session(tmp_path: Path) -> None:

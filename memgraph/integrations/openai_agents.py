@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from types import TracebackType
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
@@ -310,10 +310,18 @@ def _told(changes: ChangeSet) -> str:
     if changes.unusable_reply:
         return "Kept the text, but no facts could be drawn from it yet."
     names = {entity.id: entity.name for entity in changes.added_entities}
-    learned: Sequence[str] = [
+    for link in changes.added_relations:
+        names.update({link.from_id: link.from_name, link.to_id: link.to_name})
+    learned = [
         f"{names[fact.entity_id]}: {fact.content}" if fact.entity_id in names else fact.content
         for fact in changes.added_observations
-    ] + [f"{r.from_name} {r.type} {r.to_name}" for r in changes.added_relations]
+    ]
+    said = " ".join(learned).lower()
+    learned += [  # links a fact does not already say ("works at Acme" and works_at → Acme)
+        f"{r.from_name} {r.type.replace('_', ' ')} {r.to_name}"
+        for r in changes.added_relations
+        if r.to_name.lower() not in said
+    ]
     if not learned:
         return "Nothing new: that was already known."
     return "Remembered: " + "; ".join(learned)
