@@ -20,7 +20,13 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-__all__ = ["format_day", "format_month", "mentions_time", "resolve_relative_dates"]
+__all__ = [
+    "format_day",
+    "format_month",
+    "mentions_time",
+    "mentions_update",
+    "resolve_relative_dates",
+]
 
 MONTHS = [
     "January",
@@ -66,14 +72,14 @@ _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
 
 _IRREGULAR_PAST = (
     "was were did had went got came saw met made took gave told said bought brought caught "
-    "thought left found ran won lost felt sat slept spent sent wrote heard began flew drove "
+    "thought found ran won lost felt sat slept spent sent wrote heard began flew drove "
     "ate drank fell broke chose forgot knew paid put read rode rose sang sold shot shut sold "
     "spoke stood stole struck swam threw understood woke wore became held kept led meant "
-    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore"
+    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born"
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
-    r"used to|ago|already|just|yesterday|last)\b",
+    r"used to|ago|already|yesterday)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
@@ -187,6 +193,11 @@ def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
     if not options:
         return None
     best = min(options, key=lambda d: abs((d - said).days))
+    if tense == 0 and best < said - timedelta(days=30):
+        # Said without a tense ("It's May 19", "a trip for November 14"): a plan,
+        # unless it was only days ago.
+        later = [d for d in options if d >= said]
+        best = min(later) if later else best
     if tense < 0 and best > said + timedelta(days=7):
         earlier = [d for d in options if d <= said]
         best = max(earlier) if earlier else best
@@ -295,9 +306,7 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
             return format_day(_weekday(said, weekday, -1))
         if rel == "next":
             return format_day(_weekday(said, weekday, 1))
-        if kind == "weekday" and tense == 0:
-            return None  # a bare weekday with nothing to say which one
-        return format_day(_weekday(said, weekday, 1, strictly=False))
+        return format_day(_weekday(said, weekday, 1, strictly=False))  # a plan: the coming one
     if kind == "rel_season":
         rel, season = groups["rel"], groups["season"]
         month = _SEASONS[season]
@@ -329,6 +338,23 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
     return None
 
 
+def _same_month_as_before(
+    text: str, start: int, match: re.Match[str], spans: list[tuple[int, int, str]]
+) -> str | None:
+    """ "November 21, not the 14th": a bare day after a dated day in the same sentence
+    is in that month."""
+    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
+    if not earlier:
+        return None
+    _end, resolved = max(earlier)
+    parts = resolved.split()
+    if len(parts) != 3 or parts[1] not in MONTHS or not parts[2].isdigit():
+        return None
+    found = _day_in(int(parts[2]), MONTHS.index(parts[1]) + 1, int(match.group("day")))
+    return format_day(found) if found else None
+
+
 def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
     """``text`` with each relative or partial date followed by the date it means,
     in parentheses.
@@ -349,7 +375,12 @@ def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
             if kind in ("month_day_year", "day_month_year"):
                 taken.append((start, end))
                 continue
-            resolved = _resolve(kind, match, said, _tense(text, start, end))
+            tense = _tense(text, start, end)
+            resolved = None
+            if kind == "day_only":
+                resolved = _same_month_as_before(text, start, match, spans)
+            if resolved is None:
+                resolved = _resolve(kind, match, said, tense)
             if resolved is None:
                 continue
             taken.append((start, end))
@@ -374,3 +405,18 @@ _TIME_WORDS = re.compile(
 def mentions_time(text: str) -> bool:
     """Whether ``text`` says when something happened (a date, a day, "last week", ...)."""
     return _TIME_WORDS.search(text) is not None
+
+
+_UPDATE_WORDS = re.compile(
+    r"\b(?:now|anymore|any more|no longer|not anymore|actually|instead|switched|changed|"
+    r"moved (?:to|up|back|out|in)|pushed (?:to|back)|postponed|rescheduled|cancell?ed|"
+    r"officially|finally|ended up|turns out|update|new (?:job|place|apartment|house|role)|"
+    r"started (?:at|a new)|quit|left|, not )\b",
+    re.IGNORECASE,
+)
+
+
+def mentions_update(text: str) -> bool:
+    """Whether ``text`` says that something changed ("it got moved to the 21st",
+    "I'm not at Deloitte anymore", "we finally closed")."""
+    return _UPDATE_WORDS.search(text) is not None

@@ -81,8 +81,10 @@ _STEMMER = Stemmer.Stemmer("english")
 
 def stem(word: str) -> str:
     """The Snowball (Porter 2) English stem of a lower-case word: ``works`` /
-    ``working`` / ``worked`` → ``work``, ``adoption`` → ``adopt``."""
-    return str(_STEMMER.stemWord(word))
+    ``working`` / ``worked`` → ``work``, ``adoption`` → ``adopt``. A final ``i``
+    that Snowball leaves for a ``y`` is dropped, so ``allergies`` meets ``allergic``."""
+    found = str(_STEMMER.stemWord(word))
+    return found[:-1] if len(found) > 4 and found.endswith("i") else found
 
 
 _TERM_OF: dict[str, str] = {}  # word -> its index term ("" for a stop word), memoized

@@ -299,8 +299,11 @@ def cli() -> None:
 @click.option("--at", help="When it was said (ISO-8601); defaults to now.")
 @click.option("--source", help="Where the text came from (an agent, a channel).")
 @click.option("--metadata", help="A JSON object stored with the episode.")
+@click.option("--speaker", help='Who said it ("I" is them); default: a "Name:" label, else User.')
 @_global_options(top=False)
-def remember(text: str | None, at: str | None, source: str | None, metadata: str | None) -> None:
+def remember(
+    text: str | None, at: str | None, source: str | None, metadata: str | None, speaker: str | None
+) -> None:
     """Learn facts from TEXT.
 
     TEXT is stored as an episode and its facts are added to the graph; with
@@ -315,11 +318,41 @@ def remember(text: str | None, at: str | None, source: str | None, metadata: str
         except orjson.JSONDecodeError as exc:
             raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--metadata") from exc
     with _memory() as memory:
-        changes = memory.remember(text, at=at, source=source, metadata=meta)
+        changes = memory.remember(text, at=at, source=source, metadata=meta, speaker=speaker)
         if _opt("json"):
             _emit_json(changes)
         else:
             _summarize(memory, changes, "nothing new to remember")
+    if changes.unusable_reply is not None:
+        click.echo(
+            f"error: model reply unusable: {changes.unusable_reply}; the text is stored "
+            "unextracted (search finds it); `memgraph reextract` retries its facts",
+            err=True,
+        )
+        sys.exit(3)
+
+
+@cli.command()
+@click.option("--limit", type=click.IntRange(min=1), help="Try at most this many texts.")
+@_global_options(top=False)
+def reextract(limit: int | None) -> None:
+    """Ask the model again for the facts of texts stored unextracted.
+
+    A text is stored unextracted when the model's reply to it was unusable;
+    exit 3 when some reply is still unusable.
+    """
+    with _memory(existing=True) as memory:
+        results = memory.reextract(limit=limit)
+        if _opt("json"):
+            _emit_json(results)
+        else:
+            for changes in results:
+                if changes.unusable_reply is None:
+                    _summarize(memory, changes, "extracted: nothing new")
+            done = sum(1 for c in results if c.unusable_reply is None)
+            click.echo(f"re-extracted {done} of {len(results)} unextracted text(s)")
+    if any(c.unusable_reply is not None for c in results):
+        sys.exit(3)
 
 
 @cli.command()

@@ -39,7 +39,7 @@ from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.episode_index import EpisodeIndex, conversation_key, episode_terms
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
-from memgraph.retrieval.vectors import VectorIndex
+from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
@@ -94,7 +94,14 @@ def coerce_time(value: str | datetime | None) -> str:
 
 
 EPISODE_INDEX = "episodes.idx"
+COMPACT_EPISODES = 1_024
+"""Episodes indexed at load past the saved index that make it sort them into one table
+(an index added to in memory finds a term's episodes by scanning everything added)."""
 EPISODE_CANDIDATES = 50
+NEAREST = 80
+"""Rows one vector search returns, facts and texts together."""
+SEAL_POSTINGS = 50_000
+"""An episode index that added more postings than this since it was saved is compacted."""
 DEFAULT_SPEAKER = "User"
 """Who speaks when no speaker is given: the agent's own user."""
 
@@ -406,6 +413,8 @@ class MemoryCore:
         for op in ops:
             if op["op"] == "episode":
                 index_episode(self._episode_index, op["episode"])
+            elif op["op"] == "extracted":
+                self._episode_index.set_facts(op["episode"], op.get("facts") or [])
             elif op["op"] == "purge":
                 self._episode_index.remove(op["ids"])
 
@@ -613,7 +622,17 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        return index
+        if index.added_postings <= SEAL_POSTINGS:
+            return index
+        # A rebuilt or far-behind index: compact it, and save it so the next opener
+        # does not rebuild it too (derived data: any process may write it, and a copy
+        # older than the store is caught up from its mark).
+        data = index.encode()
+        try:
+            self.store.write_derived(EPISODE_INDEX, data)
+        except OSError as exc:
+            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        return EpisodeIndex.decode(data)
 
     def _embed_missing_episodes(self) -> int:
         """Embed the episodes that have no vector (after a repair or an embedder change)
@@ -650,10 +669,12 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
+        data = index.encode()
         try:
-            self.store.write_derived(EPISODE_INDEX, index.encode())
+            self.store.write_derived(EPISODE_INDEX, data)
         except OSError as exc:  # derived data: a failed save costs the next opener time only
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        self._episode_index = EpisodeIndex.decode(data)  # compact: flat arrays, nothing added
 
     def _write(self, plan_for: Callable[[Graph], Plan]) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""
@@ -757,25 +778,37 @@ class MemoryCore:
         if history and vectors is not None and len(vectors):
             visible = (o["id"] for _, o in graph.all_observations() if lens.visible(o))
             mask = vectors.mask_for(visible)
-        semantic = tiers.semantic_matches(
+        facts = tiers.named_facts(graph, analyzed.named, history=history)
+        # One vector search for facts and texts alike (in the past, facts through their
+        # visibility mask and texts in a search of their own).
+        nearest = tiers.semantic_matches(
             vectors,
             None,
             query,
-            k=50 if lens == tiers.CURRENT else 200,
+            k=NEAREST if lens == tiers.CURRENT else 200,
             query_vector=query_vector,
             mask=mask,
-            kind="facts",
+            kind=None if mask is None else "facts",
+            facts=facts,
+        )
+        semantic = {i: v for i, v in nearest.items() if not i.startswith(EPISODE_PREFIX)}
+        near_texts = (
+            None
+            if mask is not None
+            else {i: v for i, v in nearest.items() if i.startswith(EPISODE_PREFIX)}
         )
         # An identity query ("Who is Bob?") also finds the facts that mention the name.
         content = analyzed.content_terms or analyzed.terms
-        keywords = tiers.keyword_matches(graph, content, history=history) if content else {}
+        keywords = (
+            tiers.keyword_matches(graph, content, history=history, facts=facts) if content else {}
+        )
         return tiers.fuse(
             graph,
             analyzed,
-            types=tiers.type_matches(graph, query),
+            types=tiers.type_matches(graph, query, among=analyzed.named),
             keywords=keywords,
             semantic=semantic,
-            episodes=self._episode_signals(graph, analyzed, query_vector, lens),
+            episodes=self._episode_signals(graph, analyzed, query_vector, lens, near_texts),
             floor=self.config.recall.floor if floor is None else floor,
             limit=limit,
             lens=lens,
@@ -792,6 +825,7 @@ class MemoryCore:
         query: tiers.Query,
         query_vector: np.ndarray | None,
         lens: tiers.Lens,
+        near: dict[str, float] | None = None,
     ) -> tiers.EpisodeSignals:
         """The episode tier for ``query``: BM25 over the texts and their vectors."""
         index = self._episodes_indexed()
@@ -805,10 +839,14 @@ class MemoryCore:
         lexical = dict(index.search(terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
         semantic: dict[str, float] = {}
         vectors = self._vectors
-        if vectors is not None and query_vector is not None and len(vectors):
-            for episode_id, score in vectors.search(
-                query_vector, EPISODE_CANDIDATES, tiers.SEMANTIC_THRESHOLD, kind="episodes"
-            ):
+        if near is None and vectors is not None and query_vector is not None and len(vectors):
+            near = dict(
+                vectors.search(
+                    query_vector, EPISODE_CANDIDATES, tiers.SEMANTIC_THRESHOLD, kind="episodes"
+                )
+            )
+        if near:
+            for episode_id, score in near.items():
                 said = index.at_of(episode_id)
                 if said is None or (at_ms is not None and said > at_ms):
                     continue
@@ -818,22 +856,29 @@ class MemoryCore:
         speakers: dict[str, str | None] = {}
 
         def speaker(episode_id: str) -> str | None:
-            name = index.speaker_of(episode_id)
-            if not name:
-                return None
+            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
             if name not in speakers:
                 entity = graph.entity_by_name(name)
                 speakers[name] = str(entity["id"]) if entity is not None else None
             return speakers[name]
 
-        name_terms = sorted(names)
+        mentioned = index.holding(query.mentions)  # by a distinctive word of a name
 
         def mentions(episode_id: str) -> bool:
-            return any(index.holds(episode_id, term) for term in name_terms)
+            ordinal = index.ordinal.get(episode_id)
+            return ordinal is not None and bool(mentioned[ordinal])
 
         def retired(episode_id: str) -> bool:
             # A text that stated a fact since expired (superseded, corrected or
             # forgotten) would say it again: its current facts speak for it instead.
+            if lens.at is None:  # the usual read: the saved flags answer, nothing is parsed
+                for number in index.facts_of(episode_id) or ():
+                    state = graph.is_current(f"obs-{number}")
+                    if state is None:
+                        state = graph.is_current(f"rel-{number}")
+                    if not state:
+                        return True
+                return False
             for number in index.facts_of(episode_id) or ():
                 pair = graph.observation(f"obs-{number}")
                 if pair is not None:
@@ -846,7 +891,7 @@ class MemoryCore:
             return False
 
         return tiers.EpisodeSignals(
-            lexical, semantic, speaker, mentions, retired, index.timed, index.recency
+            lexical, semantic, speaker, mentions, retired, index.timed, index.updates, index.recency
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

@@ -96,11 +96,14 @@ class ReadMixin(MemoryCore):
             return ""
         with self._lock:
             graph = self._sync()
+            analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
+            if not tiers.answers_something(ranked, analyzed):
+                return ""
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             return format_recall(
                 graph,
                 ranked,
-                query=tiers.analyze(graph, query, user=self._user_entity(graph)),
+                query=analyzed,
                 episode_docs=self._episode_docs(graph, wanted),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
@@ -318,5 +321,8 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             docs = {e["id"]: e for e in self.store.episodes()}
             docs.update(graph.episodes)
+        done = graph.extracted_later()
         for doc in sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"])):
+            if doc.get("unextracted") and doc["id"] in done:
+                doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)

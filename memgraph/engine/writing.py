@@ -36,6 +36,7 @@ from memgraph.llm_calls.extract import (
 )
 from memgraph.models import (
     ChangeSet,
+    Episode,
     Item,
 )
 from memgraph.retrieval.episode_index import conversation_key
@@ -213,6 +214,63 @@ class RememberMixin(MemoryCore):
             )
             changes = dataclasses.replace(changes, unusable_reply=unusable)
         return changes
+
+    def reextract(self, *, limit: int | None = None) -> list[ChangeSet]:
+        """Ask the model again for the facts of texts stored unextracted (its reply was
+        unusable when they were remembered), oldest first.
+
+        Returns:
+            One change set per text tried; a text whose reply is still unusable
+            stays unextracted (its change set's ``unusable_reply`` says why).
+
+        Raises:
+            ProviderError: the model could not be reached; what was stored stays.
+        """
+        with self._lock:
+            graph = self._sync()
+            done = graph.extracted_later()
+            docs = {doc["id"]: doc for doc in self.store.episodes()}
+            docs.update(graph.episodes)
+        ordered = sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"]))
+        pending = [
+            Episode.from_doc(d) for d in ordered if d.get("unextracted") and d["id"] not in done
+        ][:limit]
+        results: list[ChangeSet] = []
+        for episode in pending:
+            with self._lock:
+                graph = self._sync()
+                context = self._context_for(graph, episode.text)
+            answer = extract(
+                self.provider.chat,
+                episode.text,
+                known=context,
+                said_at=episode.at,
+                speaker=episode.speaker or DEFAULT_SPEAKER,
+            )
+            if answer.value is None:
+                problem = answer.problems[-1] if answer.problems else "the reply was unusable"
+                results.append(ChangeSet(warnings=tuple(answer.problems), unusable_reply=problem))
+                continue
+            extraction: Extraction = answer.value
+            now = now_iso()
+
+            def plan_for(
+                graph: Graph,
+                extraction: Extraction = extraction,
+                at: str = episode.at,
+                source: str | None = episode.source,
+                stored: str = episode.id,
+                now: str = now,
+            ) -> Plan:
+                return plan_extraction(
+                    graph, extraction, at=at, now=now, source=source, stored_episode=stored
+                )
+
+            plan, commit = self._write(plan_for)
+            results.append(
+                self._change_set(plan, commit, tuple(answer.problems) + tuple(plan.warnings))
+            )
+        return results
 
     @staticmethod
     def _speaker_of(text: str, speaker: str | None) -> str | None:

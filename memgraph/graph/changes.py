@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memgraph.graph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
+from memgraph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.extract import Extraction
 from memgraph.text import content_key, name_key, similarity, stem, words
@@ -290,8 +290,12 @@ def plan_extraction(
     source: str | None = None,
     episode: Mapping[str, Any] | None = None,
     observation_fields: Mapping[str, Any] | None = None,
+    stored_episode: str | None = None,
 ) -> Plan:
     """The ops that apply ``extraction`` to ``graph`` (which is left unchanged).
+
+    ``stored_episode`` names an episode already stored whose facts these are (a
+    retried extraction): the facts point at it, and an ``extracted`` op records them.
 
     Args:
         graph: the current graph.
@@ -303,7 +307,7 @@ def plan_extraction(
             allocated here when missing.
         observation_fields: extra fields for every new observation (category, tags).
     """
-    planner = _Planner(graph, at=at, now=now, source=source, episode_id=None)
+    planner = _Planner(graph, at=at, now=now, source=source, episode_id=stored_episode)
     record: Doc | None = None
     if episode is not None:
         record = dict(episode)
@@ -320,6 +324,9 @@ def plan_extraction(
     for expiration in extraction.expirations:
         planner.expiration(expiration.entity_name, expiration.content)
     planner.link()
+    if stored_episode is not None:
+        stated = list(dict.fromkeys(planner.stated))
+        planner.plan.ops.append({"op": "extracted", "episode": stored_episode, "facts": stated})
     if record is not None:
         # The facts the text states: once every one of them is expired, the text is
         # history too and recall stops showing it.

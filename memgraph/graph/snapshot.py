@@ -63,7 +63,7 @@ __all__ = [
 log = logging.getLogger("memgraph")
 
 INDEX_MAGIC = b"MGIDX03\n"
-INDEX_VERSION = 4  # 4: terms are Snowball stems
+INDEX_VERSION = 5  # 5: terms are Snowball stems
 
 
 @dataclass

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.dates import mentions_time
+from memgraph.dates import mentions_time, mentions_update
 from memgraph.text import index_terms
 
 __all__ = ["CONTEXT_GAP_MS", "EpisodeIndex", "conversation_key", "episode_terms"]
@@ -41,7 +41,9 @@ CONTEXT_WEIGHTS = (0.5, 0.25)
 """Weights of the turn before an episode and of the one before that."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX1"
+MAGIC = b"MGEPIDX2"
+TIMED = 1
+UPDATE = 2
 
 Floats = npt.NDArray[np.float32]
 
@@ -149,7 +151,8 @@ class EpisodeIndex:
         self._facts_indptr: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
         self._facts_flat: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._facts_known = _Grow(np.bool_)
-        self._timed = _Grow(np.bool_)  # the text says when something happened
+        # bit 1: the text says when something happened; bit 2: it says something changed
+        self._flags = _Grow(np.uint8)
         self._range: tuple[int, int, int] | None = None
         self._facts_added: dict[int, tuple[int, ...]] = {}
         self.mark = 0  # the store's episodes up to this mark are indexed
@@ -191,7 +194,7 @@ class EpisodeIndex:
         self._at.append(at_ms)
         self._loc.append(location)
         self._facts_known.append(facts is not None)
-        self._timed.append(mentions_time(text))
+        self._flags.append(TIMED * mentions_time(text) | UPDATE * mentions_update(text))
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
@@ -222,6 +225,15 @@ class EpisodeIndex:
             return None
         return last if 0 <= at_ms - last.at_ms <= CONTEXT_GAP_MS else None
 
+    @property
+    def added_postings(self) -> int:
+        """Postings added since the saved part (they are searched by scanning)."""
+        return len(self._add_codes)
+
+    def sealed(self) -> EpisodeIndex:
+        """The same index with everything in the flat saved form."""
+        return EpisodeIndex.decode(self.encode())
+
     def locate(self, episode_id: str, location: int) -> None:
         """Record where the store keeps an episode (once it is checkpointed)."""
         ordinal = self.ordinal.get(episode_id)
@@ -241,6 +253,13 @@ class EpisodeIndex:
         ordinal = self.ordinal.get(episode_id)
         return None if ordinal is None else int(self._at.view()[ordinal])
 
+    def set_facts(self, episode_id: str, facts: Sequence[str]) -> None:
+        """Record the facts an episode stated (extracted after it was stored)."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is not None:
+            self._facts_known.view()[ordinal] = True
+            self._facts_added[ordinal] = tuple(_number(f) for f in facts)
+
     def facts_of(self, episode_id: str) -> tuple[int, ...] | None:
         """Id numbers of the facts the episode stated (None: not recorded for it)."""
         ordinal = self.ordinal.get(episode_id)
@@ -257,7 +276,12 @@ class EpisodeIndex:
     def timed(self, episode_id: str) -> bool:
         """Whether the episode's text says when something happened."""
         ordinal = self.ordinal.get(episode_id)
-        return ordinal is not None and bool(self._timed.view()[ordinal])
+        return ordinal is not None and bool(self._flags.view()[ordinal] & TIMED)
+
+    def updates(self, episode_id: str) -> bool:
+        """Whether the episode's text says that something changed."""
+        ordinal = self.ordinal.get(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
 
     def recency(self, episode_id: str) -> float:
         """Where the episode falls between the first (0) and the latest (1) said."""
@@ -296,6 +320,26 @@ class EpisodeIndex:
             return False
         codes, ords_added = self._add_codes.view(), self._add_ords.view()
         return bool(np.any((codes == code) & (ords_added == ordinal)))
+
+    def holding(self, groups: Iterable[Iterable[str]]) -> npt.NDArray[np.bool_]:
+        """Per episode, in index order: whether its words (or its context) hold every
+        term of one of ``groups``. One pass over each term's postings, however many
+        episodes are then asked about."""
+        count = len(self.ids)
+        found = np.zeros(count, dtype=bool)
+        for group in groups:
+            held: npt.NDArray[np.bool_] | None = None
+            for term in group:
+                posting = self._postings(term)
+                if posting is None:
+                    held = None
+                    break
+                mask = np.zeros(count, dtype=bool)
+                mask[posting[0]] = True
+                held = mask if held is None else held & mask
+            if held is not None:
+                found |= held
+        return found
 
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ordinal.get(episode_id)
@@ -455,7 +499,7 @@ class EpisodeIndex:
             self._at.view()[kept].astype("<i8").tobytes(),
             self._loc.view()[kept].astype("<i8").tobytes(),
             np.asarray(self._facts_known.view()[kept], dtype=np.uint8).tobytes(),
-            np.asarray(self._timed.view()[kept], dtype=np.uint8).tobytes(),
+            np.asarray(self._flags.view()[kept], dtype=np.uint8).tobytes(),
             facts_indptr.astype("<i8").tobytes(),
             facts_flat.astype("<i8").tobytes(),
         ]
@@ -502,7 +546,7 @@ class EpisodeIndex:
         index._loc = _Grow(np.int64, np.frombuffer(blobs[8], dtype="<i8"))
         index.mark = int(header.get("mark") or 0)
         index._facts_known = _Grow(np.bool_, np.frombuffer(blobs[9], dtype=np.uint8).astype(bool))
-        index._timed = _Grow(np.bool_, np.frombuffer(blobs[10], dtype=np.uint8).astype(bool))
+        index._flags = _Grow(np.uint8, np.frombuffer(blobs[10], dtype=np.uint8))
         index._facts_indptr = np.frombuffer(blobs[11], dtype="<i8")
         index._facts_flat = np.frombuffer(blobs[12], dtype="<i8")
         index._length_total = float(lengths.sum())

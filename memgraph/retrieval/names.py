@@ -4,18 +4,28 @@ Shared by recall's name tier and the extraction context. Costs follow the
 words of the text, never the number of entities: a run of words is looked up
 in the normalized-name index, and a word that many names share (a common
 surname) is only used together with the other words of the run.
+
+The rule for a word that many names share ("Smith" of 20,000 Smiths,
+"person" of ``Person_1`` … ``Person_N``): it names an entity only as part of
+that entity's whole name (or of a run of words equal to it). On its own it
+names an entity only when at most ``partial`` names hold it, and then all of
+them, newest first; a word more names share names none of them, and is
+never expanded into its entities. The same rule says when a text *mentions*
+an entity it was asked about (:func:`mention_groups`): by a distinctive word
+of its name, or by all of its words when none is distinctive.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.graph.lazy import PostingIndex
-from memgraph.text import STOP_WORDS, words
+from memgraph.text import STOP_WORDS, index_terms, words
 from memgraph.text import terms as name_terms
 
-__all__ = ["MAX_NAME_WORDS", "PARTIAL_NAMES", "id_number", "named_entities"]
+__all__ = ["MAX_NAME_WORDS", "PARTIAL_NAMES", "id_number", "mention_groups", "named_entities"]
 
 MAX_NAME_WORDS = 6
 """Longest entity name (in words) found by exact lookup in a text."""
@@ -152,8 +162,10 @@ def _lookup(
     (``(Acme``, ``Vorn.``, ``Mira's``), else as written (``Acme Inc.``)."""
     terms = {term for found in held if found for term in found}
     if len(terms) > 1:
-        # Only an entity whose name holds every term can be named by the span:
-        # check the few names holding the rarest term, or intersect the sets.
+        # Only an entity whose name holds every term can be named by the span: when
+        # few names hold the rarest term, check them. When every term is common
+        # (a shared surname and prefix), the exact lookup below decides in one step;
+        # intersecting the id sets of common terms would cost their size.
         rarest = min(terms, key=lambda term: postings.counts.get(term, 0))
         if postings.counts.get(rarest, 0) <= FEW_NAMES:
             others = terms - {rarest}
@@ -161,10 +173,6 @@ def _lookup(
                 others <= set(name_terms(name or ""))
                 for name in (graph.entity_name(i) for i in postings[rarest])
             ):
-                return None
-        else:
-            sets = sorted((postings[term] for term in terms), key=len)
-            if not sets[0].intersection(*sets[1:]):
                 return None
     last = len(span) - 1
     core = " ".join(_core(t, first=i == 0, last=i == last) for i, t in enumerate(span))
@@ -174,6 +182,30 @@ def _lookup(
         if raw != core:
             entity = graph.entity_by_name(raw)
     return entity if _usable(entity) else None
+
+
+def mention_groups(
+    graph: Graph, entity_ids: Iterable[str], *, partial: int = PARTIAL_NAMES
+) -> tuple[frozenset[str], ...]:
+    """How a text mentions these entities, as groups of index terms (stemmed): a text
+    mentions one of them when it holds every term of one group.
+
+    Each distinctive word of a name (one at most ``partial`` names hold, "Maria" of
+    "Maria Smith") is a group of its own; a name with no distinctive word ("John
+    Smith" among many Johns and Smiths) is one group of all its words. A word that
+    many names share is never a group alone, so "Smith" in a text does not make it
+    about every Smith. Costs a count lookup per word of the names.
+    """
+    index = graph.name_term_index()
+    groups: dict[frozenset[str], None] = {}
+    for entity_id in entity_ids:
+        name_words = name_terms(graph.entity_name(entity_id) or "")
+        rare = [w for w in name_words if index.count(w) <= partial]
+        for chosen in [[w] for w in rare] if rare else [name_words]:
+            group = frozenset(t for w in chosen for t in index_terms(w))
+            if group:
+                groups.setdefault(group, None)
+    return tuple(groups)
 
 
 def id_number(item_id: str) -> int:

@@ -26,6 +26,7 @@ dropped: an off-topic query returns nothing. Ties break by recency.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -35,11 +36,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from memgraph.attributes import asked_attributes
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.prompts import RERANK_SCHEMA, RERANK_SYSTEM, rerank_message
 from memgraph.llm_calls.provider import ChatModel
-from memgraph.retrieval.names import id_number, named_entities
+from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.text import index_terms, terms, words
 
@@ -53,10 +55,12 @@ __all__ = [
     "Lens",
     "Query",
     "analyze",
+    "answers_something",
     "format_entities",
     "fuse",
     "keyword_matches",
     "name_matches",
+    "named_facts",
     "relation_lines",
     "rerank",
     "semantic_matches",
@@ -64,26 +68,31 @@ __all__ = [
 ]
 
 SEMANTIC_THRESHOLD = 0.3
-RELEVANCE_FLOOR = 0.25
+RELEVANCE_FLOOR = 0.12
 SEARCH_FLOOR = 0.1
 """search() ranks down to this score (recall's text keeps to RELEVANCE_FLOOR): a ranked
 list is read best first, so weak hits at its end cost nothing and may be what was asked."""
-WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type": 0.2}
-"""A type match alone (0.2) stays under the floor: it only boosts other evidence."""
+WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type": 0.1}
+"""A type match alone (0.1) stays under the floor: it only boosts other evidence."""
 NAME_BOOST = 0.8  # share of the remaining headroom a named candidate gains, times its evidence
 OFF_NAME = 0.75  # what a candidate about none of the named entities keeps of its score
 KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
-MAX_KEYWORD_HITS = 500  # keyword candidates kept per query (the best by score)
+MAX_KEYWORD_HITS = 200  # keyword candidates kept per query (the best by score)
+RECALL_PROBE_ROWS = 4_000  # rows of the approximate vector index one recall scores
+READ_FACTS = 60  # facts found by words or meaning that are read (the best on a first look)
 MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
 MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
 ENTITY_FACTS = 20  # facts an identity query brings in per named entity (the newest)
+NAMED_FACTS = 256  # a named entity's newest facts the keyword tier scores whatever the postings
 MAX_TYPED = 50  # entities a type match brings in (the newest)
 RERANK_LIMIT = 40  # candidates the re-ranker sees
 PARTIAL_NAMES = 8  # a query word names the entities whose names hold it when at most this many do
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
+ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words aside)
 IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
 TIMELESS = 0.85  # what an episode that names no time keeps of its score for a "when" question
 RECENCY = 0.3  # how much a "now" question prefers what was said last
+UPDATE_BOOST = 1.1  # a text that says something changed ("moved to", "now", "not the 14th")
 _WHEN = re.compile(
     r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
     r"(?:on |in )?which (?:date|day|year|month|week)\b)",
@@ -171,19 +180,27 @@ class Query:
         named: ids of the entities it names (by name, or the user's entity
             for first-person words).
         name_terms: the terms that only name those entities.
+        mentions: how a text mentions a named entity: it holds every term of
+            one group (see :func:`memgraph.retrieval.names.mention_groups`).
     """
 
     text: str
     terms: tuple[str, ...]
     named: frozenset[str]
     name_terms: frozenset[str]
+    mentions: tuple[frozenset[str], ...] = ()
 
-    @property
+    @functools.cached_property
+    def attributes(self) -> set[str]:
+        """The single-valued attributes asked about (residence, employer, ...)."""
+        return asked_attributes(words(self.text))
+
+    @functools.cached_property
     def asks_when(self) -> bool:
         """A question about time ("When did ...", "What day ...")."""
         return _WHEN.search(self.text) is not None
 
-    @property
+    @functools.cached_property
     def asks_now(self) -> bool:
         """A question about the present or latest state ("... now?", "currently")."""
         return _NOW.search(self.text) is not None
@@ -212,7 +229,13 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     for entity_id in named:
         name = graph.entity_name(entity_id) or ""
         name_terms.update(index_terms(name))
-    return Query(text, query_terms, frozenset(named), frozenset(name_terms & set(query_terms)))
+    return Query(
+        text,
+        query_terms,
+        frozenset(named),
+        frozenset(name_terms & set(query_terms)),
+        mention_groups(graph, sorted(named), partial=PARTIAL_NAMES),
+    )
 
 
 # --------------------------------------------------------------------- tier 1
@@ -227,22 +250,38 @@ def name_matches(graph: Graph, query: str) -> set[str]:
     return {*exact, *partly}
 
 
-def type_matches(graph: Graph, query: str) -> set[str]:
-    """Entities whose type is a word of the query (``"people"`` also finds ``person``)."""
+def type_matches(graph: Graph, query: str, *, among: Iterable[str] | None = None) -> set[str]:
+    """Entities whose type is a word of the query (``"people"`` also finds ``person``).
+
+    With ``among`` (the entities the query names, all that :func:`fuse` uses a type
+    match for), only those: "Who is Person_17?" does not copy the ids of every person.
+    """
+    wanted = None if among is None else set(among)
     found: set[str] = set()
     for word in set(terms(query)):
         for variant in {word, word.rstrip("s"), "person" if word == "people" else word}:
-            found |= graph.entities_of_type(variant)
+            of_type = graph.entities_of_type(variant)
+            if wanted is None:
+                found |= of_type
+            elif of_type:
+                found.update(entity_id for entity_id in wanted if entity_id in of_type)
     return found
 
 
 def keyword_matches(
-    graph: Graph, query: str | Sequence[str], *, history: bool = False
+    graph: Graph,
+    query: str | Sequence[str],
+    *,
+    history: bool = False,
+    facts: Sequence[str] = (),
 ) -> dict[str, float]:
     """Observations containing query terms, scored by their share of IDF weight.
 
     ``query`` is a text or its index terms. Only current observations, unless
-    ``history`` (time travel) asks for all.
+    ``history`` (time travel) asks for all. ``facts`` (the named entities' facts,
+    :func:`named_facts`) are scored and kept even when every query term is too
+    common to find them through its postings: "Where does Maria Smith work?"
+    among 20,000 Smiths who all work somewhere.
     """
     source = index_terms(query) if isinstance(query, str) else query
     query_terms = list(dict.fromkeys(source))
@@ -255,7 +294,8 @@ def keyword_matches(
     # an unknown word in the query still counts as unanswered.
     idf = {t: math.log(1.0 + total / (1 + (len(index.get(t, ())) or rarest))) for t in query_terms}
     weight = sum(idf.values())
-    scores: dict[str, float] = {}
+    scores: dict[str, float] = dict.fromkeys(facts, 0.0)
+    seeded = len(scores)
     # Rarest terms first: they carry the most weight. Once the candidate budget is
     # spent, commoner terms only add to the scores of candidates already found.
     for term in sorted(query_terms, key=lambda t: len(index.get(t, ()))):
@@ -263,7 +303,7 @@ def keyword_matches(
         if not postings:
             continue
         value = idf[term]
-        fits = not scores or len(scores) + len(postings) <= KEYWORD_BUDGET
+        fits = len(scores) == seeded or len(scores) + len(postings) <= KEYWORD_BUDGET + seeded
         if len(postings) <= MAX_POSTINGS and fits:
             get = scores.get
             for obs_id in postings:
@@ -280,7 +320,28 @@ def keyword_matches(
     kept = [(score, obs_id) for obs_id, score in scores.items() if score >= cutoff]
     if len(kept) > MAX_KEYWORD_HITS:
         kept = heapq.nlargest(MAX_KEYWORD_HITS, kept)
+        # The named entities' facts are not lost among thousands of equal scores.
+        kept += [(scores[i], i) for i in facts if scores[i] >= cutoff]
     return {obs_id: score / weight for score, obs_id in kept}
+
+
+def named_facts(graph: Graph, entity_ids: Iterable[str], *, history: bool = False) -> list[str]:
+    """Ids of the newest :data:`NAMED_FACTS` facts of each of these entities (the ones
+    a query names; current facts only, unless ``history``). The keyword and semantic
+    tiers score them whatever else matches, so a named entity's facts are never lost
+    among thousands of facts that match as well, nor missed by the approximate
+    vector index."""
+    found: list[str] = []
+    for entity_id in entity_ids:
+        entity = graph.entities.get(entity_id)
+        taken = 0
+        for obs in reversed(entity["observations"]) if entity is not None else ():
+            if history or obs.get("validTo") is None:
+                found.append(str(obs["id"]))
+                taken += 1
+                if taken >= NAMED_FACTS:
+                    break
+    return found
 
 
 # --------------------------------------------------------------------- tier 2
@@ -294,12 +355,14 @@ def semantic_matches(
     query_vector: np.ndarray | None = None,
     mask: np.ndarray | None = None,
     kind: str | None = None,
+    facts: Sequence[str] = (),
 ) -> dict[str, float]:
     """Observations (and episodes) whose vectors are closest to the query's
     (cosine >= threshold); ``kind`` keeps only ``"facts"`` or ``"episodes"``.
 
     ``mask`` (one boolean per row) replaces the index's own liveness, for
-    reads of the past.
+    reads of the past. ``facts`` (the named entities' facts) are scored exactly
+    too, beside the ``k`` nearest.
     """
     if index is None or len(index) == 0:
         return {}
@@ -307,7 +370,12 @@ def semantic_matches(
         if embed is None:
             return {}
         query_vector = embed([query])[0]
-    return dict(index.search(query_vector, k, threshold, mask=mask, kind=kind))
+    rows = RECALL_PROBE_ROWS if mask is None else None
+    found = dict(index.search(query_vector, k, threshold, mask=mask, kind=kind, max_rows=rows))
+    for obs_id, score in index.similarities(query_vector, facts).items():
+        if score >= threshold:
+            found.setdefault(obs_id, score)
+    return found
 
 
 # ---------------------------------------------------------------------- fusion
@@ -340,6 +408,7 @@ class EpisodeSignals:
     mentions: Callable[[str], bool] = lambda _episode: False
     retired: Callable[[str], bool] = lambda _episode: False
     timed: Callable[[str], bool] = lambda _episode: True
+    updates: Callable[[str], bool] = lambda _episode: False
     recency: Callable[[str], float] = lambda _episode: 1.0
 
 
@@ -381,12 +450,37 @@ def fuse(
             found = candidates[key] = Candidate(entity, obs, episode=episode)
         return found
 
+    # Facts found by words or meaning: scored first from the saved arrays (whose fact,
+    # owned by whom), and only the best are read, so a common word costs no parsing.
+    found: dict[str, dict[str, float]] = {}
     for signal, values in (("content", keywords or {}), ("semantic", semantic or {})):
         for obs_id, value in values.items():
-            pair = graph.observation(obs_id)
-            if pair is None or not is_current(pair[1]):
+            found.setdefault(obs_id, {})[signal] = (
+                _rescale(value) if signal == "semantic" else value
+            )
+    if len(found) > READ_FACTS:
+        found = dict(heapq.nlargest(READ_FACTS, found.items(), key=_first_look(graph, named)))
+    for obs_id, signals in found.items():
+        pair = graph.observation(obs_id)
+        if pair is None or not is_current(pair[1]):
+            continue
+        candidate(*pair).signals.update(signals)
+    asked = query.attributes if query is not None else set()
+    if asked and named and lens.at is None:
+        # "Where does Ana live now?": the named entities' facts stating that attribute
+        # answer it, whatever their words ("moved to Berlin").
+        for entity_id in sorted(named):
+            if entity_id not in graph.entities:
                 continue
-            candidate(*pair).signals[signal] = _rescale(value) if signal == "semantic" else value
+            held = graph.facts_of(entity_id)
+            for attribute in asked:
+                for obs_id in held.attributes.get(attribute, ()):
+                    pair = graph.observation(obs_id)
+                    if pair is not None and is_current(pair[1]):
+                        item = candidate(*pair)
+                        item.signals["content"] = max(
+                            item.signals.get("content", 0.0), ATTRIBUTE_EVIDENCE
+                        )
     if identity:
         # No content words: the named entities' newest visible facts stand for them.
         for entity_id in sorted(named):
@@ -414,7 +508,10 @@ def fuse(
                 item = candidate(entity, None, episode_id)
                 item.signals[signal] = _rescale(value) if signal == "semantic" else value
     newest_typed = set(heapq.nlargest(MAX_TYPED, typed & named, key=id_number)) if typed else set()
-    name_terms = set(query.name_terms) if query is not None else set()
+    # A fact of another entity is about a named one when it mentions it in the
+    # query's own words ("Maria" for "Maria Smith"; not "Smith" alone among many).
+    asked = set(query.terms) if query is not None else set()
+    mentioned = [g for g in query.mentions if g <= asked] if query is not None else []
     for item in candidates.values():
         if "name" in item.signals:
             item.score = _noisy_or(item.signals)
@@ -428,8 +525,9 @@ def fuse(
             )
         else:
             about = item.entity is not None and item.entity["id"] in named
-            if not about and name_terms and item.obs is not None:
-                about = bool(name_terms & set(index_terms(item.obs["content"])))
+            if not about and mentioned and item.obs is not None:
+                said = set(index_terms(item.obs["content"]))
+                about = any(group <= said for group in mentioned)
             if item.entity is not None and item.entity["id"] in newest_typed:
                 item.signals["type"] = 1.0
                 score = _noisy_or(item.signals)
@@ -445,6 +543,33 @@ def fuse(
     return ranked[:limit]
 
 
+ANSWER_EVIDENCE = 0.2
+STRONG_MEANING = 0.3
+TEXT_EVIDENCE = 0.3
+"""How much of a question's content the best candidate about a named entity must hold
+for recall to answer at all."""
+
+
+def answers_something(ranked: Sequence[Candidate], query: Query) -> bool:
+    """Whether ``ranked`` holds an answer to ``query`` worth handing out: when the query
+    names entities, some candidate about one of them must hold enough of what is asked
+    ("What is the name of Chidi's cat?" is not answered by Dana's cat, nor by Chidi's
+    unrelated lines). Identity queries and queries naming nobody always pass."""
+    if not query.named or query.identity:
+        return True
+    for item in ranked:
+        if "name" not in item.signals:
+            continue
+        # A vector close to a question that names someone is often close for the name
+        # alone: meaning counts here only when it is strong.
+        meaning = item.signals.get("semantic", 0.0) - STRONG_MEANING
+        # A text's share counts the turns before it at half weight: it must hold more.
+        needed = ANSWER_EVIDENCE if item.episode is None else TEXT_EVIDENCE
+        if max(item.signals.get("content", 0.0), meaning) >= needed:
+            return True
+    return False
+
+
 def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
     """What the kind of question says about a candidate: a "when" question wants a
     text that says when; a "now" question wants what was said last."""
@@ -454,7 +579,24 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
         factor *= TIMELESS
     if query.asks_now and source:
         factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
+    if item.episode is not None and episodes.updates(item.episode):
+        factor *= UPDATE_BOOST  # "it got moved to the 21st": the latest word on something
     return factor
+
+
+def _first_look(graph: Graph, named: set[str]) -> Callable[[tuple[str, dict[str, float]]], float]:
+    """A fact's score before it is read: its signals and whether a named entity owns it."""
+
+    owner_of = graph.owner_of
+
+    def score(item: tuple[str, dict[str, float]]) -> float:
+        obs_id, signals = item
+        best = max(signals.values(), default=0.0)
+        if named:  # only a named entity's facts gain
+            return best * (2.0 if owner_of(obs_id) in named else OFF_NAME)
+        return best
+
+    return score
 
 
 def _rank_key(candidate: Candidate) -> tuple[float, int, str, str]:

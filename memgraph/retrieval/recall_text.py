@@ -33,7 +33,7 @@ from memgraph.text import content_key, index_terms, words
 __all__ = ["MESSAGES_HEADER", "format_recall", "said_on", "snippet"]
 
 MESSAGES_HEADER = "Related messages:"
-MAX_MESSAGES = 5
+MAX_MESSAGES = 10
 RELATIONS_SHOWN = 3
 SNIPPET_WORDS = 60
 COVER_MARGIN = 0.2
@@ -168,10 +168,12 @@ def _has_relation_lines(graph: Graph, block: _Block, query: Query, lens: Lens) -
 
 
 def _relations_for(graph: Graph, block: _Block, query: Query, lens: Lens) -> Iterator[str]:
+    # Relations stated with a fact print as that fact; the others are who an entity
+    # is linked to, which an identity query ("Who is Bob?") asks for.
     entity = block.entity
     wanted = set(query.content_terms)
     identity = query.identity and entity["id"] in query.named
-    if not wanted and not identity:
+    if not identity:
         return iter(())
     shown_text = " ".join(item.obs["content"] for item in block.facts if item.obs is not None)
     shown_words = set(words(shown_text))

@@ -16,13 +16,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from memgraph.providers.mock.embedder import stem
 from memgraph.providers.mock.reply import reply
 from memgraph.providers.mock.rules import extract, split_sentences
 
+from memgraph.attributes import asked_attributes, attribute_of
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
-from memgraph.text import STOP_WORDS, content_key, words
+from memgraph.text import STOP_WORDS, content_key, stem, words
 
 __all__ = [
     "MEMORY_HEADERS",
@@ -97,6 +97,14 @@ def overlap_terms(text: str) -> set[str]:
     return out
 
 
+def _asked_attributes(query: set[str]) -> set[str]:
+    """The attributes a query's (stemmed) terms ask about: "live" → residence."""
+    return asked_attributes(sorted(query | {_UNSTEM.get(t, t) for t in query}))
+
+
+_UNSTEM = {stem(w): w for w in ("lives", "living", "works", "working", "named", "called")}
+
+
 def relevance(query: set[str], fact: str) -> float:
     """How well ``fact`` (``Name (type): content`` or plain text) matches query terms.
 
@@ -109,9 +117,16 @@ def relevance(query: set[str], fact: str) -> float:
     if not (query & (name | content)) - _WEAK:
         return 0.0
     asked = query - name - {"user"} - _WEAK
-    if asked and not (query & content) - _WEAK:
+    said = (
+        " ".join((match["content"] or "").replace("_", " ").replace("→", " ").split())
+        if match
+        else ""
+    )
+    attribute = attribute_of(said) if said else None
+    stated = 2.0 if attribute is not None and attribute in _asked_attributes(query) else 0.0
+    if asked and not (query & content) - _WEAK and not stated:
         return 0.0  # the name matches, but nothing of what is asked about it
-    return len(query & content) + 1.5 * len(query & name)
+    return len(query & content) + 1.5 * len(query & name) + stated
 
 
 def _candidates(body: str) -> list[tuple[str, str]]:

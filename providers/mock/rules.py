@@ -79,7 +79,7 @@ from memgraph.providers.mock.lexicon import (
 )
 
 from memgraph.clock import parse_iso
-from memgraph.dates import resolve_relative_dates
+from memgraph.dates import mentions_time, resolve_relative_dates
 from memgraph.speakers import split_speaker
 from memgraph.text import STOP_WORDS, content_key, name_key
 
@@ -199,6 +199,9 @@ _CONTRACTIONS = [
 _LEAD = re.compile(
     r"^(?:(?:hi|hello|hey|hiya|thanks|thank you|btw|by the way|fyi|also|and|but|so|plus|"
     r"anyway|anyways|actually|well|oh|ah|um|uh|please|just so you know|for the record|"
+    r"honestly|basically|seriously|literally|lol|haha+|omg|wow|ugh|yay|aww+|guess what|"
+    r"(?:quick|one|small|big|good|bad|fun|random|funny|huge|exciting|sad) (?:thing|news|update|"
+    r"fact|question|note|one)|update|news|"
     r"for context|good (?:morning|afternoon|evening)|(?:please )?(?:remember|note|keep in mind)"
     r"(?: that)?|(?:yes|yeah|yep|no|nope|ok|okay|sure|great|cool|alright|right|hmm)(?=[,.!:;]))"
     r"(?:[\s,.!:;-]+|$))+",
@@ -518,6 +521,25 @@ class _Extractor:
                 j += 2
             else:
                 break
+        if initial and j == i + 1 and not toks[i].endswith("'s"):
+            # A capitalised first word is a name only when it reads as a subject:
+            # a verb, "and" or an apposition follows ("Maria moved", not "Honestly I").
+            k = j
+            while k < len(toks) and toks[k].lower() in KEEP_ADVERBS | FILLERS | NEGATIONS | {
+                "no",
+                "longer",
+            }:
+                k += 1
+            after = toks[k].lower() if k < len(toks) else ""
+            apposition = (
+                after == ","
+                and toks[j + 1 : j + 2]
+                and (
+                    toks[j + 1].lower() in DETERMINERS | {"my", "his", "her", "our", "their", "who"}
+                )
+            )
+            if not (after in ("and", "&") or apposition or (after and _finite(toks[k], False))):
+                return i
         return j
 
     def mention(self, entities: Iterable[_Entity], subject: bool = False) -> None:
@@ -611,9 +633,66 @@ class _Extractor:
                 if place not in old:
                     self.expire(ent, [fact])
 
+    def correct(self, raw: str) -> bool:
+        """A correction ("The trip moved to November 21, not the 14th"; "it's on
+        Friday, not Thursday"): the known fact holding the old value gives way to the
+        same fact with the new one. True when a fact was corrected."""
+        match = _CORRECTION.search(raw.replace("’", "'"))
+        if match is None:
+            return False
+        new, old = match.group("new").strip(), match.group("old").strip()
+        new_number, old_number = _NUMBER_IN.search(new), _NUMBER_IN.search(old)
+        topic = set(stems(raw[: match.start("new")])) - set(stems(new))
+        best: tuple[int, KnownEntity, str] | None = None
+        for known in self.known:
+            for fact in known.facts:
+                if old_number is not None:
+                    holds = re.search(rf"\b{old_number.group(0)}\b", fact) is not None
+                else:
+                    holds = old.lower() in fact.lower()
+                shared = len(topic & set(stems(fact)))
+                if holds and shared and (best is None or shared > best[0]):
+                    best = (shared, known, fact)
+        if best is None:
+            return False
+        _shared, known, fact = best
+        if old_number is not None and new_number is not None:
+            fixed = re.sub(rf"\b{old_number.group(0)}\b", new_number.group(0), fact)
+        else:
+            fixed = re.sub(re.escape(old), new, fact, flags=re.IGNORECASE)
+        owner = self.entity(known.name)
+        self.expire(owner, [fact])
+        owner.observe(fixed)
+        return True
+
     # ----------------------------------------------------------------- clauses
 
     def sentence(self, raw: str) -> None:
+        if self.correct(raw):
+            return
+        counts = {id(ent): len(ent.observations) for ent in self.order}
+        self._sentence(raw)
+        when = self.sentence_date(raw)
+        if when is None:
+            return
+        # "Miso had her dental yesterday, they pulled two teeth": the day is the
+        # sentence's, for the facts of every clause that names none.
+        for ent in self.order:
+            for index in range(counts.get(id(ent), 0), len(ent.observations)):
+                fact = ent.observations[index]
+                if not mentions_time(fact):
+                    ent.observations[index] = f"{fact} ({when})"
+
+    def sentence_date(self, raw: str) -> str | None:
+        """The date a sentence's relative or partial date resolves to, if it has one."""
+        if self.said_at is None:
+            return None
+        found = _RESOLVED.findall(resolve_relative_dates(raw, self.said_at))
+        known = set(_RESOLVED.findall(raw))
+        fresh = [d for d in found if d not in known]
+        return fresh[0] if fresh else None
+
+    def _sentence(self, raw: str) -> None:
         prepared = _prepare(raw)
         if not prepared:
             return
@@ -775,6 +854,18 @@ class _Extractor:
             self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
         if ent is self.user_entity and len(low) == 2 and low[0] in BE and low[1] in SMALLTALK:
             return
+        companions = _COMPANIONS.search(text)
+        if companions is not None and companions.start() > 0:
+            # "lives in Toronto with their partner Sam and their dog Biscuit": three
+            # facts, so a move retires the address and not the partner and the dog.
+            for role, name in _companion_pairs(companions.group(0)):
+                companion = self.entity(name)
+                companion.cue(_head_type(role), RELATION)
+                ent.observe(f"has a {role} named {companion.name}")
+                self.relate(companion, f"{_snake([role])}_of", ent)
+                self.mention([companion])
+            text = text[: companions.start()].rstrip(" ,")
+            pred = pred[: len(_tokenize(text))]
         ent.observe(text)
         self.supersede(ent, text, possessive=False)
         head = _copula_head(pred)
@@ -1005,6 +1096,25 @@ def _names_in(text: str, extractor: _Extractor) -> list[str]:
             else:
                 i += 1
     return found
+
+
+_CORRECTION = re.compile(
+    r"(?:^|\s)(?:to|on|for|at|is|was|it's|its|now)\s+(?P<new>[^,.;!?]{1,40}?),?\s+"
+    r"(?:not|instead of|rather than)\s+(?:the\s+|on\s+|at\s+|in\s+)?(?P<old>[^,.;!?]{1,40})",
+    re.IGNORECASE,
+)
+_NUMBER_IN = re.compile(r"\d+")
+_RESOLVED = re.compile(r"\(((?:the (?:week|weekend) (?:of|before|after) )?[^()]*\d{4})\)")
+_OWNER = r"(?:my|their|our|his|her|your)"
+_COMPANIONS = re.compile(
+    rf"\bwith {_OWNER} [a-z]+(?: [a-z]+)? [A-Z][\w'-]+(?:,? and {_OWNER} [a-z]+(?: [a-z]+)? [A-Z][\w'-]+)*"
+)
+_COMPANION = re.compile(rf"{_OWNER} ([a-z]+(?: [a-z]+)?) ([A-Z][\w'-]+)")
+
+
+def _companion_pairs(text: str) -> list[tuple[str, str]]:
+    """``(role, name)`` of ``with my partner Sam and my dog Biscuit``."""
+    return [(m.group(1), m.group(2)) for m in _COMPANION.finditer(text)]
 
 
 _CAPTION = re.compile(
