@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import logging
 import os
 import threading
@@ -315,6 +316,85 @@ def test_the_watch_sees_a_blocking_remember_on_the_loop(tmp_path: Path) -> None:
     assert len(reports) == 1 and "took" in reports[0]
 
 
+ASYNC_ONLY = {"open", "wrap"}  # opening in a worker thread; sharing an open Memory
+NOT_AWAITED = {"named", "as_of", "kv"}  # no I/O until a read: as on Memory
+
+
+def public(cls: type) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def parameters(function: Any) -> list[tuple[str, Any, Any]]:
+    return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+
+
+def test_async_memory_has_every_public_method_of_memory_with_the_same_parameters() -> None:
+    assert sorted(public(Memory) - public(AsyncMemory)) == []
+    assert public(AsyncMemory) - public(Memory) == ASYNC_ONLY
+    for name in sorted(public(Memory) - NOT_AWAITED):
+        method = getattr(AsyncMemory, name)
+        awaited = inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method)
+        assert awaited, f"AsyncMemory.{name} is not awaitable"
+        original = inspect.getattr_static(Memory, name)
+        if not isinstance(original, property):
+            assert parameters(method) == parameters(getattr(Memory, name)), name
+    assert parameters(AsyncMemory.named) == parameters(Memory.named)
+    assert parameters(AsyncMemory.as_of) == parameters(Memory.as_of)
+
+
+def test_async_reextract_awaits_the_model_and_draws_what_reextract_draws(
+    tmp_path: Path,
+) -> None:
+    said = ["Alice works at Acme.", "Bob: I moved to Rome."]
+    broken = Provider("broken", ScriptedChatModel({"extract": ["not json"] * 8}), HashEmbedder())
+    for copy in ("s", "a"):
+        with Memory(tmp_path / copy, "team", provider=broken) as memory:
+            for text in said:
+                assert memory.remember(text, at="2024-05-01T10:00:00Z").unusable_reply
+    sync_chat, async_chat = EntryPoints(), EntryPoints()
+    with Memory(tmp_path / "s", "team", provider=Provider("s", sync_chat, HashEmbedder())) as m:
+        expected = m.reextract()
+
+    async def main() -> tuple[list[ChangeSet], list[ChangeSet], list[bool]]:
+        provider = Provider("a", async_chat, HashEmbedder())
+        async with AsyncMemory(tmp_path / "a", "team", provider=provider) as memory:
+            first = await memory.reextract(limit=1)
+            rest = await memory.reextract()
+            assert await memory.reextract() == []  # never twice
+            return first, rest, [e.extracted async for e in memory.iter_episodes()]
+
+    first, rest, extracted = asyncio.run(main())
+    got = first + rest
+    assert [[o.content for o in c.added_observations] for c in got] == [
+        [o.content for o in c.added_observations] for c in expected
+    ]
+    assert [o.content for c in got for o in c.added_observations] == [
+        "works at Acme",
+        "moved to Rome",
+    ]
+    assert extracted == [True, True]
+    assert [c.messages for c in async_chat.inner.calls] == [
+        c.messages for c in sync_chat.inner.calls
+    ]
+    assert {way for way, _ in async_chat.used} == {"acomplete"}
+
+
+def test_async_reextract_reports_a_reply_still_unusable_and_keeps_the_text(
+    tmp_path: Path,
+) -> None:
+    chat = ScriptedChatModel({"extract": ["not json"] * 8})
+
+    async def main() -> tuple[list[ChangeSet], list[bool]]:
+        async with AsyncMemory(tmp_path, "a", provider=Provider("s", chat, HashEmbedder())) as m:
+            await m.remember("Alice works at Acme.")
+            again = await m.reextract()
+            return again, [e.extracted async for e in m.iter_episodes()]
+
+    (again,), extracted = asyncio.run(main())
+    assert not again and again.unusable_reply is not None
+    assert extracted == [False]
+
+
 def test_async_memory_has_every_face_of_memory(tmp_path: Path) -> None:
     async def main() -> None:
         memory = AsyncMemory(tmp_path, "alice", provider="mock")
@@ -329,7 +409,7 @@ def test_async_memory_has_every_face_of_memory(tmp_path: Path) -> None:
             hits = await memory.search("chess", episodes=True)
             assert hits[0].entity is not None and hits[0].entity.name == "Bob"
             assert await memory.supporting_episodes(hits) == []  # add_facts keeps no text
-            episodes = await memory.episodes()
+            episodes = [e async for e in memory.iter_episodes()]
             assert [e.text for e in episodes] == ["Alice works at Acme."]
             assert await memory.episode(episodes[0].id) == episodes[0]
             assert (await memory.expire_entity("Bob")).expired_observations
@@ -354,6 +434,12 @@ def test_async_memory_has_every_face_of_memory(tmp_path: Path) -> None:
             assert "Acme" in await memory.known_information()
             assert (await memory.memory_summary()).scope == "alice"
             assert await memory.summary() is None
+            await memory.save_summary({"summary": "Alice works at Acme.", "messages": 1})
+            await memory.update_summary(lambda old: {**(old or {}), "messages": 2})
+            assert await memory.summary() == {"summary": "Alice works at Acme.", "messages": 2}
+            assert await memory.embedder_model() == "mock-hash-384"
+            assert await memory.wait_for_index(timeout=1.0)
+            assert "Alice" in (await memory.view(max_entities=10)).html
             view = memory.as_of("2000-01-01T00:00:00Z")
             assert (await view.recall("acme"), await view.search("acme")) == ("", [])
             with pytest.raises(NotFound):
@@ -364,6 +450,10 @@ def test_async_memory_has_every_face_of_memory(tmp_path: Path) -> None:
     asyncio.run(main())
     with pytest.raises(InvalidScope):
         AsyncMemory(tmp_path, "no/such")
+    with pytest.raises(InvalidScope):
+        AsyncMemory.named("no such")
+    named = AsyncMemory.named("notes", dir=tmp_path, provider="mock")
+    assert (named.scope, named._arguments["dir"]) == ("notes", tmp_path)
     with pytest.raises(ValueError, match="ISO"):
         AsyncMemory(tmp_path, "alice").as_of("yesterday-ish")
 

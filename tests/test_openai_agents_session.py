@@ -218,7 +218,7 @@ def test_a_failed_extraction_keeps_the_history_and_is_retried(
                 with caplog.at_level(logging.WARNING, logger="memgraph"):
                     await session.add_items([{"role": "user", "content": "I work at Acme."}])
                     await session.add_items([{"role": "assistant", "content": "Noted."}])
-                failed = [e.text for e in await memory.episodes()]
+                failed = [e.text async for e in memory.iter_episodes()]
                 await session.add_items(
                     [
                         {"role": "user", "content": "I live in Rome."},
@@ -226,7 +226,7 @@ def test_a_failed_extraction_keeps_the_history_and_is_retried(
                     ]
                 )
                 history = await session.get_items()
-            return history, failed, [e.text for e in await memory.episodes()]
+            return history, failed, [e.text async for e in memory.iter_episodes()]
 
     history, failed, extracted = asyncio.run(main())
     assert said(history) == [
@@ -246,8 +246,8 @@ def test_leaving_the_session_block_extracts_what_is_pending(tmp_path: Path) -> N
         async with AsyncMemory(tmp_path, "alice", provider="mock") as memory:
             async with MemgraphSession("s", memory) as session:  # every 5 turns
                 await session.add_items([{"role": "user", "content": "I work at Acme."}])
-                assert await memory.episodes() == []
-            return [e.text for e in await memory.episodes()]
+                assert [e async for e in memory.iter_episodes()] == []
+            return [e.text async for e in memory.iter_episodes()]
 
     assert asyncio.run(main()) == ["user: I work at Acme."]
     with pytest.raises(ValueError, match="session_id"):

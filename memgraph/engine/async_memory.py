@@ -1,7 +1,8 @@
 """``AsyncMemory``: a :class:`~memgraph.engine.memory.Memory` for asyncio programs.
 
-Every method of ``Memory``, awaitable. The event loop never waits on a file, a
-lock or a blocking model call:
+Every public method of ``Memory``, awaitable (``named``, ``as_of`` and ``kv``, which
+read nothing until used, return at once; a test keeps the two lists equal). The
+event loop never waits on a file, a lock or a blocking model call:
 
 * ``remember`` runs its phases one by one (``writing.py``): the checks and the
   episode on the loop (no I/O), the extraction context in a worker thread, the
@@ -11,6 +12,8 @@ lock or a blocking model call:
   another write landed, fsync) in a worker thread. So many concurrent
   ``remember`` calls on one scope overlap their model calls and serialize only
   their commits, on the scope's lock, as they would from many threads.
+* ``reextract`` runs the same phases for each text stored unextracted, one
+  after another;
 * ``forget`` finds the candidate facts in a worker thread, awaits the model's
   choice, and expires in a worker thread;
 * every other call runs whole in a worker thread (``asyncio.to_thread``, which
@@ -30,9 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -43,6 +47,7 @@ from memgraph.engine.core import DEFAULT_SPEAKER, EMBED_BATCH
 from memgraph.engine.features import MemorySummary
 from memgraph.engine.forgetting import forget_exchange
 from memgraph.engine.memory import Memory
+from memgraph.faces.namespaces import state_dir, validate_name
 from memgraph.faces.notes import Note
 from memgraph.faces.progress import Board
 from memgraph.faces.rules import Rule, Violation
@@ -54,6 +59,9 @@ from memgraph.llm_calls.provider import Embedder, Provider, aembed
 from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Item, Observation
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit, Store
+
+if TYPE_CHECKING:
+    from memgraph.view.html import GraphView
 
 __all__ = ["AsyncMemory"]
 
@@ -104,6 +112,25 @@ class AsyncMemory:
         wrapped = cls(scope=memory.scope)
         wrapped._memory = memory
         return wrapped
+
+    @classmethod
+    def named(
+        cls,
+        name: str,
+        *,
+        provider: Any = None,
+        config: Any = None,
+        dir: str | Path | None = None,
+    ) -> AsyncMemory:
+        """Open the memory called ``name``, as :meth:`Memory.named
+        <memgraph.Memory.named>` does (nothing is read until first use).
+
+        Raises:
+            InvalidScope: (a ``ValueError``) the name is empty or does not
+                match ``[A-Za-z0-9_-]+``.
+        """
+        validate_name(name)
+        return cls(dir if dir is not None else state_dir(), name, provider=provider, config=config)
 
     def __repr__(self) -> str:
         return f"AsyncMemory({self._memory or self._arguments!r})"
@@ -229,6 +256,31 @@ class AsyncMemory:
             Memory.add_facts, list(entities), list(relations), at=at, source=source
         )
 
+    async def reextract(self, *, limit: int | None = None) -> list[ChangeSet]:
+        """Async :meth:`Memory.reextract <memgraph.Memory.reextract>`: its model calls are
+        awaited, one text after another, its file work is done in worker threads."""
+        memory = await self.open()
+        results: list[ChangeSet] = []
+        for episode in await asyncio.to_thread(memory._unextracted, limit):
+            vector = None
+            if memory.provider.embedder is not None and _context_embeds(memory):
+                vector = (await _embed(memory.provider.embedder, [episode.text]))[0]
+            known = await asyncio.to_thread(memory._reextract_context, episode, vector)
+            answer = await aextract(
+                memory.provider.chat,
+                episode.text,
+                known=known,
+                said_at=episode.at,
+                speaker=episode.speaker or DEFAULT_SPEAKER,
+            )
+            plan_for = memory._reextract_plan(episode, answer)
+            if plan_for is None:
+                results.append(memory._still_unusable(answer))
+                continue
+            plan, commit = await self._write(memory, plan_for)
+            results.append(await asyncio.to_thread(memory._reextracted, answer, plan, commit))
+        return results
+
     # ------------------------------------------------------------------ reading
     async def recall(self, query: str, *, rerank: bool = True, from_: str | None = None) -> str:
         """Async :meth:`Memory.recall <memgraph.Memory.recall>`."""
@@ -268,10 +320,14 @@ class AsyncMemory:
         """Async :meth:`Memory.supporting_episodes <memgraph.Memory.supporting_episodes>`."""
         return await self._run(Memory.supporting_episodes, hits)
 
-    async def episodes(self) -> list[Episode]:
+    async def iter_episodes(self) -> AsyncIterator[Episode]:
         """Every stored episode, oldest first (:meth:`Memory.iter_episodes
-        <memgraph.Memory.iter_episodes>`, collected)."""
-        return await self._run(lambda memory: list(memory.iter_episodes()))
+        <memgraph.Memory.iter_episodes>`; read in a worker thread, then yielded)::
+
+            texts = [episode.text async for episode in memory.iter_episodes()]
+        """
+        for episode in await self._run(lambda memory: list(memory.iter_episodes())):
+            yield episode
 
     async def stats(self) -> dict[str, int]:
         """Async :meth:`Memory.stats <memgraph.Memory.stats>`."""
@@ -288,6 +344,40 @@ class AsyncMemory:
     async def summary(self) -> dict[str, Any] | None:
         """Async :meth:`Memory.summary <memgraph.Memory.summary>`."""
         return await self._run(Memory.summary)
+
+    async def save_summary(self, summary: Mapping[str, Any]) -> None:
+        """Async :meth:`Memory.save_summary <memgraph.Memory.save_summary>`."""
+        await self._run(Memory.save_summary, dict(summary))
+
+    async def update_summary(
+        self, change: Callable[[dict[str, Any] | None], Mapping[str, Any] | None]
+    ) -> None:
+        """Async :meth:`Memory.update_summary <memgraph.Memory.update_summary>`:
+        ``change`` is called in a worker thread, holding the scope's write lock.
+
+        Raises:
+            StoreConflict: the scope's lock was not free within ``lockTimeout``.
+        """
+        await self._run(Memory.update_summary, change)
+
+    async def embedder_model(self) -> str | None:
+        """The embedding model's name (:attr:`Memory.embedder_model
+        <memgraph.Memory.embedder_model>`), once the scope is open; ``None`` without
+        an embedder."""
+        return (await self.open()).embedder_model
+
+    async def wait_for_index(self, timeout: float | None = None) -> bool:
+        """Async :meth:`Memory.wait_for_index <memgraph.Memory.wait_for_index>`."""
+        return await self._run(Memory.wait_for_index, timeout)
+
+    async def view(self, *, max_entities: int = 5_000) -> GraphView:
+        """Async :meth:`Memory.view <memgraph.Memory.view>`: the page is built in a
+        worker thread.
+
+        Raises:
+            ValueError: ``max_entities`` is less than 1.
+        """
+        return await self._run(Memory.view, max_entities=max_entities)
 
     def as_of(self, when: str | datetime) -> AsyncMemoryView:
         """A read-only view as of ``when`` whose reads are awaitable (:meth:`Memory.as_of

@@ -226,51 +226,74 @@ class RememberMixin(MemoryCore):
         Raises:
             ProviderError: the model could not be reached; what was stored stays.
         """
+        results: list[ChangeSet] = []
+        for episode in self._unextracted(limit):
+            answer = extract(
+                self.provider.chat,
+                episode.text,
+                known=self._reextract_context(episode),
+                said_at=episode.at,
+                speaker=episode.speaker or DEFAULT_SPEAKER,
+            )
+            plan_for = self._reextract_plan(episode, answer)
+            if plan_for is None:
+                results.append(self._still_unusable(answer))
+                continue
+            plan, commit = self._write(plan_for)
+            results.append(self._reextracted(answer, plan, commit))
+        return results
+
+    # The phases of reextract, also run one by one by AsyncMemory.
+    def _unextracted(self, limit: int | None) -> list[Episode]:
+        """The texts stored unextracted and not extracted since, oldest first."""
         with self._lock:
             graph = self._sync()
             done = graph.extracted_later()
             docs = {doc["id"]: doc for doc in self.store.episodes()}
             docs.update(graph.episodes)
         ordered = sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"]))
-        pending = [
+        return [
             Episode.from_doc(d) for d in ordered if d.get("unextracted") and d["id"] not in done
         ][:limit]
-        results: list[ChangeSet] = []
-        for episode in pending:
-            with self._lock:
-                graph = self._sync()
-                context = self._context_for(graph, episode.text)
-            answer = extract(
-                self.provider.chat,
-                episode.text,
-                known=context,
-                said_at=episode.at,
-                speaker=episode.speaker or DEFAULT_SPEAKER,
-            )
-            if answer.value is None:
-                problem = answer.problems[-1] if answer.problems else "the reply was unusable"
-                results.append(ChangeSet(warnings=tuple(answer.problems), unusable_reply=problem))
-                continue
-            extraction: Extraction = answer.value
-            now = now_iso()
 
-            def plan_for(
-                graph: Graph,
-                extraction: Extraction = extraction,
-                at: str = episode.at,
-                source: str | None = episode.source,
-                stored: str = episode.id,
-                now: str = now,
-            ) -> Plan:
-                return plan_extraction(
-                    graph, extraction, at=at, now=now, source=source, stored_episode=stored
-                )
+    def _reextract_context(self, episode: Episode, query_vector: np.ndarray | None = None) -> str:
+        """The known entities the extraction prompt shows for ``episode``'s text."""
+        with self._lock:
+            graph = self._sync()
+            return self._context_for(graph, episode.text, query_vector)
 
-            plan, commit = self._write(plan_for)
-            results.append(
-                self._change_set(plan, commit, tuple(answer.problems) + tuple(plan.warnings))
+    def _reextract_plan(
+        self, episode: Episode, answer: Answer[Extraction]
+    ) -> Callable[[Graph], Plan] | None:
+        """How to plan the write of the facts the model drew from ``episode`` (``None``
+        when its reply is still unusable)."""
+        if answer.value is None:
+            return None
+        extraction: Extraction = answer.value
+        now = now_iso()
+
+        def plan_for(graph: Graph) -> Plan:
+            return plan_extraction(
+                graph,
+                extraction,
+                at=episode.at,
+                now=now,
+                source=episode.source,
+                stored_episode=episode.id,
             )
-        return results
+
+        return plan_for
+
+    def _reextracted(
+        self, answer: Answer[Extraction], plan: Plan, commit: Commit | None
+    ) -> ChangeSet:
+        return self._change_set(plan, commit, tuple(answer.problems) + tuple(plan.warnings))
+
+    @staticmethod
+    def _still_unusable(answer: Answer[Extraction]) -> ChangeSet:
+        """A re-extraction whose reply is still unusable: nothing changed, and why."""
+        problem = answer.problems[-1] if answer.problems else "the reply was unusable"
+        return ChangeSet(warnings=tuple(answer.problems), unusable_reply=problem)
 
     @staticmethod
     def _speaker_of(text: str, speaker: str | None) -> str | None:
