@@ -28,8 +28,9 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.memory import InMemoryStore
+from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatModel
 
-from memgraph import Memory
+from memgraph import Memory, Provider
 from memgraph.integrations.langgraph import MemgraphStore
 from memgraph.scope import validate_scope
 from tests.postgres_server import new_scope
@@ -198,6 +199,35 @@ def test_an_items_text_becomes_facts_that_follow_the_item(tmp_path: Path) -> Non
         assert [e.text for e in memory.iter_episodes()] == ["Bob plays the cello."]
         assert memory.entities() == []
         assert store.search(BOB, query="cello")[0].score is not None
+
+
+def test_search_ranks_items_by_every_kind_of_hit_memgraph_finds(tmp_path: Path) -> None:
+    # The model names an employer the text does not: only the entity matches "Zorblax".
+    job = {
+        "entities": [
+            {"name": "Alice", "type": "person", "observations": ["starts a new job on Monday"]},
+            {"name": "Zorblax", "type": "organization", "observations": []},
+        ],
+        "relations": [{"from": "Alice", "to": "Zorblax", "type": "works_at"}],
+    }
+    chat = ScriptedChatModel({"extract": [job]}, fallback=MockChatModel())
+    with MemgraphStore(tmp_path, provider=Provider("p", chat, HashEmbedder())) as store:
+        store.put(ALICE, "job", {"text": "My new job starts Monday."})
+        store.put(ALICE, "sister", {"text": "Maria: My sister Ana lives in Porto."})
+        store.put(ALICE, "weather", {"text": "Hmm, nice weather today."})
+        memory = store.memory(ALICE)
+        for query, kind, key in [
+            ("Zorblax", "entity", "job"),  # the entity's relation came from the item
+            ("Porto", "fact", "sister"),
+            ("Maria's sister", "episode", "sister"),  # the speaker's entity: Maria
+            ("weather", "episode", "weather"),  # no entity: the speaker is no one known
+        ]:
+            best = memory.search(query, k=5)[0]
+            assert best.kind == kind, (query, best)
+            found = store.search(ALICE, query=query)
+            assert found[0].key == key and found[0].score == best.score, (query, found)
+        (nobody,) = [h for h in memory.search("weather", k=5) if h.kind == "episode"]
+        assert nobody.entity is None
 
 
 def test_namespaces_are_separate_scopes(tmp_path: Path) -> None:

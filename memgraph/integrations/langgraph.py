@@ -20,7 +20,8 @@ their memories in memgraph:
   extracted from it (``extract=False`` keeps the episode only, no model call).
   Updating or deleting an item expires the facts its previous text gave.
 * **search** with a ``query`` ranks the namespace's items by memgraph's search
-  over those facts and texts (each item scored by its best hit), then lists
+  over those facts and texts (each item scored by its best hit: a fact it
+  stated, its text, or an entity its facts are about), then lists
   the items that matched nothing (``score`` ``None``) after them, as
   LangGraph's own stores do for items without vectors; ``filter`` (field
   equality and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``),
@@ -48,6 +49,7 @@ import orjson
 from memgraph import (
     AsyncMemory,
     ChangeSet,
+    Hit,
     Item,
     KeyVersion,
     Memory,
@@ -323,19 +325,25 @@ class MemgraphStore(BaseStore):
     def _scores(
         self, namespace: tuple[str, ...], items: list[_Stored], op: SearchOp
     ) -> dict[str, float]:
-        """Each item's best score among memgraph's hits for the query."""
-        by_episode = {item.episode: item.key for item in items if item.episode}
-        if not by_episode or not op.query:
+        """Each item's best score among memgraph's hits for the query: a fact hit counts
+        for the item that stated the fact, an episode hit (whose entity, the speaker's,
+        may be ``None``) for the item whose text it is, an entity hit for the items
+        that stated the entity's current facts and relations."""
+        if not op.query:
+            return {}
+        owner: dict[str, str] = {}  # an episode or fact id -> the key of the item it is from
+        for item in items:
+            owner.update(dict.fromkeys(item.facts, item.key))
+            if item.episode:
+                owner[item.episode] = item.key
+        if not owner:
             return {}
         depth = max(SEARCH_DEPTH, 3 * (op.offset + op.limit))
         scores: dict[str, float] = {}
         for hit in self.memory(namespace).search(op.query, k=depth):
-            episode = hit.observation.episode_id if hit.observation else None
-            if episode is None and hit.episode is not None:
-                episode = hit.episode.id
-            key = by_episode.get(episode or "")
-            if key is not None and hit.score > scores.get(key, -1.0):
-                scores[key] = hit.score
+            for key in {owner[i] for i in _sources(hit) if i in owner}:
+                if hit.score > scores.get(key, -1.0):
+                    scores[key] = hit.score
         return scores
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -434,6 +442,17 @@ def _expire(memory: Memory, ids: list[str]) -> None:
                 memory.expire(fact)
             except NotFound:
                 continue
+
+
+def _sources(hit: Hit) -> list[str]:
+    """The ids of the facts and texts ``hit`` stands on."""
+    if hit.observation is not None:
+        return [hit.observation.id, hit.observation.episode_id or ""]
+    if hit.episode is not None:
+        return [hit.episode.id]
+    facts = hit.entity.observations if hit.entity is not None else ()
+    ids = [i for fact in facts for i in (fact.id, fact.episode_id or "")]
+    return ids + [i for relation in hit.relations for i in (relation.id, relation.episode_id or "")]
 
 
 def _matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
