@@ -382,15 +382,28 @@ def test_langmems_memory_tools_work_on_the_store(tmp_path: Path) -> None:
 
 def test_importing_memgraph_imports_no_framework_and_a_missing_one_names_its_extra() -> None:
     probe = (
-        "import sys, memgraph, memgraph.integrations\n"
-        "assert not {'langgraph', 'agents', 'langmem'} & set(sys.modules), sys.modules.keys()\n"
-        "sys.modules['langgraph'] = None\n"
-        "try:\n"
-        "    import memgraph.integrations.langgraph\n"
-        "except ImportError as exc:\n"
-        "    print(exc)\n"
+        "import importlib, pkgutil, sys\n"
+        "import memgraph\n"
+        "frameworks = {'langgraph', 'langchain_core', 'langmem', 'agents'}\n"
+        "assert not frameworks & set(sys.modules), sorted(frameworks & set(sys.modules))\n"
+        "for name in frameworks:\n"
+        "    sys.modules[name] = None  # as if not installed\n"
+        "integrations = {'memgraph.integrations.langgraph', 'memgraph.integrations.openai_agents'}\n"
+        "for module in pkgutil.walk_packages(memgraph.__path__, 'memgraph.'):\n"
+        "    if module.name not in integrations:\n"
+        "        importlib.import_module(module.name)  # every other module works without them\n"
+        "for name in sorted(integrations):\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as exc:\n"
+        "        print(exc)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-W", "ignore", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     assert "pip install 'memgraph-kg[langgraph]'" in done.stdout
+    assert "pip install 'memgraph-kg[openai-agents]'" in done.stdout
