@@ -301,6 +301,13 @@ def test_async_memory_never_blocks_the_event_loop(tmp_path: Path) -> None:
             await memory.as_of("2020-01-01T00:00:00Z").entities()
             await memory.checkpoint()
             await memory.export()
+        unusable = ScriptedChatModel({"extract": ["not json"] * 2})
+        broken = Provider("broken", SlowChat(0.06, offload=True, inner=unusable), provider.embedder)
+        async with AsyncMemory(tmp_path, "bob", provider=broken) as memory:
+            assert (await memory.remember("Bob plays the cello.")).unusable_reply
+        async with AsyncMemory(tmp_path, "bob", provider=provider) as memory:
+            (redone,) = await memory.reextract()
+            assert [o.content for o in redone.added_observations] == ["plays the cello"]
 
     assert run_watched(workload) == []
 
