@@ -79,6 +79,16 @@ class EntityModel:
     current_relations: tuple[Relation, ...]
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A write planned against a snapshot of the graph, before its vectors and commit."""
+
+    plan_for: Callable[[Graph], Plan]
+    plan: Plan
+    graph: Graph
+    seq: int
+
+
 def default_dir() -> Path:
     """``MEMGRAPH_DIR`` if set, else ``.memgraph`` in the working directory."""
     return Path(os.environ.get("MEMGRAPH_DIR") or ".memgraph")
@@ -673,20 +683,35 @@ class MemoryCore:
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
         self._episode_index = EpisodeIndex.decode(data)  # compact: flat arrays, nothing added
 
-    def _write(self, plan_for: Any) -> tuple[Plan, Commit | None]:
+    def _write(self, plan_for: Callable[[Graph], Plan]) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""
+        draft = self._draft(plan_for)
+        texts = self._draft_texts(draft)
+        vectors = dict(zip(texts, self._embed(texts), strict=True)) if texts else {}
+        return self._commit_draft(draft, vectors)
+
+    def _draft(self, plan_for: Callable[[Graph], Plan]) -> Draft:
+        """The first step of :meth:`_write`: plan against the synced graph, unlocked after."""
         with self._lock:
             graph = self._sync()
-            draft, drafted_at = plan_for(graph), (graph, graph.seq)
-        vectors: dict[str, np.ndarray] = {}
-        if self.provider.embedder is not None and draft.embed:
-            texts = [text for _, text in draft.embed]
-            for (_obs_id, text), row in zip(draft.embed, self._embed(texts), strict=True):
-                vectors[text] = row
+            return Draft(plan_for, plan_for(graph), graph, graph.seq)
+
+    def _draft_texts(self, draft: Draft) -> list[str]:
+        """What to embed for ``draft`` before committing it (nothing without an embedder)."""
+        if self.provider.embedder is None:
+            return []
+        return [text for _, text in draft.plan.embed]
+
+    def _commit_draft(
+        self, draft: Draft, vectors: dict[str, np.ndarray]
+    ) -> tuple[Plan, Commit | None]:
+        """The last step of :meth:`_write`, given the draft's vectors by text: lock,
+        catch up, re-plan if another write landed, embed what is new, commit."""
         with self._lock, self._writer():
             graph = self._sync()
             # Re-plan only when another write landed since the draft (ids, duplicates).
-            plan = draft if (graph, graph.seq) == drafted_at else plan_for(graph)
+            same = (graph, graph.seq) == (draft.graph, draft.seq)
+            plan = draft.plan if same else draft.plan_for(graph)
             missing = [text for _, text in plan.embed if text not in vectors]
             if missing and self.provider.embedder is not None:
                 for text, row in zip(missing, self._embed(missing), strict=True):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memgraph.llm_calls.ask import Answer, ask_json
+from memgraph.llm_calls.ask import Answer, Exchange, arun_exchange, json_exchange, run_exchange
 from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, EXTRACT_SYSTEM, extract_message
 from memgraph.llm_calls.provider import ChatModel
 
@@ -22,8 +22,10 @@ __all__ = [
     "ExtractedEntity",
     "ExtractedRelation",
     "Extraction",
+    "aextract",
     "clean_label",
     "extract",
+    "extraction_exchange",
     "validate_extraction",
 ]
 
@@ -143,6 +145,26 @@ def validate_extraction(document: Mapping[str, Any]) -> Extraction:
     return Extraction(tuple(entities), tuple(relations), tuple(expirations))
 
 
+def extraction_exchange(
+    text: str,
+    *,
+    known: str,
+    said_at: str,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    previous: str | None = None,
+) -> Exchange[Answer[Extraction]]:
+    """The model calls of one extraction (see :mod:`memgraph.llm_calls.ask`)."""
+    return json_exchange(
+        EXTRACT_SYSTEM,
+        extract_message(
+            text, known, said_at, speaker=speaker, addressee=addressee, previous=previous
+        ),
+        EXTRACT_SCHEMA,
+        validate_extraction,
+    )
+
+
 def extract(
     chat: ChatModel,
     text: str,
@@ -155,12 +177,38 @@ def extract(
 ) -> Answer[Extraction]:
     """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
     who said it (``speaker``), to whom (``addressee``) and the turn before it."""
-    return ask_json(
+    return run_exchange(
         chat,
-        EXTRACT_SYSTEM,
-        extract_message(
-            text, known, said_at, speaker=speaker, addressee=addressee, previous=previous
+        extraction_exchange(
+            text,
+            known=known,
+            said_at=said_at,
+            speaker=speaker,
+            addressee=addressee,
+            previous=previous,
         ),
-        EXTRACT_SCHEMA,
-        validate_extraction,
+    )
+
+
+async def aextract(
+    chat: ChatModel,
+    text: str,
+    *,
+    known: str,
+    said_at: str,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    previous: str | None = None,
+) -> Answer[Extraction]:
+    """Async twin of :func:`extract` (the model's ``acomplete``, else a worker thread)."""
+    return await arun_exchange(
+        chat,
+        extraction_exchange(
+            text,
+            known=known,
+            said_at=said_at,
+            speaker=speaker,
+            addressee=addressee,
+            previous=previous,
+        ),
     )
