@@ -451,7 +451,7 @@ def test_forced_checkpoint_then_load_returns_the_document_without_older_commits(
     assert snapshot.vectors is not None
     assert snapshot.vectors.model == MODEL
     assert list(snapshot.vectors.ids) == model.index.ids()
-    matrix = np.asarray(snapshot.vectors.matrix)
+    matrix = np.asarray(snapshot.vectors.all_rows())
     assert matrix.dtype == np.float32
     assert matrix.tobytes() == model.index.rows(0, len(model.index)).tobytes()
 
@@ -539,7 +539,7 @@ def test_rewrite_replaces_everything(store_factory: StoreFactory) -> None:
         assert snapshot.vectors is not None
         assert list(snapshot.vectors.ids) == kept.index.ids()
         assert (
-            np.asarray(snapshot.vectors.matrix).tobytes()
+            np.asarray(snapshot.vectors.all_rows()).tobytes()
             == kept.index.rows(0, len(kept.index)).tobytes()
         )
         assert list(handle.episodes()) == [episode(1)]

@@ -273,7 +273,7 @@ class MemoryCore:
         model = self.embedder_model
         vectors = snapshot.vectors
         if vectors is not None and model is not None and vectors.model == model:
-            index = VectorIndex(model, None, vectors.matrix, vectors.ids)
+            index = VectorIndex(model, None, vectors.matrix, vectors.ids, source=vectors.source)
             if vectors.coarse is not None and vectors.coarse.centroids.shape[1:] == (
                 index.dimension,
             ):

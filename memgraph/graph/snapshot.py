@@ -45,7 +45,7 @@ import orjson
 
 from memgraph.graph.graph import LEAN_FACTS, Doc, Graph, type_key
 from memgraph.graph.lazy import LazyDocs, Postings
-from memgraph.graph.saved import Buffer, SavedGraph, Spans
+from memgraph.graph.saved import Buffer, Records, SavedGraph, Spans, as_buffer
 from memgraph.text import index_terms_many, name_key, terms
 
 __all__ = [
@@ -72,7 +72,7 @@ class GraphImage:
     graph_json: bytes
     tables: SavedGraph  # ``data`` left empty until the bytes are on disk
 
-    def saved(self, data: Buffer, path: str) -> SavedGraph:
+    def saved(self, data: Buffer | Records, path: str) -> SavedGraph:
         """The tables over the written ``graph.json`` (to re-base the graph on)."""
         return dataclasses.replace(self.tables, data=data, path=path)
 
@@ -300,7 +300,7 @@ def encode(graph: Graph) -> GraphImage:
     saved_entities, saved_rels = len(saved.entity_ids), len(saved.rel_ids)
     if len(entities) != saved_entities + len(entities.added()):
         raise AssertionError("a lazy graph lost saved entities")  # purges make it eager
-    data = memoryview(saved.data)
+    data = memoryview(as_buffer(saved.data))
     new_entity_ids = entities.added()
     new_rel_ids = relations.added()
     changed_entities = _changed(entities, graph.changed_entities)
@@ -521,7 +521,7 @@ class IndexUnusable(ValueError):
     """The index file cannot be used (damaged, another version, another graph.json)."""
 
 
-def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
+def read_index(raw: bytes, data: Buffer | Records, stamp: tuple[int, int]) -> SavedGraph:
     """Parse ``graph.idx`` for the ``graph.json`` bytes ``data`` with ``stamp``.
 
     Raises :class:`ValueError` when the index does not describe this
@@ -573,7 +573,7 @@ def read_index(raw: bytes, data: Buffer, stamp: tuple[int, int]) -> SavedGraph:
     ]
     if any(have != want for have, want in checks):
         raise IndexUnusable("array lengths disagree")
-    size = memoryview(data).nbytes
+    size = len(data)
     for array in (spans, rel_spans):
         if len(array) and (int(array.min()) < 0 or int(array.max()) > size):
             raise IndexUnusable("a byte span lies outside graph.json")

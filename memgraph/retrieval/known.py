@@ -182,6 +182,16 @@ def named_entities(
             stop -= 1
         position = stop if stop > next_name[position] else position + 1
     partly: dict[str, None] = {}
+    graph.parse_many(
+        entity_ids=[
+            entity_id
+            for position, terms in enumerate(held)
+            if terms and not covered[position]
+            for term in terms
+            if 0 < counts[term] <= partial
+            for entity_id in postings[term]
+        ]
+    )
     for position, terms in enumerate(held):
         if not terms or covered[position]:
             continue
@@ -285,6 +295,7 @@ def select(
         if entity_id in graph.entities:
             chosen.order.append(entity_id)
             chosen.named.add(entity_id)
+    graph.parse_many(observation_ids=[obs_id for obs_id, _score in hits])
     for obs_id, _score in hits:
         owner = graph.owner_of(obs_id)
         shown = owner is not None and (owner in chosen.named or owner in chosen.matched)
@@ -337,6 +348,7 @@ def format_selection(
 ) -> str:
     """The selection in Agency's recall text format, at most ``budget`` tokens."""
     blocks: list[list[str]] = []
+    graph.parse_relations_of(chosen.named, limit=4 * RELATIONS_PER_ENTITY)
     for entity_id in chosen.order:
         entity = graph.entities[entity_id]
         matched = chosen.matched.get(entity_id, [])

@@ -130,7 +130,9 @@ def name_matches(graph: Graph, query: str) -> set[str]:
     query_terms = [w for w in query_words if w not in STOP_WORDS]
     index = graph.name_term_index()
     found: set[str] = set()
-    for entity_id in {e for t in set(query_terms) for e in index.get(t, ())}:
+    holders = {e for t in set(query_terms) for e in index.get(t, ())}
+    graph.parse_many(entity_ids=holders)
+    for entity_id in holders:
         entity = graph.entities.get(entity_id)
         if entity is None:
             continue
@@ -248,6 +250,7 @@ def fuse(
             found = candidates[key] = Candidate(entity, obs)
         return found
 
+    graph.parse_many(observation_ids=[*(keywords or ()), *(semantic or ())], entity_ids=named)
     for signal, values in (("keyword", keywords or {}), ("semantic", semantic or {})):
         for obs_id, value in values.items():
             pair = graph.observation(obs_id)
@@ -396,6 +399,7 @@ def format_entities(
             break
     out: list[str] = []
     used = 0
+    graph.parse_relations_of(order)
     for entity_id, facts in order.items():
         entity = graph.entities[entity_id]
         shown = {o["id"] for o in facts}
