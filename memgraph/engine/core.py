@@ -151,6 +151,15 @@ class MemoryCore:
             self.store.close()
             self._closed = True
 
+    def resident_bytes(self) -> int:
+        """A rough estimate of the memory this object holds for its scope (what a
+        :class:`~memgraph.conversation.cache.MemoryCache` budgets): the graph and
+        vectors loaded so far. Zero before the first call loads the scope."""
+        graph, vectors = self._graph, self._vectors
+        if graph is None:
+            return 0
+        return graph.resident_bytes() + (vectors.resident_bytes() if vectors is not None else 0)
+
     def __repr__(self) -> str:
         where = str(self.dir) if self.dir is not None else type(self.store).__name__
         return f"Memory({where!r}, scope={self.scope!r}, provider={self.provider.name!r})"

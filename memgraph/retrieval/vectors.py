@@ -24,6 +24,7 @@ from memgraph.retrieval.ivf import CoarseIndex, dot_rows
 __all__ = ["RowSource", "VectorIndex", "normalize_rows"]
 
 Matrix = npt.NDArray[np.float32]
+ID_BYTES = 150  # a row's id string, its list entry and its row_of entry
 
 
 class RowSource(Protocol):
@@ -35,6 +36,11 @@ class RowSource(Protocol):
 
     def all(self) -> Matrix:
         """Every row, in row order."""
+        ...
+
+    @property
+    def resident_bytes(self) -> int:
+        """Memory held by the rows read so far."""
         ...
 
 
@@ -323,6 +329,15 @@ class VectorIndex:
         if split < len(rows):
             np.take(self._tail, rows[split:] - base_count, axis=0, out=out[split:], mode="clip")
         return out
+
+    def resident_bytes(self) -> int:
+        """A rough estimate of the memory the index holds (for a cache's budget): its
+        rows (those read so far, when the store keeps them), ids and list labels."""
+        source = self._source
+        rows = self.base.nbytes if source is None else source.resident_bytes
+        coarse = self.coarse
+        lists = 0 if coarse is None else coarse.centroids.nbytes + coarse.labels.nbytes
+        return rows + self._tail.nbytes + self._alive.nbytes + len(self.row_of) * ID_BYTES + lists
 
     def ids(self) -> list[str]:
         """Every row's observation id, in row order."""
