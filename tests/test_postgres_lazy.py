@@ -22,7 +22,7 @@ from memgraph.errors import StoreConflict
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.ivf import CoarseIndex
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.store import Commit, PostgresStore, VectorBatch, pg_pool
+from memgraph.store import Commit, PostgresStore, VectorBatch, pg_pool, postgres
 from memgraph.store.pg_remote import RemoteImage, RemoteRows
 from tests.postgres_server import new_schema, new_scope
 
@@ -38,6 +38,16 @@ pytestmark = pytest.mark.postgres
 AT = "2026-01-02T03:04:05.678Z"
 DIM = 8
 Stores = Callable[..., PostgresStore]
+
+
+SMALL_IMAGE, SMALL_VECTORS = postgres.WHOLE_IMAGE_BYTES, postgres.WHOLE_VECTOR_ROWS
+
+
+@pytest.fixture(autouse=True)
+def lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scope here counts as large: records and vector rows stay in the database."""
+    monkeypatch.setattr(postgres, "WHOLE_IMAGE_BYTES", 0)
+    monkeypatch.setattr(postgres, "WHOLE_VECTOR_ROWS", 0)
 
 
 @pytest.fixture
@@ -115,6 +125,39 @@ def test_opening_a_checkpointed_scope_reads_its_index_and_no_record(stores: Stor
     assert lazy.entities["entity-8"] == graph.entities["entity-8"]
     assert image.reads == 1
     assert lazy.to_document() == graph.to_document()
+
+
+def test_a_small_scope_opens_in_one_round_trip_with_its_records_and_vectors(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres, "WHOLE_IMAGE_BYTES", SMALL_IMAGE)
+    monkeypatch.setattr(postgres, "WHOLE_VECTOR_ROWS", SMALL_VECTORS)
+    graph, index = written(stores(), 40)
+    store = stores()
+    statements: list[str] = []
+    store.load()  # the schema check of a handle's first use
+    original = psycopg.Connection.pipeline
+
+    def watched(self: psycopg.Connection[Any]) -> Any:
+        statements.append("pipeline")
+        return original(self)
+
+    original_run = PostgresStore._run
+
+    def run(self: PostgresStore, what: str, work: Any, **options: Any) -> Any:
+        statements.append(what)
+        return original_run(self, what, work, **options)
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", watched)
+    monkeypatch.setattr(PostgresStore, "_run", run)
+    snapshot = store.load()
+    lazy = snapshot.graph()
+    lazy.parse_many(entity_ids=list(lazy.entities))
+    assert statements == ["loading", "pipeline"], "nothing read after the load"
+    assert snapshot.saved is not None and isinstance(snapshot.saved.data, bytes)
+    assert snapshot.graph().to_document() == graph.to_document()
+    assert snapshot.vectors is not None and snapshot.vectors.source is None
+    assert snapshot.vectors.matrix.tobytes() == index.rows(0, 40).tobytes()
 
 
 def test_records_a_call_needs_are_read_together_in_one_round_trip(stores: Stores) -> None:

@@ -495,6 +495,8 @@ class Graph:
         if saved is not None:
             ids = len(saved.entity_ids) + len(saved.obs_ids) + len(saved.rel_ids)
             total += ids * SAVED_ID_BYTES
+            if isinstance(saved.data, BUFFERS):  # the checkpoint's bytes, in memory or mapped
+                total += len(saved.data)
         return total
 
     @property

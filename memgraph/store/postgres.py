@@ -69,7 +69,7 @@ import orjson
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.snapshot import GraphImage, encode, indexable, read_index
-from memgraph.retrieval.ivf import CoarseIndex
+from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet, journal_outgrew
 from memgraph.store.pg_pool import pool_for, send_and_forget
@@ -96,6 +96,12 @@ log = logging.getLogger("memgraph")
 
 MIN_JOURNAL_BYTES = 1 << 20
 JOURNAL_RATIO = 0.25
+WHOLE_IMAGE_BYTES = 1 << 20
+"""A checkpoint image up to this size is read whole when the scope opens (one round
+trip, instead of one per batch of records later); larger ones are read on demand."""
+WHOLE_VECTOR_ROWS = IVF_MIN_ROWS
+"""Scopes with up to this many vector rows read them all when they open: searches
+below this size are exact and need every row anyway."""
 
 T = TypeVar("T")
 Matrix = npt.NDArray[np.float32]
@@ -238,66 +244,101 @@ class PostgresStore:
         return self._run("loading", self._load)
 
     def _load(self, conn: Connection[tuple[Any, ...]]) -> Snapshot:
-        with conn.transaction(), conn.cursor(binary=True) as cursor:
-            # One snapshot of the whole scope: a checkpoint committed meanwhile
-            # cannot delete commits between the checkpoint and the journal read here.
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return self._read_snapshot(cursor)
+        """Everything a scope opens from, in one round trip: a pipeline of reads in one
+        ``REPEATABLE READ`` snapshot (a checkpoint committed meanwhile cannot delete
+        commits between the checkpoint and the journal read here). A small scope's
+        image and vector rows come whole; a large one's stay in the database."""
+        s, scope = self._s, self.scope
+        current = f"(SELECT image_generation FROM {s}.scopes WHERE scope = %s)"
+        reads: list[tuple[str, list[Any]]] = [
+            (
+                "SELECT epoch, last_seq, checkpoint_seq, image_generation, "
+                "CASE WHEN image_generation = 0 THEN checkpoint::text END, checkpoint_bytes, "
+                "journal_bytes, vector_model, vector_dim, vector_count, vector_generation "
+                f"FROM {s}.scopes WHERE scope = %s",
+                [scope],
+            ),
+            (
+                "SELECT generation, octet_length(document), document_index, vector_ids, "
+                "CASE WHEN octet_length(document) <= %s OR document_index IS NULL "
+                f"THEN document END FROM {s}.images WHERE scope = %s AND generation = {current}",
+                [WHOLE_IMAGE_BYTES, scope, scope],
+            ),
+            (
+                f"SELECT {_COMMIT_COLUMNS} FROM {s}.commits WHERE scope = %s AND seq > "
+                f"(SELECT checkpoint_seq FROM {s}.scopes WHERE scope = %s) ORDER BY seq",
+                [scope, scope],
+            ),
+            (f"SELECT lists, dim, centroids, labels FROM {s}.coarse WHERE scope = %s", [scope]),
+            (
+                f"SELECT v.data FROM {s}.vectors v JOIN {s}.scopes x ON x.scope = v.scope "
+                "WHERE v.scope = %s AND x.vector_count <= %s AND v.row_index < x.vector_count "
+                "ORDER BY v.row_index",
+                [scope, WHOLE_VECTOR_ROWS],
+            ),
+        ]
+        cursors = [conn.cursor(binary=True) for _ in reads]
+        try:
+            with conn.pipeline():
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                for cursor, (sql, params) in zip(cursors, reads, strict=True):
+                    cursor.execute(sql, params)
+                conn.execute("COMMIT")
+            found = [cursor.fetchall() for cursor in cursors]
+        finally:
+            for cursor in cursors:
+                cursor.close()
+        return self._read_snapshot(*found)
 
-    def _read_snapshot(self, cursor: Any) -> Snapshot:
+    def _read_snapshot(
+        self,
+        scope_rows: list[tuple[Any, ...]],
+        image_rows: list[tuple[Any, ...]],
+        commit_rows: list[tuple[Any, ...]],
+        coarse_rows: list[tuple[Any, ...]],
+        vector_rows: list[tuple[Any, ...]],
+    ) -> Snapshot:
         snapshot = Snapshot()
-        row = cursor.execute(
-            "SELECT epoch, last_seq, checkpoint_seq, image_generation, "
-            "CASE WHEN image_generation = 0 THEN checkpoint::text END, checkpoint_bytes, "
-            "journal_bytes, vector_model, vector_dim, vector_count, vector_generation "
-            f"FROM {self._s}.scopes WHERE scope = %s",
-            [self.scope],
-        ).fetchone()
-        if row is None:
+        if not scope_rows:
             self._epoch, self._image, self._seen_seq = 0, 0, 0
             self._journal_bytes, self._checkpoint_bytes = 0, 0
             self._vector_ids, self._vector_generation, self._rows = [], 0, None
             return snapshot
+        row = scope_rows[0]
         epoch, last_seq, checkpoint_seq, image, document = row[:5]
         model, dim, count, generation = row[7:11]
         vector_ids: bytes | None = None
         if image:
-            vector_ids = self._read_image(cursor, snapshot, image)
+            if not image_rows:
+                raise self._corrupt("images", f"lacks checkpoint image {image}")
+            vector_ids = self._read_image(snapshot, image_rows[0])
         elif document is not None:
             snapshot.document = self._decode(document, "scopes.checkpoint", "checkpoint")
             if not isinstance(snapshot.document, dict):
                 raise self._corrupt("scopes.checkpoint", "is not a graph document")
-        cursor.execute(
-            f"SELECT {_COMMIT_COLUMNS} FROM {self._s}.commits "
-            "WHERE scope = %s AND seq > %s ORDER BY seq",
-            [self.scope, checkpoint_seq],
-        )
-        snapshot.commits = [self._commit_of(r) for r in cursor.fetchall()]
+        snapshot.commits = [self._commit_of(r) for r in commit_rows]
         self._check_sequence(snapshot.commits, checkpoint_seq, last_seq)
         ids: list[str] = []
         if model is not None:
-            ids = self._vector_ids_of(cursor, vector_ids, count)
-            snapshot.vectors = self._vector_set(cursor, model, ids, dim, generation)
+            ids = self._vector_ids_of(vector_ids, count)
+            coarse = self._coarse_of(coarse_rows, count, dim)
+            snapshot.vectors = self._vector_set(model, ids, dim, generation, coarse, vector_rows)
         self._epoch, self._image, self._seen_seq = epoch, image, last_seq
         self._checkpoint_bytes, self._journal_bytes = row[5], row[6]
         self._vector_ids, self._vector_generation = ids, generation
         return snapshot
 
-    def _read_image(self, cursor: Any, snapshot: Snapshot, generation: int) -> bytes | None:
-        """Open checkpoint image ``generation`` lazily from its index (or parse it whole
-        when it has none, or an unusable one); returns its vector ids."""
-        found = cursor.execute(
-            f"SELECT octet_length(document), document_index, vector_ids FROM {self._s}.images "
-            "WHERE scope = %s AND generation = %s",
-            [self.scope, generation],
-        ).fetchone()
-        if found is None:
-            raise self._corrupt("images", f"lacks checkpoint image {generation}")
-        size, index, vector_ids = found
+    def _read_image(self, snapshot: Snapshot, row: tuple[Any, ...]) -> bytes | None:
+        """Open a checkpoint image from its index (its bytes read on demand, or at once
+        when small), or parse it whole when it has no usable index; returns its
+        vector ids."""
+        generation, size, index, vector_ids, whole = row
+        data: bytes | RemoteImage | None = bytes(whole) if whole is not None else None
         if index is not None:
-            remote = RemoteImage(self._image_reader(generation), int(size))
+            if data is None:
+                data = RemoteImage(self._image_reader(generation), int(size))
             try:
-                saved = read_index(bytes(index), remote, (int(size), generation))
+                saved = read_index(bytes(index), data, (int(size), generation))
             except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
                 log.info(
                     "memgraph: parsing checkpoint %s of %r in full (%s)", generation, self, exc
@@ -306,11 +347,9 @@ class PostgresStore:
                 saved.path = self._image_path(generation)
                 snapshot.saved = saved
                 return bytes(vector_ids) if vector_ids is not None else None
-        whole = cursor.execute(
-            f"SELECT document FROM {self._s}.images WHERE scope = %s AND generation = %s",
-            [self.scope, generation],
-        ).fetchone()
-        snapshot.document = self._decode(bytes(whole[0]), "images.document", "checkpoint")
+        if not isinstance(data, bytes):
+            data = self._image_reader(generation)([(0, int(size))])[0]
+        snapshot.document = self._decode(data, "images.document", "checkpoint")
         if not isinstance(snapshot.document, dict):
             raise self._corrupt("images.document", "is not a graph document")
         return bytes(vector_ids) if vector_ids is not None else None
@@ -341,30 +380,50 @@ class PostgresStore:
 
         return fetch
 
-    def _vector_ids_of(self, cursor: Any, blob: bytes | None, count: int) -> list[str]:
+    def _vector_ids_of(self, blob: bytes | None, count: int) -> list[str]:
         """The ids of the stored vector rows: from the image when it carries them."""
         if blob is not None:
             with contextlib.suppress(zlib.error, UnicodeDecodeError):
                 ids = unpack_ids(blob)
                 if len(ids) == count:
                     return ids
-        rows = cursor.execute(
-            f"SELECT obs_id FROM {self._s}.vectors WHERE scope = %s AND row_index < %s "
-            "ORDER BY row_index",
-            [self.scope, count],
-        ).fetchall()
-        if len(rows) != count:
-            raise self._corrupt("vectors", f"holds {len(rows)} rows, expected {count}")
-        return [r[0] for r in rows]
+
+        def work(conn: Connection[tuple[Any, ...]]) -> list[str]:
+            rows = conn.execute(
+                f"SELECT obs_id FROM {self._s}.vectors WHERE scope = %s AND row_index < %s "
+                "ORDER BY row_index",
+                [self.scope, count],
+            ).fetchall()
+            return [r[0] for r in rows]
+
+        ids = self._run("reading vector ids of", work)  # a scope the previous release wrote
+        if len(ids) != count:
+            raise self._corrupt("vectors", f"holds {len(ids)} rows, expected {count}")
+        return ids
 
     def _vector_set(
-        self, cursor: Any, model: str, ids: list[str], dim: int, generation: int
+        self,
+        model: str,
+        ids: list[str],
+        dim: int,
+        generation: int,
+        coarse: CoarseIndex | None,
+        rows_read: list[tuple[Any, ...]],
     ) -> VectorSet:
-        """The stored vectors, their rows left in the database until a search reads them."""
+        """The stored vectors: a small scope's rows as read with the load (an exact
+        search needs them all), a large one's left in the database until a search
+        reads them."""
         count = len(ids)
         if count == 0:
             self._rows = None
             return VectorSet(model, [], np.zeros((0, 0), np.float32))
+        if count <= WHOLE_VECTOR_ROWS:
+            self._rows = None
+            width = dim * 4
+            if len(rows_read) != count or any(len(r[0]) != width for r in rows_read):
+                raise self._corrupt("vectors", f"holds {len(rows_read)} rows, expected {count}")
+            matrix = np.frombuffer(b"".join(r[0] for r in rows_read), dtype="<f4")
+            return VectorSet(model, ids, matrix.astype(np.float32).reshape(count, dim), coarse)
         rows = self._rows
         if rows is None or rows.generation != generation or rows.count > count or rows.dim != dim:
             rows = RemoteRows(
@@ -376,7 +435,6 @@ class PostgresStore:
             )
         rows.extend(count)
         self._rows = rows
-        coarse = self._read_coarse(cursor, count, dim)
         return VectorSet(model, ids, np.zeros((0, dim), np.float32), coarse, source=rows)
 
     def _row_reader(
@@ -467,16 +525,13 @@ class PostgresStore:
             "process); retry the call"
         )
 
-    def _read_coarse(self, cursor: Any, count: int, dim: int) -> CoarseIndex | None:
+    @staticmethod
+    def _coarse_of(rows: list[tuple[Any, ...]], count: int, dim: int) -> CoarseIndex | None:
         """The saved approximate index, if it fits these rows (derived data: anything
         unusable is ignored, and the engine rebuilds it in the background)."""
-        row = cursor.execute(
-            f"SELECT lists, dim, centroids, labels FROM {self._s}.coarse WHERE scope = %s",
-            [self.scope],
-        ).fetchone()
-        if row is None:
+        if not rows:
             return None
-        lists, width, centroids, labels = row
+        lists, width, centroids, labels = rows[0]
         if width != dim or len(centroids) != lists * dim * 4 or len(labels) % 4:
             return None
         label_array = np.frombuffer(labels, dtype="<i4").astype(np.int32)
