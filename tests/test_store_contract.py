@@ -98,11 +98,21 @@ BACKENDS = [
     _Backend("directory", _directory),
     _Backend("memory", _in_memory),
     pytest.param(_Backend("postgres", _postgres), marks=pytest.mark.postgres, id="postgres"),
+    # Every scope counted as large: records and vector rows read on demand.
+    pytest.param(
+        _Backend("postgres-lazy", _postgres), marks=pytest.mark.postgres, id="postgres-lazy"
+    ),
 ]
 
 
 @pytest.fixture(params=BACKENDS, ids=lambda backend: backend.name)
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    if request.param.name == "postgres-lazy":
+        from memgraph.store import postgres
+
+        monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+        monkeypatch.setattr(postgres, "WHOLE_IMAGE_BYTES", 0)
+        monkeypatch.setattr(postgres, "WHOLE_VECTOR_ROWS", 0)
     factory = request.param.build(tmp_path)
     yield factory
     factory.close()
