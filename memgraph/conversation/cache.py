@@ -18,6 +18,9 @@ holding its own ``Memory`` objects (one per user) can use another.
 from __future__ import annotations
 
 import atexit
+import ctypes
+import ctypes.util
+import gc
 import logging
 import os
 import threading
@@ -25,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from memgraph.config import MemoryConfig
 from memgraph.engine.memory import Memory
@@ -74,6 +77,7 @@ class MemoryCache(Generic[K]):
         self._open: OrderedDict[K, Memory] = OrderedDict()  # least recently used first
         self._sizes: dict[K, int] = {}
         self._used: set[K] = set()  # handed out since their size was last measured
+        self._freed = 0  # estimated bytes closed since memory was last given back
         self._lock = threading.Lock()
         self.opened = 0
         self.closed = 0
@@ -140,7 +144,9 @@ class MemoryCache(Generic[K]):
             if oldest == keep:
                 break
             dropped.append(self._open.pop(oldest))
-            total -= self._sizes.pop(oldest, 0)
+            size = self._sizes.pop(oldest, 0)
+            total -= size
+            self._freed += size
         return dropped
 
     def _close(self, memories: list[Memory]) -> None:
@@ -150,6 +156,13 @@ class MemoryCache(Generic[K]):
                 memory.close()
             except Exception:  # closing must not fail the call that made room
                 log.exception("memgraph: could not close %r", memory)
+        if memories and self._freed >= self.budget_mb * (1 << 20) / 8:
+            # What the closed memories held is free, but the C allocator keeps most of
+            # it in its heap, between blocks still in use; give it back to the system
+            # (a scope's records and vectors are many blocks of every size).
+            self._freed = 0
+            del memories
+            _return_freed_memory()
 
 
 _ENV = ("MEMGRAPH_PROVIDER", "MEMGRAPH_STORE", "MEMGRAPH_BASE_URL")
@@ -197,6 +210,21 @@ class Target:
         return self.dir, self.scope, self.config.store
 
 
+def _return_freed_memory() -> None:
+    """Ask the C allocator to give its free memory back to the system (glibc's
+    ``malloc_trim``; nothing elsewhere)."""
+    global _trim
+    if _trim is None:
+        try:
+            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim:
+        gc.collect()
+        _trim(0)
+
+
+_trim: Any = None
 _lock = threading.Lock()
 _memories: MemoryCache[Target] = MemoryCache()
 _providers: dict[tuple[object, ...], Provider] = {}

@@ -59,7 +59,7 @@ import logging
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -284,11 +284,12 @@ class PostgresStore:
                 for cursor, (sql, params) in zip(cursors, reads, strict=True):
                     cursor.execute(sql, params)
                 conn.execute("COMMIT")
-            found = [cursor.fetchall() for cursor in cursors]
+            scope_rows, image_rows, commit_rows, coarse_rows = (c.fetchall() for c in cursors[:4])
+            # The vector rows are copied into their matrix one at a time.
+            return self._read_snapshot(scope_rows, image_rows, commit_rows, coarse_rows, cursors[4])
         finally:
             for cursor in cursors:
                 cursor.close()
-        return self._read_snapshot(*found)
 
     def _read_snapshot(
         self,
@@ -296,7 +297,7 @@ class PostgresStore:
         image_rows: list[tuple[Any, ...]],
         commit_rows: list[tuple[Any, ...]],
         coarse_rows: list[tuple[Any, ...]],
-        vector_rows: list[tuple[Any, ...]],
+        vector_rows: Iterable[tuple[Any, ...]],
     ) -> Snapshot:
         snapshot = Snapshot()
         if not scope_rows:
@@ -408,7 +409,7 @@ class PostgresStore:
         dim: int,
         generation: int,
         coarse: CoarseIndex | None,
-        rows_read: list[tuple[Any, ...]],
+        rows_read: Iterable[tuple[Any, ...]],
     ) -> VectorSet:
         """The stored vectors: a small scope's rows as read with the load (an exact
         search needs them all), a large one's left in the database until a search
@@ -419,11 +420,16 @@ class PostgresStore:
             return VectorSet(model, [], np.zeros((0, 0), np.float32))
         if count <= WHOLE_VECTOR_ROWS:
             self._rows = None
-            width = dim * 4
-            if len(rows_read) != count or any(len(r[0]) != width for r in rows_read):
-                raise self._corrupt("vectors", f"holds {len(rows_read)} rows, expected {count}")
-            matrix = np.frombuffer(b"".join(r[0] for r in rows_read), dtype="<f4")
-            return VectorSet(model, ids, matrix.astype(np.float32).reshape(count, dim), coarse)
+            matrix = np.empty((count, dim), dtype="<f4")
+            target, width, seen = matrix.data.cast("B"), dim * 4, 0
+            for (data,) in rows_read:
+                if seen == count or len(data) != width:
+                    raise self._corrupt("vectors", f"row {seen} holds {len(data)} bytes")
+                target[seen * width : (seen + 1) * width] = data
+                seen += 1
+            if seen != count:
+                raise self._corrupt("vectors", f"holds {seen} rows, expected {count}")
+            return VectorSet(model, ids, matrix.astype(np.float32, copy=False), coarse)
         rows = self._rows
         if rows is None or rows.generation != generation or rows.count > count or rows.dim != dim:
             rows = RemoteRows(
