@@ -22,7 +22,7 @@ from memgraph.errors import StoreConflict
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.ivf import CoarseIndex
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.store import Commit, PostgresStore, VectorBatch, pg_pool, postgres
+from memgraph.store import Commit, PostgresStore, VectorBatch, pg_pool, pg_remote, postgres
 from memgraph.store.pg_remote import RemoteImage, RemoteRows
 from tests.postgres_server import new_schema, new_scope
 
@@ -195,6 +195,43 @@ def test_a_search_reads_only_the_vector_rows_of_the_lists_it_visits(stores: Stor
     assert rows.reads == 1
     assert 0 < rows.held < 400 / 4
     assert lazy.rows(0, 400).tobytes() == index.rows(0, 400).tobytes()  # the rest, once
+
+
+def test_a_scope_in_use_reads_the_rest_of_its_image_once_it_read_enough_records(
+    stores: Stores,
+) -> None:
+    graph, _ = written(stores(), 100)
+    lazy = stores().load().graph()
+    image = image_of(lazy)
+    picks = [f"entity-{4 * n}" for n in range(1, 101, 3)]  # not in order: no read-ahead
+    for entity_id in picks[: pg_remote.WHOLE_AFTER_READS]:
+        assert lazy.entities[entity_id] == graph.entities[entity_id]
+    assert image.reads == pg_remote.WHOLE_AFTER_READS
+    assert image.resident_bytes < len(image) / 4
+    for entity_id in picks[pg_remote.WHOLE_AFTER_READS :]:
+        assert lazy.entities[entity_id] == graph.entities[entity_id]
+    assert image.reads == pg_remote.WHOLE_AFTER_READS + 1, "the rest in one read"
+    assert image.resident_bytes == len(image)
+    assert lazy.to_document() == graph.to_document()
+    assert image.reads == pg_remote.WHOLE_AFTER_READS + 1
+
+
+def test_once_a_quarter_of_the_vector_rows_were_read_the_rest_come_in_one_pass(
+    stores: Stores,
+) -> None:
+    _, index = written(stores(), 200)
+    vectors = stores().load().vectors
+    assert vectors is not None and isinstance(vectors.source, RemoteRows)
+    rows = vectors.source
+    assert rows.take(np.arange(0, 40, dtype=np.int64)).shape == (40, DIM)
+    assert rows.reads == 1 and rows.held == 40
+    got = rows.take(np.arange(40, 60, dtype=np.int64))  # past a quarter: all of them
+    assert got.tobytes() == index.rows(40, 60).tobytes()
+    assert rows.reads == 2 and rows.held == 200
+    assert (
+        rows.take(np.arange(150, 200, dtype=np.int64)).tobytes() == index.rows(150, 200).tobytes()
+    )
+    assert rows.reads == 2
 
 
 def test_vector_rows_read_before_a_reload_are_not_read_again(stores: Stores) -> None:

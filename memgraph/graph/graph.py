@@ -495,8 +495,8 @@ class Graph:
         if saved is not None:
             ids = len(saved.entity_ids) + len(saved.obs_ids) + len(saved.rel_ids)
             total += ids * SAVED_ID_BYTES
-            if isinstance(saved.data, BUFFERS):  # the checkpoint's bytes, in memory or mapped
-                total += len(saved.data)
+            data = saved.data  # the checkpoint's bytes, in memory or mapped, or read so far
+            total += len(data) if isinstance(data, BUFFERS) else data.resident_bytes
         return total
 
     @property

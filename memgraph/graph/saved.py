@@ -38,6 +38,11 @@ class Records(Protocol):
         """The bytes of each ``(start, stop)`` span, read together."""
         ...
 
+    @property
+    def resident_bytes(self) -> int:
+        """Bytes of the checkpoint held in memory so far."""
+        ...
+
 
 def as_buffer(data: Buffer | Records) -> Buffer:
     """``data`` as a buffer: read whole when it is kept elsewhere."""

@@ -13,6 +13,11 @@ ids, the approximate index) and leaves the rest in the database:
   the rows of the lists it visits (and keeps them), an exact search or a
   rewrite reads all of them once.
 
+A scope in active use ends up with both in memory: after
+:data:`WHOLE_AFTER_READS` reads of records, or once a quarter of the vector
+rows were read, the rest is read in one pass. A scope opened for a call or
+two reads only what those calls needed.
+
 Both only read: they are handed functions of the store that fetch bytes of
 one checkpoint generation (or one vector generation) and fail with
 ``StoreConflict`` if that is gone.
@@ -31,6 +36,12 @@ __all__ = ["READ_AHEAD_MAX", "RemoteImage", "RemoteRows"]
 READ_AHEAD_MIN = 64 << 10
 READ_AHEAD_MAX = 8 << 20
 """The largest read-ahead window of a sequential walk over an image (bytes)."""
+WHOLE_AFTER_READS = 16
+"""Reads of an image's records after which the rest of it is read at once: a scope in
+active use ends up with its image in memory (as a memory-mapped graph.json ends up in
+the page cache), one opened for a call or two reads only what it needed."""
+WHOLE_AFTER_SHARE = 0.25
+"""Share of a scope's vector rows read after which the rest are read at once."""
 
 Matrix = npt.NDArray[np.float32]
 Spans = Sequence[tuple[int, int]]
@@ -51,11 +62,17 @@ class RemoteImage:
         self._window_start = 0
         self._ahead = 0  # the next read-ahead, while reads go forward in order
         self._last_stop = -1
+        self._whole: bytes | None = None  # every byte, once a scope in use read enough
         self._lock = threading.Lock()
         self.reads = 0  # round trips to the store, for tests and profiles
 
     def __len__(self) -> int:
         return self._size
+
+    @property
+    def resident_bytes(self) -> int:
+        """Bytes of the image held in memory."""
+        return len(self._whole) if self._whole is not None else len(self._window)
 
     def __getitem__(self, span: slice, /) -> bytes:
         start, stop, step = span.indices(self._size)
@@ -64,6 +81,8 @@ class RemoteImage:
         if stop <= start:
             return b""
         with self._lock:
+            if self._whole is not None or self.reads >= WHOLE_AFTER_READS:
+                return self._read([(start, stop)])[0]
             window, first = self._window, self._window_start
             if first <= start and stop <= first + len(window):
                 self._last_stop = stop
@@ -89,6 +108,13 @@ class RemoteImage:
             return self._read([(int(a), int(b)) for a, b in spans])
 
     def _read(self, spans: Spans) -> list[bytes]:
+        if self._whole is None and self.reads >= WHOLE_AFTER_READS:
+            self.reads += 1
+            [self._whole] = self._fetch([(0, self._size)])
+            self._window = b""
+        whole = self._whole
+        if whole is not None:
+            return [whole[start:stop] for start, stop in spans]
         self.reads += 1
         found = self._fetch(spans)
         if len(found) != len(spans) or any(
@@ -157,6 +183,9 @@ class RemoteRows:
     def take(self, rows: npt.NDArray[np.int64]) -> Matrix:
         with self._lock:
             missing = np.unique(rows[self._slot[rows] < 0])
+            if len(missing) and self._used + len(missing) >= WHOLE_AFTER_SHARE * len(self._slot):
+                self._read_all()  # a scope in use: the rest at once, as one pass
+                return self._packed[self._slot[rows]]
             if len(missing):
                 self.reads += 1
                 found, matrix = self._fetch(missing)
@@ -167,20 +196,23 @@ class RemoteRows:
 
     def all(self) -> Matrix:
         with self._lock:
-            count = len(self._slot)
-            if count and bool((self._slot >= 0).all()):
-                if not (self._used == count and bool((self._slot == np.arange(count)).all())):
-                    # Every row is here, out of order: keep one copy, in row order.
-                    self._packed, self._used = self._packed[self._slot], count
-                    self._slot = np.arange(count, dtype=np.int64)
-                return self._packed[:count]
-            self.reads += 1
-            matrix = np.ascontiguousarray(self._fetch_all(count), dtype=np.float32)
-            if matrix.shape != (count, self.dim):
-                raise ValueError("the store returned fewer vector rows than it holds")
-            self._packed, self._used = matrix, count
-            self._slot = np.arange(count, dtype=np.int64)
-            return matrix
+            return self._read_all()
+
+    def _read_all(self) -> Matrix:
+        count = len(self._slot)
+        if count and bool((self._slot >= 0).all()):
+            if not (self._used == count and bool((self._slot == np.arange(count)).all())):
+                # Every row is here, out of order: keep one copy, in row order.
+                self._packed, self._used = self._packed[self._slot], count
+                self._slot = np.arange(count, dtype=np.int64)
+            return self._packed[:count]
+        self.reads += 1
+        matrix = np.ascontiguousarray(self._fetch_all(count), dtype=np.float32)
+        if matrix.shape != (count, self.dim):
+            raise ValueError("the store returned fewer vector rows than it holds")
+        self._packed, self._used = matrix, count
+        self._slot = np.arange(count, dtype=np.int64)
+        return matrix
 
     def _append(self, rows: npt.NDArray[np.int64], matrix: Matrix) -> None:
         needed = self._used + len(rows)
