@@ -549,7 +549,9 @@ def run_store(
     prepare_s: float,
 ) -> dict[str, Any]:
     say(f"{label}: {args.servers} servers, {len(ops):,} operations")
+    watched = store.startswith(("postgresql://", "postgres://")) and server_stats_reset(store)
     result = drive(args, store, root, script, ops)
+    database = server_stats(store) if watched else {}
     acked, servers = result["acked"], result["servers"]
     by_kind: dict[str, list[float]] = {"remember": [], "recall": []}
     for number, ms in acked.items():
@@ -585,10 +587,68 @@ def run_store(
             }
             for s in servers
         ],
+        "database": database,
         "killed": result["killed"],
         "lost_in_flight": len(result["lost_in_flight"]),
         "checks": checks,
     }
+
+
+# What each statement memgraph sends is for (by how it starts).
+STATEMENT_KINDS = [
+    ("WITH scope AS", "commit"),
+    ("SELECT s.epoch, s.last_seq", "catch-up"),
+    ("SELECT pg_try_advisory_lock", "lock"),
+    ("SELECT pg_advisory", "lock"),
+    ("SELECT set_config", "lock"),
+    ("SELECT epoch, last_seq, checkpoint_seq", "open"),
+    ("SELECT generation, octet_length", "open"),
+    ("SELECT seq, at, next_id", "open"),
+    ("SELECT lists, dim", "open"),
+    ("SELECT v.data", "open"),
+    ("BEGIN", "open"),
+    ("COMMIT", "open"),
+    ("SELECT max(version)", "open"),
+    ("SELECT substring", "records"),
+    ("COPY (SELECT", "vector rows"),
+]
+
+
+def server_stats_reset(dsn: str) -> bool:
+    """Reset PostgreSQL's statement and WAL counters; False when pg_stat_statements is
+    not loaded (``shared_preload_libraries``)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(dsn, autocommit=True) as db:
+            db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            db.execute("SELECT pg_stat_statements_reset()")
+            db.execute("SELECT pg_stat_reset_shared('wal')")
+        return True
+    except psycopg.Error as exc:
+        say(f"no server-side figures ({type(exc).__name__}: {str(exc).strip()[:120]})")
+        return False
+
+
+def server_stats(dsn: str) -> dict[str, Any]:
+    """Time the server spent executing memgraph's statements, by kind, and the WAL written."""
+    import psycopg
+
+    kinds: dict[str, dict[str, float]] = {}
+    with psycopg.connect(dsn, autocommit=True) as db:
+        rows = db.execute(
+            "SELECT query, calls, total_exec_time FROM pg_stat_statements "
+            "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        ).fetchall()
+        wal = db.execute("SELECT wal_bytes, wal_write, wal_sync FROM pg_stat_wal").fetchone()
+    for query, calls, total in rows:
+        text = " ".join(str(query).split())
+        kind = next((k for start, k in STATEMENT_KINDS if text.startswith(start)), "other")
+        entry = kinds.setdefault(kind, {"calls": 0, "ms": 0.0})
+        entry["calls"] += int(calls)
+        entry["ms"] += float(total)
+    assert wal is not None
+    return {"statements": kinds, "wal_bytes": int(wal[0]), "wal_syncs": int(wal[2])}
 
 
 def say(message: str) -> None:
@@ -664,6 +724,20 @@ def markdown(
                 "went to the other servers, which carried on."
             )
         errors = f" Failed calls: {', '.join(run['errors'])}." if run["errors"] else ""
+        database = run.get("database") or {}
+        if database:
+            kinds = database["statements"]
+            total = sum(k["ms"] for k in kinds.values())
+            writes = run["latency"]["remember"]["n"] or 1
+            parts = ", ".join(
+                f"{kind} {entry['ms'] / run['acked']:.2f}"
+                for kind, entry in sorted(kinds.items(), key=lambda item: -item[1]["ms"])
+            )
+            errors += (
+                f" The server spent {total / run['acked']:.2f} ms executing statements per "
+                f"call ({parts}), wrote {database['wal_bytes'] / writes / 1024:.1f} KB of WAL "
+                f"and flushed it {database['wal_syncs'] / writes:.2f} times per `remember`."
+            )
         lines.append(
             f"**{run['store']}**: {run['acked']:,} calls in {run['wall_s']:.1f} s.{crash} "
             f"{checks['checked']:,} acknowledged writes to {checks['scopes']:,} scopes checked "
