@@ -193,6 +193,8 @@ def postgres_users(args: argparse.Namespace, users: Users, templates: Path, dsn:
             migrate(str(templates), dsn, missing, replace=True)
         db.execute(f"DELETE FROM {s}.scopes WHERE scope LIKE 'u%%'")
         db.execute(f"DELETE FROM {s}.summaries WHERE scope LIKE 'u%%'")
+        for table in ("vectors", "images", "episodes", "commits"):  # reuse the space
+            db.execute(f"VACUUM {s}.{table}")
         batch = 250
         for start in range(0, len(users.templates), batch):
             pairs = [
