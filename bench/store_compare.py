@@ -348,13 +348,16 @@ def markdown(
     ]
     lines += [
         "",
-        "Where it goes: a `remember` through PostgreSQL takes the advisory lock (one round "
-        "trip), commits in one statement (one round trip and a WAL flush), unlocks (one), and "
-        "the engine checks the scope's version three times (one indexed query each) where the "
-        "files need a `stat`; a `recall` checks the version twice. The server shares the two "
-        "cores with the benchmark here, so every round trip also costs a context switch. A cold "
-        "open streams the checkpoint and every vector row over the socket where the files "
-        "memory-map them; it happens once per process and scope.",
+        "Where it goes: a `remember` through PostgreSQL waits on the server four times: "
+        "two catch-ups (one indexed query each, where the files need a `stat`), taking the "
+        "advisory lock together with a third catch-up (one round trip, a pipeline), and the "
+        "commit (one statement and a WAL flush); the unlock is sent without waiting. A "
+        "`recall` waits once (a catch-up). The server shares the two cores with the benchmark "
+        "here, so every round trip also costs context switches. A cold open is one round trip "
+        "(a pipeline) bringing the checkpoint's index and, for a scope of up to 1 MiB of image "
+        "and 20,000 vectors, its records and vectors; a larger scope reads the records and "
+        "vector lists its calls need, and the rest in one pass once it is in active use, where "
+        "the files memory-map them.",
         "",
         "Seeding and copying: "
         + "; ".join(
