@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from bench.options import NAME_WORKLOADS
 from bench.report import write
 from bench.suite import ALL_SCENARIOS, Options, run
 
@@ -32,7 +33,9 @@ def parse(argv: list[str] | None = None) -> Options:
     parser.add_argument("--sizes", type=_ints, help="e.g. 1k,10k,100k (default) or 1k,100k,1M")
     parser.add_argument("--dims", type=_ints, help="embedding dimensions (default 384,1536)")
     parser.add_argument(
-        "--workloads", help="facts,conversation (default both; conversation runs at the first dim)"
+        "--workloads",
+        help="facts,conversation (default both; conversation runs at the first dim), "
+        "and numbered,surname,prefix (names that share a word; --only names runs them)",
     )
     parser.add_argument(
         "--only", help=f"comma list of scenarios: {', '.join(ALL_SCENARIOS)} (default all)"
@@ -65,6 +68,9 @@ def parse(argv: list[str] | None = None) -> Options:
         opts.only = only
         if not args.workloads:
             opts.workloads = ["facts", "conversation"] if "conversation" in only else ["facts"]
+            if "names" in only:
+                opts.workloads = [w for w in opts.workloads if only - {"names"}]
+                opts.workloads += list(NAME_WORKLOADS)
         if only == {"conversation"}:
             opts.only = set(ALL_SCENARIOS)
             opts.workloads = ["conversation"]

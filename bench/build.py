@@ -33,7 +33,10 @@ from bench.scripted import BenchChat, BenchEmbedder, ProviderClock
 from bench.workload import Item, Workload
 from memgraph import Memory
 from memgraph.clock import iso
+from memgraph.engine.core import EPISODE_INDEX, index_episode
+from memgraph.graph.changes import episode_embedding_text
 from memgraph.graph.graph import Doc, Graph
+from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.directory import DirectoryStore
 from memgraph.text import name_key
@@ -111,6 +114,7 @@ def _ops_for(item: Item, graph: Graph, state: dict[str, Any], at: str) -> list[D
         }
     )
     new: dict[str, Doc] = {}
+    stated: list[str] = []
 
     def entity(name: str, type_: str) -> Doc:
         found = graph.entity_by_name(name) or new.get(name_key(name))
@@ -141,6 +145,7 @@ def _ops_for(item: Item, graph: Graph, state: dict[str, Any], at: str) -> list[D
             }
             ops.append({"op": "obs", "entity": doc["id"], "obs": obs})
             state["embed"].append((obs["id"], f"{doc['name']} ({doc['type']}): {content}"))
+            stated.append(obs["id"])
     for rel in item.reply["relations"]:
         start, end = entity(rel["from"], "thing"), entity(rel["to"], "thing")
         key = (start["id"], name_key(rel["type"]), end["id"])
@@ -163,6 +168,10 @@ def _ops_for(item: Item, graph: Graph, state: dict[str, Any], at: str) -> list[D
                 },
             }
         )
+        stated.append(ops[-1]["rel"]["id"])
+    record = ops[0]["episode"]
+    record["facts"] = stated  # as plan_extraction records them
+    state["embed"].append((episode, episode_embedding_text(record)))
     return ops
 
 
@@ -200,6 +209,13 @@ def seed_scope(root: Path, scope: str, items: Iterable[Item], embedder: BenchEmb
     try:
         with store.lock(10.0):
             store.rewrite(graph.to_document(), index, episodes)
+            # the episode index a writer keeps at its checkpoints
+            texts_index = EpisodeIndex()
+            stored, mark = store.episodes_after(0)
+            for location, doc in stored:
+                index_episode(texts_index, doc, location)
+            texts_index.mark = mark
+            store.write_derived(EPISODE_INDEX, texts_index.encode())
     finally:
         store.close()
     observations = graph.observation_count

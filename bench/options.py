@@ -12,9 +12,20 @@ from bench.scripted import BenchChat, ProviderClock
 from bench.workload import Workload
 from memgraph import Memory
 
-__all__ = ["ALL_SCENARIOS", "WRITE_LIMIT", "Context", "Options"]
+__all__ = ["ALL_SCENARIOS", "NAME_WORKLOADS", "WRITE_LIMIT", "Context", "Options"]
 
-ALL_SCENARIOS = ("disk", "recall", "coldopen", "rss", "remember", "tokens", "bulk", "conversation")
+ALL_SCENARIOS = (
+    "disk",
+    "recall",
+    "coldopen",
+    "rss",
+    "remember",
+    "tokens",
+    "bulk",
+    "conversation",
+    "names",
+)
+NAME_WORKLOADS = ("numbered", "surname", "prefix")  # bench.names; run by the names scenario
 WRITE_LIMIT = 100_000  # sizes above this get the read scenarios only (recall, cold open, disk, rss)
 
 

@@ -111,10 +111,52 @@ TARGETS: tuple[Target, ...] = (
 )  # fmt: skip
 
 
+NAME_WORKLOADS = ("numbered", "surname", "prefix")
+
+
+def _names_worst(size: int, kind: str, key: str) -> Callable[[list[Run]], float | None]:
+    """The largest ``names`` value of ``kind`` over the shared-name workloads at ``size``."""
+
+    def measure(runs: list[Run]) -> float | None:
+        values = []
+        for run in runs:
+            if run["workload"] in NAME_WORKLOADS and run["size"] == size:
+                value = _get(run, "names", kind, *key.split("."))
+                if value is not None:
+                    values.append(float(value))
+        return max(values) if values else None
+
+    return measure
+
+
+def _names_cold(size: int) -> Callable[[list[Run]], float | None]:
+    kinds = [_names_worst(size, kind, "open_to_first_query_engine_ms") for kind in
+             ("full", "shared", "topical")]  # fmt: skip
+
+    def measure(runs: list[Run]) -> float | None:
+        values = [v for v in (k(runs) for k in kinds) if v is not None]
+        return max(values) if values else None
+
+    return measure
+
+
+NAME_TARGETS: tuple[Target, ...] = (
+    Target("names-full-100k", "query naming one of N people fully, recall p50 at 100k (worst workload)",
+           100_000, 10.0, "ms", _names_worst(100_000, "full", "recall_engine_ms.p50")),
+    Target("names-shared-100k", "query naming only the shared word, recall p50 at 100k (worst workload)",
+           100_000, 10.0, "ms", _names_worst(100_000, "shared", "recall_engine_ms.p50")),
+    Target("names-shared-ratio", "shared-word / full-name recall p50 at 100k (worst workload)",
+           100_000, 3.0, "x", _names_worst(100_000, "shared", "recall_p50_over_full")),
+    Target("names-cold-100k", "open + first query at 100k, fresh process (worst workload and kind)",
+           100_000, 300.0, "ms", _names_cold(100_000)),
+)  # fmt: skip
+
+
 def evaluate(runs: list[Run]) -> list[dict[str, Any]]:
     """Every target with its measured value and PASS / FAIL / not run."""
     rows = []
-    for target in TARGETS:
+    named = any(run["workload"] in NAME_WORKLOADS for run in runs)
+    for target in (*TARGETS, *(NAME_TARGETS if named else ())):
         value = target.measure(runs)
         if value is None:
             verdict = "not run"
@@ -224,6 +266,32 @@ def _table(runs: list[Run]) -> list[str]:
     return lines
 
 
+def _names_table(runs: list[Run]) -> list[str]:
+    """One row per (workload, size, kind): recall and search p50 / p95, open + first query."""
+    rows = [r for r in runs if r.get("names")]
+    if not rows:
+        return []
+    lines = [
+        "| workload | size | query kind | example | recall p50 / p95 (ms) | search p50 / p95 (ms)"
+        " | recall CPU p50 (ms) | / full | entity first | open + first query (ms) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for run in sorted(rows, key=lambda r: (NAME_WORKLOADS.index(r["workload"]), r["size"])):
+        for kind, found in run["names"].items():
+            recall, search = found["recall_engine_ms"], found["search_engine_ms"]
+            leads = found.get("entity_leads_share")
+            lines.append(
+                f"| {run['workload']} | {run['label']} | {kind} | {found['example']} "
+                f"| {recall['p50']:.2f} / {recall['p95']:.2f} "
+                f"| {search['p50']:.2f} / {search['p95']:.2f} "
+                f"| {found['recall_cpu_ms']['p50']:.2f} "
+                f"| {_num(found.get('recall_p50_over_full'))} "
+                f"| {'' if leads is None else f'{leads:.0%}'} "
+                f"| {found['open_to_first_query_engine_ms']:.0f} |"
+            )
+    return lines
+
+
 def markdown(document: dict[str, Any]) -> str:
     env = document["environment"]
     runs: list[Run] = document["runs"]
@@ -266,6 +334,9 @@ def markdown(document: dict[str, Any]) -> str:
             for label, by_kind in kinds:
                 parts = [f"{kind} {v['p50']:.2f} / {v['p95']:.2f}" for kind, v in by_kind.items()]
                 out.append(f"- {label}: " + "; ".join(parts))
+    names = _names_table(runs)
+    if names:
+        out += ["", "## Names that share a word (bench.names)", "", *names]
     verify = document.get("verify_seed")
     if verify:
         out += [

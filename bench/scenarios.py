@@ -21,10 +21,12 @@ import orjson
 
 from bench.agency import agency_sizes
 from bench.measure import REPO, Samples, file_sizes, summarize, timed, token_count
+from bench.names import KINDS as NAME_KINDS
+from bench.names import NamesWorkload
 from bench.options import Context
 from memgraph.llm_calls.prompts import EXTRACT_SCHEMA, read_tag
 
-__all__ = ["SCENARIOS", "content_bytes"]
+__all__ = ["SCENARIOS", "cold_runs", "content_bytes"]
 
 
 # ------------------------------------------------------------------------ disk
@@ -137,9 +139,10 @@ def scenario_recall(ctx: Context) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------- coldopen
-def scenario_coldopen(ctx: Context) -> dict[str, Any]:
+def cold_runs(ctx: Context, queries: list[str]) -> list[dict[str, Any]]:
+    """``cold_runs`` fresh child processes (:mod:`bench.coldopen`) that open the scope,
+    recall ``queries[0]`` (timed) and then the rest; their JSON reports."""
     opts = ctx.options
-    queries = [q for _, q in ctx.workload.queries(max(opts.cold_queries, 1))]
     command = [
         sys.executable,
         "-m",
@@ -172,6 +175,13 @@ def scenario_coldopen(ctx: Context) -> dict[str, Any]:
         runs.append(report)
         if process > 60:  # a slow open is measured once: the suite must stay bounded
             break
+    return runs
+
+
+def scenario_coldopen(ctx: Context) -> dict[str, Any]:
+    opts = ctx.options
+    queries = [q for _, q in ctx.workload.queries(max(opts.cold_queries, 1))]
+    runs = cold_runs(ctx, queries)
     raw = ctx.result.get("disk") or content_bytes(ctx.scope_dir)
     raw_total = raw["raw_vectors"] + raw["graph_text"] + raw["episode_text"]
 
@@ -424,10 +434,71 @@ def scenario_bulk(ctx: Context) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------------ names
+def scenario_names(ctx: Context) -> dict[str, Any]:
+    """Queries naming one entity fully, naming only the shared word, and topical ones
+    (:mod:`bench.names`): recall and search p50 / p95 per kind, whether a full name's
+    entity leads the recall text, and open + first query of each kind in a fresh process."""
+    opts, memory, clock = ctx.options, ctx.memory, ctx.clock
+    workload = ctx.workload
+    if not isinstance(workload, NamesWorkload):
+        raise TypeError(f"the names scenario needs a names workload, not {workload.name!r}")
+    per_kind = max(opts.queries // len(NAME_KINDS), opts.min_samples)
+    result: dict[str, Any] = {}
+    for kind in NAME_KINDS:
+        queries = workload.named_queries(kind, per_kind)
+        for query, _name in queries[: opts.warmup]:
+            memory.recall(query, rerank=False)
+            memory.search(query, rerank=False)
+        recall, search = Samples(), Samples()
+        leads = found = hits = 0
+        more = _budgeted(len(queries), opts.recall_budget_s, opts.min_samples)
+        for query, name in queries:
+            if not more():
+                break
+            text = timed(clock, recall, partial(memory.recall, query, rerank=False))
+            found += bool(text)
+            leads += bool(name) and text.startswith(f"{name} (")
+        more = _budgeted(len(queries), opts.recall_budget_s, opts.min_samples)
+        for query, _name in queries:
+            if not more():
+                break
+            hits += len(timed(clock, search, partial(memory.search, query, rerank=False)))
+        done = max(len(recall.engine), 1)
+        runs = cold_runs(ctx, [query for query, _name in queries[:3]])
+        colds = sorted(float(r["open_to_first_recall_engine_s"]) for r in runs)
+        cpus = sorted(float(r["open_to_first_recall_cpu_s"]) for r in runs)
+        result[kind] = {
+            "example": queries[0][0],
+            "queries": len(recall.engine),
+            "recall_engine_ms": summarize(recall.engine),
+            "recall_cpu_ms": summarize(recall.cpu),
+            "search_engine_ms": summarize(search.engine),
+            "search_cpu_ms": summarize(search.cpu),
+            "recall_nonempty_share": round(found / done, 3),
+            "entity_leads_share": round(leads / done, 3) if kind == "full" else None,
+            "search_mean_hits": round(hits / max(len(search.engine), 1), 2),
+            "cold_runs": len(runs),
+            "open_to_first_query_engine_ms": round(colds[len(colds) // 2] * 1000, 2),
+            "open_to_first_query_cpu_ms": round(cpus[len(cpus) // 2] * 1000, 2),
+        }
+    full = _get_p50(result, "full")
+    for kind in NAME_KINDS:
+        p50 = _get_p50(result, kind)
+        result[kind]["recall_p50_over_full"] = round(p50 / full, 2) if full and p50 else None
+    return result
+
+
+def _get_p50(result: dict[str, Any], kind: str) -> float | None:
+    value = result.get(kind, {}).get("recall_engine_ms", {}).get("p50")
+    return float(value) if value is not None else None
+
+
 SCENARIOS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "disk": scenario_disk,
     "recall": scenario_recall,
     "coldopen": scenario_coldopen,
     "remember": scenario_remember,
     "bulk": scenario_bulk,
+    "names": scenario_names,
 }

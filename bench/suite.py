@@ -23,7 +23,7 @@ import orjson
 
 from bench.build import build_scope, open_memory
 from bench.measure import Samples, environment, timed
-from bench.options import ALL_SCENARIOS, WRITE_LIMIT, Context, Options
+from bench.options import ALL_SCENARIOS, NAME_WORKLOADS, WRITE_LIMIT, Context, Options
 from bench.scenarios import SCENARIOS
 from bench.scripted import bench_provider
 from bench.workload import make_workload
@@ -52,8 +52,10 @@ def _steps(opts: Options, workload: str, dim: int, size: int) -> list[str]:
     if "tokens" in wanted:
         wanted.add("remember")
     steps: list[str] = [
-        s for s in ("disk", "recall", "coldopen", "remember", "bulk") if s in wanted
+        s for s in ("disk", "recall", "coldopen", "names", "remember", "bulk") if s in wanted
     ]
+    if workload not in NAME_WORKLOADS:
+        steps = [s for s in steps if s != "names"]
     if size > WRITE_LIMIT:
         steps = [s for s in steps if s not in ("remember", "bulk")]
     writable = [s for s in opts.sizes if s <= WRITE_LIMIT]
@@ -70,7 +72,7 @@ def plan(opts: Options) -> list[tuple[str, int, int]]:
         dims = opts.dims if workload == "facts" else opts.dims[:1]
         sizes = (
             sorted(opts.sizes)
-            if workload == "facts"
+            if workload == "facts" or workload in NAME_WORKLOADS
             else [s for s in sorted(opts.sizes) if s <= WRITE_LIMIT]
         )
         configs += [(workload, dim, size) for dim in dims for size in sizes]

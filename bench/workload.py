@@ -456,9 +456,15 @@ class ConversationWorkload(Workload):
 
 
 def make_workload(name: str, seed: int = 7) -> Workload:
-    """The workload called ``name`` (``facts`` or ``conversation``)."""
+    """The workload called ``name``: ``facts``, ``conversation``, or one of the shared-name
+    workloads of :mod:`bench.names` (``numbered``, ``surname``, ``prefix``)."""
     if name == "facts":
         return FactsWorkload(seed)
     if name == "conversation":
         return ConversationWorkload(seed)
-    raise ValueError(f"unknown workload {name!r}; use 'facts' or 'conversation'")
+    from bench.names import NAME_WORKLOADS  # imports this module
+
+    if name in NAME_WORKLOADS:
+        return NAME_WORKLOADS[name](seed)
+    known = ", ".join(["facts", "conversation", *NAME_WORKLOADS])
+    raise ValueError(f"unknown workload {name!r}; use one of {known}")

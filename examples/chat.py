@@ -3,14 +3,14 @@
 Runs offline on the deterministic mock provider (pass ``--provider openai``
 with ``OPENAI_API_KEY`` set to use a real model)::
 
-    python examples/chat.py                       # type messages; Ctrl-D ends
+    python examples/chat.py                       # type messages; "quit", Ctrl-D or Ctrl-C ends
     echo "I work at Acme." | python examples/chat.py
     echo "Where do I work?" | python examples/chat.py
-    # agent: From memory: User (person): works at Acme; ...
+    # agent: You work at Acme.
 
 Each run continues the memory in ``--dir`` (default ``.memgraph-chat``) for the
 scope ``--scope``. Facts are extracted every few turns, and when the
-conversation ends the rest is extracted too.
+conversation ends (however it ends) the rest is extracted too.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ import argparse
 import sys
 
 from memgraph import Thread, llm, memory, set_memory_id
+
+QUIT = frozenset({"quit", "exit", "bye", "/quit", "/exit"})
+"""Messages that end the conversation instead of going to the model."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,18 +32,33 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     set_memory_id(args.scope)
-    interactive = sys.stdin.isatty()
     with memory(dir=args.dir, provider=args.provider, approve=True), Thread() as thread:
         thread.add_system("You are a helpful assistant with a long-term memory.")
-        while True:
-            try:
-                message = input("you: " if interactive else "")
-            except EOFError:
-                break
-            if message.strip():
-                reply = llm(message, memory=True, thread=thread)
-                print(f"agent: {reply}", flush=True)
+        try:
+            converse(thread, interactive=sys.stdin.isatty())
+        except KeyboardInterrupt:  # Ctrl-C ends the conversation like "quit"
+            print()
+    # Leaving the ``with Thread()`` block extracted what the conversation had not stored yet.
+
+
+def converse(thread: Thread, *, interactive: bool) -> None:
+    """Read messages and print the replies until "quit", an empty input stream or Ctrl-D."""
+    while True:
+        try:
+            message = input("you: " if interactive else "")
+        except EOFError:
+            if interactive:
+                print()  # end the prompt's line
+            return
+        if message.strip().lower() in QUIT:
+            return
+        if message.strip():
+            reply = llm(message, memory=True, thread=thread)
+            print(f"agent: {reply}", flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # a second Ctrl-C while the last messages are being stored
+        sys.exit(130)

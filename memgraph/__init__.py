@@ -37,7 +37,9 @@ from memgraph.errors import (
     ApprovalRequired,
     BadResponse,
     ConfigError,
+    InvalidInput,
     InvalidScope,
+    InvalidTime,
     MemgraphError,
     MissingCredentials,
     NotFound,
@@ -68,7 +70,16 @@ from memgraph.llm_calls.provider import (
     register_provider,
     resolve_provider,
 )
-from memgraph.models import ChangeSet, Entity, EntityHistory, Episode, Hit, Observation, Relation
+from memgraph.models import (
+    ChangeSet,
+    Entity,
+    EntityHistory,
+    Episode,
+    Hit,
+    Item,
+    Observation,
+    Relation,
+)
 
 __version__ = "0.1.0"
 
@@ -92,7 +103,10 @@ __all__ = [
     "EntityHistory",
     "Episode",
     "Hit",
+    "InvalidInput",
     "InvalidScope",
+    "InvalidTime",
+    "Item",
     "JsonSchema",
     "KeyValueMemory",
     "KeyVersion",

@@ -28,7 +28,7 @@ Every field (JSON name → attribute)::
     provider.maxRetries      retries on 429 / 5xx / timeouts (3)
     recall.tokenBudget       tokens of recalled text handed to a prompt (2000)
     recall.maxEntities       entities in a recall (10)
-    recall.floor             relevance floor of the fused score (0.25)
+    recall.floor             relevance floor of the fused score (0.12)
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class ProviderConfig:
 class RecallConfig:
     token_budget: int = 2000
     max_entities: int = 10
-    floor: float = 0.25
+    floor: float = 0.12
 
 
 @dataclass(frozen=True)

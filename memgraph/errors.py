@@ -5,6 +5,8 @@ Every exception memgraph raises on purpose derives from :class:`MemgraphError`::
     MemgraphError
     ├── ConfigError (also ValueError)        bad agency.json / config field
     ├── InvalidScope (also ValueError)       scope id or memory name breaks the naming rule
+    ├── InvalidInput (also ValueError)       a file to import or load is malformed (names the line)
+    ├── InvalidTime (also ValueError)        a timestamp that is not ISO-8601 or out of range
     ├── NotFound (also LookupError)          no entity / observation / relation with that name or id
     ├── ProviderError                        the LLM or embedding provider failed
     │   ├── UnknownProvider                  no provider registered under that name
@@ -29,7 +31,9 @@ __all__ = [
     "ApprovalRequired",
     "BadResponse",
     "ConfigError",
+    "InvalidInput",
     "InvalidScope",
+    "InvalidTime",
     "MemgraphError",
     "MissingCredentials",
     "NotFound",
@@ -53,6 +57,19 @@ class ConfigError(MemgraphError, ValueError):
 
 class InvalidScope(MemgraphError, ValueError):
     """A scope id or memory name does not match the naming rule."""
+
+
+class InvalidInput(MemgraphError, ValueError):
+    """A file given to ``import`` or ``load`` is malformed; the message names where."""
+
+    def __init__(self, message: str, *, path: str = "", position: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.position = position
+
+
+class InvalidTime(MemgraphError, ValueError):
+    """A timestamp is not ISO-8601, or lies outside the years 0001-9999 in UTC."""
 
 
 class NotFound(MemgraphError, LookupError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "EntityHistory",
     "Episode",
     "Hit",
+    "Item",
     "Observation",
     "Relation",
 ]
@@ -136,7 +138,10 @@ class Relation:
 
 @dataclass(frozen=True)
 class Episode:
-    """The raw text of one ``remember`` call: where facts came from."""
+    """The raw text of one ``remember`` call: where facts came from.
+
+    ``speaker`` is who said it (a person's name, ``"assistant"``), when known.
+    """
 
     id: str
     text: str
@@ -144,6 +149,9 @@ class Episode:
     recorded_at: str
     source: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    speaker: str | None = None
+    extracted: bool = True
+    """False while the model's reply for this text was unusable (``reextract`` retries)."""
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Episode:
@@ -154,29 +162,63 @@ class Episode:
             recorded_at=doc.get("recordedAt") or doc["at"],
             source=doc.get("source"),
             metadata=dict(doc.get("metadata") or {}),
+            speaker=doc.get("speaker"),
+            extracted=not doc.get("unextracted", False),
         )
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked search result: an observation (or a whole entity) and why it matched.
+    """One ranked search result: a fact, a remembered text, or a whole entity, and why
+    it matched.
 
     Attributes:
-        entity: the entity the hit belongs to.
-        observation: the matching fact, or ``None`` when the entity itself matched.
+        entity: the entity the fact belongs to; for an episode hit, its
+            speaker's entity (``None`` when the speaker is not an entity).
+        observation: the matching fact; ``None`` for an episode or entity hit.
         relations: the entity's current relations.
         score: the fused relevance score in [0, 1].
         tiers: which tiers matched (``"name"``, ``"type"``, ``"content"``,
             ``"semantic"``, ``"rerank"``).
-        episode: the episode the observation came from, when requested.
+        episode: for a fact hit, the episode it came from (when requested);
+            for an episode hit, the remembered text itself.
     """
 
-    entity: Entity
+    entity: Entity | None
     observation: Observation | None
     relations: tuple[Relation, ...]
     score: float
     tiers: frozenset[str]
     episode: Episode | None = None
+
+    @property
+    def kind(self) -> str:
+        """``"fact"``, ``"episode"`` (a remembered text) or ``"entity"``."""
+        if self.observation is not None:
+            return "fact"
+        return "episode" if self.episode is not None else "entity"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One text for :meth:`memgraph.Memory.remember_many`, with its own circumstances.
+
+    Attributes:
+        text: what was said or written.
+        at: when (world time); defaults to the call's ``at``, then now.
+        speaker: who said it (a person's name, ``"assistant"``); kept on the episode.
+        source: where it came from (an agent, a channel); defaults to the call's.
+        metadata: a JSON-serializable dict stored with the episode.
+        extract: ask the model for facts (``False`` keeps the text as an episode
+            only, with no model call: context such as an assistant's turns).
+    """
+
+    text: str
+    at: str | datetime | None = None
+    speaker: str | None = None
+    source: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    extract: bool = True
 
 
 @dataclass(frozen=True)
@@ -190,6 +232,8 @@ class ChangeSet:
     expired_observations: tuple[Observation, ...] = ()
     expired_relations: tuple[Relation, ...] = ()
     warnings: tuple[str, ...] = ()
+    unusable_reply: str | None = None
+    """Why the model's reply could not be used; the text was stored unextracted."""
 
     def __bool__(self) -> bool:
         return bool(

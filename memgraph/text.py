@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import Stemmer
+
 __all__ = [
     "STOP_WORDS",
     "content_key",
@@ -74,21 +76,15 @@ def similarity(a: str, b: str) -> float:
     return 2.0 * len(left & right) / (len(left) + len(right))
 
 
+_STEMMER = Stemmer.Stemmer("english")
+
+
 def stem(word: str) -> str:
-    """A light English stem: ``works``/``working``/``worked`` → ``work``."""
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ied"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    """The Snowball (Porter 2) English stem of a lower-case word: ``works`` /
+    ``working`` / ``worked`` → ``work``, ``adoption`` → ``adopt``. A final ``i``
+    that Snowball leaves for a ``y`` is dropped, so ``allergies`` meets ``allergic``."""
+    found = str(_STEMMER.stemWord(word))
+    return found[:-1] if len(found) > 4 and found.endswith("i") else found
 
 
 _TERM_OF: dict[str, str] = {}  # word -> its index term ("" for a stop word), memoized

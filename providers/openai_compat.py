@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import copy
 import functools
 import inspect
@@ -153,13 +154,13 @@ def _display_url(base_url: str) -> str:
 def _missing_key_message(api_key_env: str, base_url: str) -> str:
     if api_key_env == "OPENAI_API_KEY":
         how = (
-            "set the OPENAI_API_KEY environment variable, or set provider.api_key_env in "
+            "set the OPENAI_API_KEY environment variable, or set provider.apiKeyEnv in "
             "agency.json to the name of the variable that holds the key"
         )
     else:
         how = (
-            f"set the {api_key_env} environment variable (named by provider.api_key_env in "
-            "agency.json), or change provider.api_key_env to the variable that holds the key"
+            f"set the {api_key_env} environment variable (named by provider.apiKeyEnv in "
+            "agency.json), or change provider.apiKeyEnv to the variable that holds the key"
         )
     return f"no API key for the OpenAI-compatible provider at {base_url}: {how}"
 
@@ -334,7 +335,11 @@ class _Connection:
             raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.api_key_env = api_key_env
         self.key_from_settings = bool(api_key)
-        self._api_key = _resolve_api_key(api_key, api_key_env, base_url)
+        # The key is read now when it is there; a missing one is an error only when
+        # a request needs it, so commands that never call the model work without it.
+        self._api_key: str | None = None
+        with contextlib.suppress(MissingCredentials):
+            self._api_key = _resolve_api_key(api_key, api_key_env, base_url)
         self.base_url = base_url or DEFAULT_BASE_URL
         self.display_url = _display_url(self.base_url)
         self.timeout = float(timeout)
@@ -356,9 +361,19 @@ class _Connection:
 
     # -- clients ---------------------------------------------------------------------
 
+    def _key(self) -> str:
+        """The API key (read again from the environment if it was missing at first).
+
+        Raises:
+            MissingCredentials: no key is set and the server is not local.
+        """
+        if self._api_key is None:
+            self._api_key = _resolve_api_key(None, self.api_key_env, self.base_url)
+        return self._api_key
+
     def _client_kwargs(self) -> dict[str, Any]:
         return {
-            "api_key": self._api_key,
+            "api_key": self._key(),
             "base_url": self.base_url,
             "timeout": self.timeout,
             "max_retries": 0,
@@ -496,7 +511,7 @@ class _Connection:
             else:
                 where = (
                     f"set the {self.api_key_env} environment variable to a valid key (or set "
-                    "provider.api_key_env in agency.json to the variable that holds it)"
+                    "provider.apiKeyEnv in agency.json to the variable that holds it)"
                 )
             verb = "rejected the API key" if status == 401 else "refused access with this API key"
             return MissingCredentials(

@@ -215,6 +215,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             # A server without structured output: refuse, and leave the queue alone.
             self._send(400, owner.json_schema_rejection_body())
             return
+        if endpoint == "chat" and owner.chat_delay > 0 and owner._stopping.wait(owner.chat_delay):
+            self.close_connection = True
+            return
         behaviour = owner._next(endpoint)
         if behaviour is not None and behaviour.kind == "delay":
             if owner._stopping.wait(behaviour.seconds):
@@ -300,12 +303,15 @@ class OpenAITestServer:
         reject_json_schema: when true, every chat request with a ``json_schema``
             response format is refused with HTTP 400 (a server without
             structured output).
+        chat_delay: seconds every chat request takes before it is answered (a
+            model's latency; requests are served concurrently).
     """
 
     def __init__(self, *, embedding_dimensions: int = 8) -> None:
         self.embedding_dimensions = embedding_dimensions
         self.models: list[str] = ["gpt-4o-mini", "text-embedding-3-small"]
         self.reject_json_schema = False
+        self.chat_delay = 0.0
         self._queues: dict[str, deque[_Behaviour]] = {
             "chat": deque(),
             "embeddings": deque(),

@@ -423,7 +423,8 @@ def test_a_plan_allocates_fresh_ids_and_links_facts_to_their_episode() -> None:
             assert op[op["op"]]["episode"] == episode_id
             assert op[op["op"]]["source"] == "test"
     assert plan.embed == [
-        (op["obs"]["id"], "Carol (person): likes tea") for op in plan.ops if op["op"] == "obs"
+        *((op["obs"]["id"], "Carol (person): likes tea") for op in plan.ops if op["op"] == "obs"),
+        (episode_id, "Carol likes tea and knows Alice."),
     ]
 
 

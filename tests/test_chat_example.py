@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,45 @@ def test_the_chat_example_recalls_facts_from_an_earlier_run(tmp_path: Path) -> N
 
 
 def test_the_chat_example_starts_with_an_empty_memory(tmp_path: Path) -> None:
-    assert chat(tmp_path, "Where do I work?") == "agent: (mock) You said: Where do I work?\n"
+    answer = "agent: I don't know that; nothing I remember answers it.\n"
+    assert chat(tmp_path, "Where do I work?") == answer
+
+
+def test_quit_and_exit_end_the_conversation_instead_of_going_to_the_model(
+    tmp_path: Path,
+) -> None:
+    said = chat(tmp_path, "I work at Acme.", "quit", "I live in Lyon.")
+    assert said == "agent: Noted: you work at Acme.\n"
+    assert chat(tmp_path, "Exit") == ""
+    assert chat(tmp_path, "Where do I live?") == (
+        "agent: I don't know that; nothing I remember answers it.\n"
+    )
+    assert chat(tmp_path, "Where do I work?") == "agent: You work at Acme.\n"
+
+
+def test_ctrl_c_ends_the_conversation_without_a_traceback_and_keeps_what_was_said(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMGRAPH_", "OPENAI_"))}
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLE)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("I work at Acme.\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == "agent: Noted: you work at Acme.\n"
+    process.send_signal(signal.SIGINT)  # the example now waits for the next line
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert out == "\n"  # the line the prompt was on is ended, nothing else
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert chat(tmp_path, "Where do I work?") == "agent: You work at Acme.\n"
 
 
 def readme_chat_loop() -> str:

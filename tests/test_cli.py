@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from click.testing import CliRunner, Result
 from memgraph.cli import cli
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE
 from memgraph.scope import SCOPE_RULE
+from tests.openai_server import OpenAITestServer, openai_server  # noqa: F401
 
 _DROPPED = ("OPENAI_API_KEY",)
 
@@ -88,7 +90,7 @@ def test_the_offline_notice_appears_exactly_once_on_stderr(tmp_path: Path) -> No
 
 
 def test_an_explicit_provider_runs_without_the_offline_notice(tmp_path: Path) -> None:
-    result = run(tmp_path, "--provider", "mock", "stats")
+    result = run(tmp_path, "--provider", "mock", "remember", "Alice works at Acme.")
 
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
@@ -141,12 +143,13 @@ def test_search_with_episodes_shows_the_text_the_fact_came_from(tmp_path: Path) 
 # ------------------------------------------------------------------- in-process
 def test_scopes_never_see_each_other(offline: Path) -> None:
     assert invoke("--scope", "alice", "remember", "Alice works at Acme.").exit_code == 0
+    assert invoke("--scope", "bob", "remember", "Bob likes tea.").exit_code == 0
 
     other = invoke("--scope", "bob", "recall", "where does Alice work?", "--no-rerank")
     assert other.exit_code == 0
-    assert other.stdout == ""
-    assert invoke("--scope", "bob", "entities").stdout == ""
-    assert "entities: 0" in invoke("--scope", "bob", "stats").stdout
+    assert "Acme" not in other.stdout
+    assert invoke("--scope", "bob", "entities").stdout == "Bob (person) — 1 current fact\n"
+    assert "entities: 1" in invoke("--scope", "bob", "stats").stdout
     assert "Alice (person)" in invoke("--scope", "alice", "entities").stdout
 
 
@@ -240,6 +243,7 @@ def test_nothing_new_to_remember_is_said_when_a_fact_repeats(offline: Path) -> N
 
 
 def test_history_of_an_unknown_entity_exits_1_with_the_message(offline: Path) -> None:
+    invoke("remember", "Alice works at Acme.")
     result = invoke("history", "Nobody")
 
     assert result.exit_code == 1
@@ -310,6 +314,7 @@ def test_log_messages_carry_exactly_one_memgraph_prefix(
         logging.getLogger("memgraph").warning("memgraph: prefixed message")
         return original(self)
 
+    invoke("remember", "Alice works at Acme.")
     monkeypatch.setattr(Memory, "stats", noisy_stats)
 
     quiet = invoke("stats").stderr.splitlines()
@@ -319,3 +324,165 @@ def test_log_messages_carry_exactly_one_memgraph_prefix(
     assert "memgraph: plain message" not in quiet
     assert "memgraph: plain message" in verbose
     assert verbose.count(OFFLINE_NOTICE) == 1
+
+
+# ------------------------------------------------------- reads that find nothing
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("recall", "where does Alice work?"),
+        ("search", "Alice"),
+        ("forget", "Alice's job"),
+        ("entities",),
+        ("history", "Alice"),
+        ("export",),
+        ("stats",),
+    ],
+)
+def test_a_read_of_a_scope_that_does_not_exist_exits_1_naming_the_scopes_that_do(
+    offline: Path, command: tuple[str, ...]
+) -> None:
+    invoke("--scope", "alice", "remember", "Alice works at Acme.")
+    invoke("--scope", "team", "remember", "Bob works at Globex.")
+
+    result = invoke("--scope", "alcie", *command)
+
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    error = result.stderr.splitlines()[-1]
+    assert error.startswith("error: no scope 'alcie' in mem; existing scopes: alice, team.")
+    assert not (offline / "mem" / "alcie").exists()
+
+
+def test_a_read_in_a_directory_without_scopes_says_none_exist_yet(offline: Path) -> None:
+    result = invoke("stats")
+
+    assert result.exit_code == 1
+    assert "existing scopes: none yet" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("recall", ""), ("search", "  "), ("forget", ""), ("history", ""), ("remember", "")],
+)
+def test_an_empty_query_exits_2_everywhere(offline: Path, command: tuple[str, ...]) -> None:
+    invoke("remember", "Alice works at Acme.")
+
+    result = invoke(*command)
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith("error: ")
+    assert "empty" in result.stderr
+
+
+def test_recall_and_search_say_when_nothing_relevant_is_remembered(offline: Path) -> None:
+    invoke("remember", "Alice works at Acme.")
+
+    recalled = invoke("recall", "what is the weather like on Mars?")
+    searched = invoke("search", "weather on Mars")
+
+    assert recalled.exit_code == searched.exit_code == 0
+    assert recalled.stdout == searched.stdout == "(nothing relevant remembered)\n"
+    assert orjson.loads(invoke("--json", "recall", "weather on Mars").stdout)["text"] == ""
+    assert orjson.loads(invoke("--json", "search", "weather on Mars").stdout) == []
+
+
+# ------------------------------------------------------------------------ demo
+def test_the_demo_runs_in_a_temporary_directory_says_where_and_leaves_no_trace(
+    tmp_path: Path,
+) -> None:
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    def demo() -> subprocess.CompletedProcess[str]:
+        env = {**_offline_env(), "MEMGRAPH_DIR": str(tmp_path / "mine")}
+        command = [sys.executable, "-m", "memgraph", "demo"]
+        return subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False
+        )
+
+    first, second = demo(), demo()
+
+    assert first.returncode == 0, first.stderr
+    same = second.stdout.replace(str(Path(_demo_dir(second)).parent), "DIR")
+    assert _TIMES.sub("T", first.stdout.replace(str(Path(_demo_dir(first)).parent), "DIR")) == (
+        _TIMES.sub("T", same)
+    )
+    where = _demo_dir(first)
+    assert where.endswith("/demo") and "memgraph-demo-" in where
+    assert "a temporary directory, deleted when the demo ends" in first.stdout
+    assert not Path(where).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nor in $MEMGRAPH_DIR
+    assert re.search(
+        r"recall: Where does Alice work\?\nAlice \(person\):\n  - \[\d{1,2} \w+ \d{4}\] works at Globex",
+        first.stdout,
+    )
+    assert "(nothing relevant remembered)" in first.stdout
+
+
+_TIMES = re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+Z")
+
+
+def _demo_dir(result: subprocess.CompletedProcess[str]) -> str:
+    first_line = result.stdout.splitlines()[0]
+    assert first_line.startswith("memory: ")
+    return first_line.removeprefix("memory: ").split("  (")[0]
+
+
+def test_the_demo_never_writes_the_default_scope_even_with_a_scope_in_the_environment(
+    offline: Path,
+) -> None:
+    runner = CliRunner(env={"MEMGRAPH_SCOPE": "alice"})
+    runner.invoke(cli, ["--dir", "mem", "remember", "Alice works at Initech."])
+
+    kept = runner.invoke(cli, ["--dir", "mem", "demo"])
+
+    assert kept.exit_code == 0, kept.output
+    assert kept.stdout.startswith(f"memory: {Path('mem') / 'demo'}  (kept after the demo")
+    assert sorted(p.name for p in (offline / "mem").iterdir()) == ["alice", "demo"]
+    alice = invoke("--scope", "alice", "recall", "where does Alice work", "--no-rerank")
+    assert "works at Initech" in alice.stdout and "Globex" not in alice.stdout
+
+
+def test_the_demo_refuses_a_scope_that_already_holds_data(offline: Path) -> None:
+    assert invoke("demo").exit_code == 0
+    before = invoke("--scope", "demo", "export").stdout
+
+    again = invoke("demo")
+    named = invoke("demo", "--scope", "demo2")
+
+    assert again.exit_code == 2
+    assert "already holds data" in again.stderr
+    assert invoke("--scope", "demo", "export").stdout == before
+    assert named.exit_code == 0 and "memory: mem/demo2" in named.stdout
+
+
+# ------------------------------------------------------------- no key, no model
+def test_commands_that_need_no_model_work_without_the_api_key(
+    offline: Path,
+    openai_server: OpenAITestServer,  # noqa: F811 - the imported fixture
+) -> None:
+    extraction = {
+        "entities": [{"name": "Alice", "type": "person", "observations": ["works at Acme"]}],
+        "relations": [],
+        "expirations": [],
+    }
+    openai_server.enqueue_chat(orjson.dumps(extraction).decode())
+    local = {
+        "memory": {"dir": "mem", "provider": {"name": "openai", "baseUrl": openai_server.base_url}}
+    }
+    (offline / "local.json").write_text(orjson.dumps(local).decode())
+    wrote = CliRunner().invoke(cli, ["--config", "local.json", "remember", "Alice works at Acme."])
+    assert wrote.exit_code == 0, wrote.output
+    remote = {"memory": {"dir": "mem", "provider": {"name": "openai", "apiKeyEnv": "ACME_KEY"}}}
+    (offline / "agency.json").write_text(orjson.dumps(remote).decode())
+
+    for command in (["stats"], ["entities"], ["history", "Alice"], ["export"]):
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 0, (command, result.output)
+    assert "Alice (person) — 1 current fact" in CliRunner().invoke(cli, ["entities"]).stdout
+    needs_model = CliRunner().invoke(cli, ["remember", "Bob works at Globex."])
+
+    assert needs_model.exit_code == 3
+    assert "set the ACME_KEY environment variable" in needs_model.stderr
+    assert "provider.apiKeyEnv" in needs_model.stderr
+    assert "api_key_env" not in needs_model.stderr

@@ -66,7 +66,7 @@ def test_memory_off_makes_every_call_a_silent_no_op_that_creates_nothing(tmp_pat
     assert remember("Alice works at Acme.") == ChangeSet()
     assert recall("alice") == ""
     assert forget("alice") == ChangeSet()
-    assert memgraph.llm("hello", memory=True).text == "(mock) You said: hello"
+    assert memgraph.llm("hello", memory=True).text == "Hello! How can I help?"
     assert list(tmp_path.iterdir()) == []
 
 

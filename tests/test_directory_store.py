@@ -16,6 +16,7 @@ import pytest
 
 from memgraph.errors import StoreConflict, StoreCorrupt
 from memgraph.graph.graph import Graph
+from memgraph.graph.records import seal_record
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, DirectoryStore
 from memgraph.store import directory as directory_module
@@ -137,7 +138,7 @@ def test_torn_last_journal_line_is_dropped_on_load(
     store = open_store()
     store.load()
     committed = write(store, Model(), 1, 2)
-    line = orjson.dumps(make_commit(3).to_record()) + b"\n"
+    line = seal_record(orjson.dumps(make_commit(3).to_record())) + b"\n"
     with open(store.journal_path, "ab") as handle:
         handle.write(tear(line))
     before = store.journal_path.read_bytes()
@@ -155,7 +156,7 @@ def test_the_next_commit_truncates_a_torn_tail_so_the_journal_stays_valid(
     model = Model()
     write(store, model, 1, 2)
     clean = store.journal_path.read_bytes()
-    line = orjson.dumps(make_commit(3).to_record()) + b"\n"
+    line = seal_record(orjson.dumps(make_commit(3).to_record())) + b"\n"
     with open(store.journal_path, "ab") as handle:
         handle.write(tear(line))
     store.close()

@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from memgraph import Memory, NotFound, StoreCorrupt
 from memgraph.admin.doctor import check_scope, repair_scope
 from memgraph.cli import cli
+from memgraph.graph.records import seal_record
 
 SCOPE = "alice"
 FILES = ("graph.json", "journal.jsonl", "episodes.jsonl", "vectors.npy", "vectors.json")
@@ -65,19 +66,21 @@ def replace_line(data: bytes, number: int, line: bytes) -> bytes:
 
 NOT_A_GRAPH = b'{"entities": [{"a": 1}], "checkpointSeq": 6}'  # JSON, but no entity ids
 # A well-formed commit 8 whose observation belongs to an entity that does not exist.
-STRAY_COMMIT = orjson.dumps(
-    {
-        "seq": 8,
-        "at": "2026-01-01T00:00:00.000Z",
-        "nextId": 99,
-        "ops": [
-            {
-                "op": "obs",
-                "entity": "entity-999",
-                "obs": {"id": "obs-98", "content": "x", "validFrom": "t", "validTo": None},
-            }
-        ],
-    }
+STRAY_COMMIT = seal_record(
+    orjson.dumps(
+        {
+            "seq": 8,
+            "at": "2026-01-01T00:00:00.000Z",
+            "nextId": 99,
+            "ops": [
+                {
+                    "op": "obs",
+                    "entity": "entity-999",
+                    "obs": {"id": "obs-98", "content": "x", "validFrom": "t", "validTo": None},
+                }
+            ],
+        }
+    )
 )
 
 
@@ -101,8 +104,8 @@ def doctor(root: Path, *args: str) -> Result:
 
 # Damage that must stop a load: (file, damage, the position the error names).
 DAMAGE = {
-    "graph.json garbled": ("graph.json", garble, "byte"),
-    "graph.json truncated": ("graph.json", truncate, "line 1, column"),
+    "graph.json garbled": ("graph.json", garble, "line"),
+    "graph.json truncated": ("graph.json", truncate, "line"),
     "graph.json emptied": ("graph.json", lambda data: b"", "line 1, column 1"),
     "graph.json not a graph": ("graph.json", lambda data: NOT_A_GRAPH, "structure"),
     "journal line 2 not a commit": (
@@ -167,14 +170,36 @@ def test_a_truncated_journal_or_episodes_file_is_a_torn_tail_that_loads_and_doct
 ) -> None:
     path = root / SCOPE / name
     data = path.read_bytes()
-    cut = data.rindex(b"\n", 0, len(data) - 1) + 10  # ten bytes into the last line
-    path.write_bytes(data[:cut])
+    if name == "journal.jsonl":
+        cut = data.rindex(b"\n", 0, len(data) - 1) + 10  # ten bytes into the last line
+        path.write_bytes(data[:cut])
+    else:  # a checkpoint that died appending episodes, before graph.json counted them
+        path.write_bytes(data + data.split(b"\n")[0][:30])
     touch_everything(root)
     report = check_scope(root, SCOPE)
     assert report.ok, report.render()
     assert any(f"{name} ends in a torn line" in note for note in report.notes)
     result = doctor(root)
     assert result.exit_code == 0 and "torn line" in result.output
+
+
+def test_episodes_cut_after_a_finished_checkpoint_are_reported_lost_by_load_and_doctor(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = root / SCOPE / "episodes.jsonl"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # not a torn append: the checkpoint counted them
+    with caplog.at_level("WARNING", logger="memgraph"):
+        touch_everything(root)
+    assert any("remembered texts were lost" in r.getMessage() for r in caplog.records)
+    report = check_scope(root, SCOPE)
+    assert not report.ok
+    assert report.file("episodes.jsonl").position.endswith("(end of file)")
+    assert doctor(root).exit_code == 1
+    result = doctor(root, "--repair")
+    assert result.exit_code == 0, result.output
+    assert "lost: episodes.jsonl was cut short" in result.output
+    assert check_scope(root, SCOPE).ok, "the rewritten checkpoint counts what is left"
 
 
 # --------------------------------------------------------------------------- doctor
@@ -200,7 +225,7 @@ def test_doctor_finds_a_healthy_scope_healthy_and_repair_leaves_it_alone(root: P
     assert result.exit_code == 0, result.output
     assert result.output.rstrip().endswith("healthy")
     assert "counts: 14 entities, 8 observations" in result.output
-    assert "8 episodes, 3 journal commits, 8 vectors, 1 keys" in result.output
+    assert "8 episodes, 3 journal commits, 16 vectors, 1 keys" in result.output
     assert doctor(root, "--repair").exit_code == 0
     assert snapshot(root / SCOPE) == before
     assert sorted(p.name for p in root.iterdir()) == [SCOPE], "no backup of a healthy scope"
@@ -226,8 +251,8 @@ def test_doctor_json_output_lists_every_file(root: Path) -> None:
 def repaired(root: Path, before: dict[str, bytes]) -> tuple[Result, Path]:
     """Run ``doctor --repair``; check the backup holds the damaged files, owner-only."""
     result = doctor(root, "--repair")
-    [backup] = [p for p in root.iterdir() if p.name.startswith(f"{SCOPE}.backup-")]
-    assert len(backup.name) == len(f"{SCOPE}.backup-YYYYmmddTHHMMSS")
+    [backup] = (root / "@backups" / SCOPE).iterdir()  # '@' is in no scope id
+    assert len(backup.name) == len("YYYYmmddTHHMMSSZ")
     assert snapshot(backup) == before, "the backup is a byte-identical copy"
     assert stat.S_IMODE(backup.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in backup.iterdir())
@@ -289,11 +314,11 @@ def test_repair_re_embeds_damaged_vectors_from_the_observations(
     before = damage(root, name, how)
     result, _ = repaired(root, before)
     assert result.exit_code == 0, result.output
-    assert "re-embedded 8 observation(s) with 'mock-hash-384'" in result.output
+    assert "re-embedded 8 observation(s) and 8 episode(s) with 'mock-hash-384'" in result.output
     assert "lost: nothing" in result.output
     touch_everything(root)
     with Memory(root, SCOPE, provider="mock") as memory:
-        assert memory.stats()["vectors"] == 8
+        assert memory.stats()["vectors"] == 16  # 8 observations, 8 remembered texts
         assert memory.search("Company3")[0].entity.name == "Person3"
     assert check_scope(root, SCOPE).ok
 
@@ -308,16 +333,38 @@ def test_repair_moves_a_damaged_summary_aside_and_reports_it_lost(root: Path) ->
     touch_everything(root)
 
 
-def test_a_damaged_graph_the_journal_cannot_rebuild_is_reported_and_left_untouched(
+def test_a_damaged_graph_keeps_every_intact_record_and_names_the_lost_one(root: Path) -> None:
+    with Memory(root, SCOPE, provider="mock") as memory:
+        memory.checkpoint()  # graph.json holds everything; the journal is empty
+    path = root / SCOPE / "graph.json"
+    lines = path.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines) if b'"name":"Person3"' in line)
+    lines[number] = lines[number].replace(b"Company3", b"Company9")  # checksum now wrong
+    before = damage(root, "graph.json", lambda data: b"\n".join(lines))
+    report = check_scope(root, SCOPE)
+    assert report.file("graph.json").position == f"line {number + 1}"
+    result, _ = repaired(root, before)
+    assert result.exit_code == 0, result.output
+    lost = [line for line in result.output.splitlines() if "lost:" in line]
+    assert len(lost) == 1 and f"graph.json line {number + 1}" in lost[0], lost
+    known = facts(root)
+    assert "Person3" not in known
+    assert known["Person2"] == ["works at Company2"] and known["Alice"] == ["likes tea"]
+    with Memory(root, SCOPE, provider="mock") as memory:
+        assert memory.kv.recall("colour") == "blue"
+
+
+def test_a_damaged_graph_with_no_readable_record_is_reported_and_left_untouched(
     root: Path,
 ) -> None:
-    before = damage(root, "graph.json", garble)
+    before = damage(root, "graph.json", lambda data: data[:20])
     result, _ = repaired(root, before)
     assert result.exit_code == 1
     assert "graph.json cannot be rebuilt" in result.output
     assert "the journal starts at commit 7, not 1" in result.output
     assert (root / SCOPE / "graph.json").read_bytes() == before["graph.json"]
     assert "1 problem(s) remain" in result.output
+    assert "lost: nothing" not in result.output
 
 
 def test_a_damaged_graph_is_rebuilt_from_a_journal_that_starts_at_commit_1(
@@ -354,7 +401,7 @@ def test_a_damaged_graph_is_restored_from_an_earlier_backup_the_journal_extends(
     assert "lost: nothing" in result.output
     known = facts(root)
     assert known["Carol"] == ["likes chess"] and known["Alice"] == ["likes tea"]
-    backups = sorted(p for p in root.iterdir() if ".backup-" in p.name)
+    backups = sorted((root / "@backups" / SCOPE).iterdir())
     assert len(backups) == 2 and snapshot(backups[-1]) == before
 
 
@@ -425,3 +472,17 @@ def test_vectors_whose_width_disagrees_with_their_header_fail_the_load(root: Pat
     result = doctor(root, "--repair")
     assert result.exit_code == 0 and "re-embedded 8 observation(s)" in result.output
     touch_everything(root)
+
+
+def test_a_healthy_journal_first_scope_is_described_as_such_not_as_missing_files(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path, SCOPE, provider="mock") as memory:
+        memory.remember("Alice works at Acme.")  # no checkpoint yet: only the journal
+    assert sorted(p.name for p in (tmp_path / SCOPE).iterdir()) == [".lock", "journal.jsonl"]
+    result = doctor(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "missing" not in result.output
+    assert "graph.json      not written yet: the journal holds every write" in result.output
+    assert "journal-first until its first checkpoint" in result.output
+    assert result.output.rstrip().endswith("healthy")

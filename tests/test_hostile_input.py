@@ -275,27 +275,29 @@ BAD_REPLIES = {
 
 
 @pytest.mark.parametrize("reply", BAD_REPLIES.values(), ids=BAD_REPLIES.keys())
-def test_an_unusable_model_reply_changes_nothing_and_logs_a_warning(
+def test_an_unusable_model_reply_keeps_only_the_text_and_logs_a_warning(
     root: Path, reply: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with open_memory(root, "alice") as alice:
         alice.remember("Alice likes tea.")
-    before = tree(root)
+        facts_before = {(e.name, o.content) for e in alice.entities() for o in e.observations}
     with (
         open_memory(root, "alice", scripted(reply, reply)) as alice,
         caplog.at_level(logging.WARNING, logger="memgraph"),
     ):
         changes = alice.remember("Alice works at Acme.")
-        assert not changes and changes.warnings
-        assert [o.content for o in alice.entity("Alice").current_observations] == ["likes tea"]
-    assert "nothing was changed" in caplog.text
-    assert tree(root) == before, "no partial write"
+        assert not changes and changes.warnings and changes.unusable_reply
+        assert changes.episode is not None and not changes.episode.extracted
+        facts_after = {(e.name, o.content) for e in alice.entities() for o in e.observations}
+        assert facts_after == facts_before, "no fact from an unusable reply"
+        kept = [e for e in alice.iter_episodes() if e.text == "Alice works at Acme."]
+        assert len(kept) == 1 and not kept[0].extracted
+    assert "model reply unusable" in caplog.text
     with (
-        open_memory(root, "fresh", scripted(reply, reply)) as fresh,
-        caplog.at_level(logging.WARNING, logger="memgraph"),
-    ):
-        assert not fresh.remember("Alice works at Acme.")
-    assert not (root / "fresh").exists()
+        open_memory(root, "alice") as alice,
+    ):  # the text stays findable, though no fact was drawn from it
+        hits = alice.search("where does alice work? acme")
+        assert any(h.kind == "episode" and h.episode and "Acme" in h.episode.text for h in hits)
 
 
 def test_hallucinated_ids_in_a_reply_never_touch_existing_facts(root: Path) -> None:
@@ -492,14 +494,17 @@ def test_a_429_then_success_stores_the_write_exactly_once(
         assert [o.content for o in alice.entity("Alice").observations] == ["x"]
 
 
-def test_a_failure_in_the_middle_of_remember_many_stores_none_of_the_batch(root: Path) -> None:
+def test_a_model_failure_in_the_middle_of_remember_many_keeps_the_items_before_it(
+    root: Path,
+) -> None:
     good = {**EMPTY, "entities": [{"name": "Alice", "type": "person", "observations": ["x"]}]}
     chat = ScriptedChatModel({"extract": [good, ProviderUnavailable("down")]})
     provider = Provider("scripted", chat, HashEmbedder())
-    before = tree(root)
     with open_memory(root, "alice", provider) as alice, pytest.raises(ProviderUnavailable):
         alice.remember_many(["Alice works at Acme.", "Carol likes chess."])
-    assert tree(root) == before
+    with open_memory(root, "alice") as again:
+        assert [e.text for e in again.iter_episodes()] == ["Alice works at Acme."]
+        assert [e.name for e in again.entities()] == ["Alice"]
 
 
 def test_a_chat_model_that_raises_something_unexpected_applies_nothing(root: Path) -> None:

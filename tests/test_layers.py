@@ -23,31 +23,39 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces")
+BELOW_ENGINE = ("foundation", "llm_calls", "graph", "retrieval", "store", "faces", "view page")
 BELOW_TOP = (*BELOW_ENGINE, "engine", "conversation", "admin")
 TOP = (*BELOW_TOP, "public API")
+FACES = ("mcp", "integrations", "view", "importing", "portable")
 
 # layer           its modules (a module and everything under it)   may import, besides itself
 CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("foundation",   ("memgraph.errors", "memgraph.models", "memgraph.clock",
-                      "memgraph.config", "memgraph.scope", "memgraph.text"),  ()),
+                      "memgraph.config", "memgraph.scope", "memgraph.text",
+                      "memgraph.dates", "memgraph.speakers", "memgraph.attributes"),  ()),
     ("llm_calls",    ("memgraph.llm_calls",),      ("foundation",)),
     ("graph",        ("memgraph.graph",),          ("foundation", "llm_calls")),
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),
     ("store",        ("memgraph.store",),          ("foundation", "graph", "retrieval")),
     ("faces",        ("memgraph.faces",),          ("foundation", "graph", "retrieval")),
+    # The graph view's payload and page, which Memory.view() hands out: foundation only.
+    ("view page",    ("memgraph.view.data", "memgraph.view.html"), ("foundation",)),
     ("engine",       ("memgraph.engine",),         BELOW_ENGINE),
     ("conversation", ("memgraph.conversation",),   (*BELOW_ENGINE, "engine")),
     ("admin",        ("memgraph.admin",),          (*BELOW_ENGINE, "engine")),
     ("public API",   ("memgraph",),                BELOW_TOP),  # memgraph/__init__.py only
     # The faces at the top: each may use the public API and every layer under it,
-    # and none imports another (nothing imports the CLI but ``python -m memgraph``).
-    ("cli",          ("memgraph.cli",),            TOP),
+    # and none imports another; the command line gathers them (and nothing imports
+    # the CLI but ``python -m memgraph``).
+    ("cli",          ("memgraph.cli",),            (*TOP, *FACES)),
     ("mcp",          ("memgraph.mcp",),            TOP),
     ("integrations", ("memgraph.integrations",),   TOP),
     ("view",         ("memgraph.view",),           TOP),
     ("importing",    ("memgraph.importing",),      TOP),
+    ("portable",     ("memgraph.portable",),       TOP),
     ("__main__",     ("memgraph.__main__",),       ("cli",)),
+    # Old names of moved modules: each hands out the moved module (by name, at run time).
+    ("moved",        ("memgraph.core", "memgraph.parsing"), ()),
     # Providers plug in through the seam only (entries may name single modules).
     ("providers",    ("memgraph.providers",),      ("foundation", "memgraph.llm_calls.provider",
                                                     "memgraph.llm_calls.prompts")),

@@ -31,6 +31,7 @@ from memgraph.conversation.compaction import compact, orphaned_tool_replies
 from memgraph.conversation.context import current_target
 from memgraph.conversation.thread import SUMMARY_HEADER
 from memgraph.conversation.turn import CONTEXT_HEADER
+from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.tokens import token_counter
 from tests.memory_state import fresh_memory_state  # noqa: F401
 
@@ -80,7 +81,7 @@ def episode_ranges(directory: Path, scope: str) -> list[tuple[int, int]]:
 # --------------------------------------------------------------- plain calls
 def test_llm_is_a_plain_chat_call_on_the_offline_mock_without_memory() -> None:
     reply = llm("hello there")
-    assert str(reply) == reply.text == "(mock) You said: hello there"
+    assert str(reply) == reply.text == "Hello! How can I help?"
     assert reply.usage.total_tokens > 0
     assert reply.context == "" and reply.extracted is None and reply.compaction is None
 
@@ -180,12 +181,15 @@ def test_auto_extraction_runs_every_interval_turns_on_new_messages_only(tmp_path
     said = ["My name is Alice.", "I work at Acme.", "I live in Paris.", "I have a dog.", "Bye."]
     ran = [llm(text, memory=True, thread=thread).extracted is not None for text in said]
     assert ran == [False, True, False, True, False]
-    extracted = [c.last_user for c in calls(provider, "extract")]
+    extracted = [read_tag(c.last_user, "text") or "" for c in calls(provider, "extract")]
     for text in said[:4]:
         assert sum(text in body for body in extracted) == 1
     assert all("Bye." not in body for body in extracted)
     thread.close()  # flushes the last turn
-    assert sum("Bye." in c.last_user for c in calls(provider, "extract")) == 1
+    assert (
+        sum("Bye." in (read_tag(c.last_user, "text") or "") for c in calls(provider, "extract"))
+        == 1
+    )
     assert episode_ranges(tmp_path / "mem", "default") == [(1, 4), (5, 8), (9, 10)]
 
 
@@ -211,7 +215,7 @@ def test_extraction_survives_compaction_in_between_without_repeating(tmp_path: P
     with Thread() as thread:
         compactions = [llm(text, memory=True, thread=thread).compaction for text in said]
     assert sum(c is not None for c in compactions) >= 2
-    extracted = [c.last_user for c in calls(provider, "extract")]
+    extracted = [read_tag(c.last_user, "text") or "" for c in calls(provider, "extract")]
     for text in said:
         assert sum(text in body for body in extracted) == 1
     ranges = sorted(episode_ranges(tmp_path / "mem", "default"))
@@ -279,8 +283,9 @@ def test_a_new_threads_first_compaction_merges_the_scopes_stored_summary(tmp_pat
         {"summary": "Alice joined Acme.", "lastCompactedAt": "x", "messagesSummarized": 10}
     )
     thread = Thread()
-    for text in ("one", "two", "three"):
-        llm(f"Message {text}.", memory=True, thread=thread)
+    llm("Message one.", memory=True, thread=thread)
+    assert thread.to_messages()[0]["content"] == f"{SUMMARY_HEADER}\nAlice joined Acme."
+    llm("Message two.", memory=True, thread=thread)  # the summary counts: 5 messages > 4
     assert summary_file(tmp_path)["messagesSummarized"] == 12
     assert "<previous>\nAlice joined Acme.\n</previous>" in calls(provider, "merge")[0].last_user
 
@@ -329,16 +334,28 @@ def test_the_token_trigger_compacts_on_real_token_counts(tmp_path: Path) -> None
 
 
 def test_token_counting_for_a_model_without_offline_encoding_warns_once(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import tiktoken
+
+    real = tiktoken.get_encoding
+
+    def offline(name: str) -> Any:  # gpt-4o-mini's o200k_base cannot be downloaded
+        if name == "o200k_base":
+            raise ConnectionError("no network")
+        return real(name)
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
     token_counter.cache_clear()
     use(recorder(model="gpt-4o-mini"), compaction={"trigger": "token", "threshold": 60})
     thread = Thread()
     with caplog.at_level(logging.WARNING, logger="memgraph"):
         replies = [llm("word " * 20, memory=True, thread=thread) for _ in range(4)]
+    token_counter.cache_clear()
     assert any(r.compaction for r in replies)
-    fallbacks = [r for r in caplog.records if "tiktoken" in r.getMessage()]
-    assert len(fallbacks) <= 1
+    fallbacks = [r.getMessage() for r in caplog.records if "tiktoken" in r.getMessage()]
+    assert len(fallbacks) == 1, fallbacks
+    assert "o200k_base could not be loaded (o200k_base: ConnectionError)" in fallbacks[0]
 
 
 # ---------------------------------------------------------------------- async

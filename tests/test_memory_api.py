@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,8 +103,8 @@ def test_one_llm_call_and_one_batched_embedding_per_remember(tmp_path: Path) -> 
         m.remember("anything")
         assert len(chat.calls) == 1
         # one call embedding the text for context is skipped on an empty scope;
-        # the new observations are embedded in one batch
-        assert embedder.calls == [4]
+        # the new observations and the text itself are embedded in one batch
+        assert embedder.calls == [5]
 
 
 def test_at_sets_when_the_fact_became_true(tmp_path: Path) -> None:
@@ -159,16 +160,19 @@ def test_metadata_must_be_json_serializable(tmp_path: Path) -> None:
         "```json\n{not json}\n```",
     ],
 )
-def test_malformed_llm_replies_change_nothing(
+def test_malformed_llm_replies_add_no_fact_but_keep_the_text(
     tmp_path: Path, reply: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with memory(tmp_path, provider=scripted(reply, reply, fallback=False)) as m:
         with caplog.at_level(logging.WARNING, logger="memgraph"):
             changes = m.remember("Alice works at Acme.")
         assert not changes and changes.warnings
-        assert "nothing was changed" in caplog.text
+        assert changes.unusable_reply and "reply unusable" in changes.unusable_reply
+        assert "model reply unusable" in caplog.text
         assert m.entities() == []
-    assert not (tmp_path / "mem" / "test").exists()
+        assert [(e.text, e.extracted) for e in m.iter_episodes()] == [
+            ("Alice works at Acme.", False)
+        ]
 
 
 def test_a_bad_reply_gets_one_repair_retry(tmp_path: Path) -> None:
@@ -247,7 +251,7 @@ def test_a_second_process_recalls_what_the_first_remembered(tmp_path: Path) -> N
         check=True,
         timeout=60,
     )
-    assert "mentors → Bob" in out.stdout
+    assert "mentors Bob" in out.stdout
 
 
 def test_two_memory_objects_on_one_scope_see_each_others_writes(tmp_path: Path) -> None:
@@ -278,10 +282,13 @@ def test_recall_format_lists_facts_and_relations(tmp_path: Path) -> None:
     with memory(tmp_path) as m:
         m.remember("Alice is a senior engineer. She mentors Bob.")
         text = m.recall("alice", rerank=False)
-        assert text.splitlines()[0] == "Alice (person):"
-        assert "  - is a senior engineer" in text
-        assert "  - mentors → Bob" in text
-        assert "  - Alice mentors → Bob" in m.recall("bob", rerank=False)
+        lines = text.splitlines()
+        assert lines[0] == "Alice (person):"
+        assert re.fullmatch(r"  - \[\d{1,2} \w+ \d{4}\] is a senior engineer", lines[1])
+        assert re.fullmatch(r"  - \[\d{1,2} \w+ \d{4}\] mentors Bob", lines[2])
+        # the relation mentors → Bob is the same statement: it is not printed again
+        assert "→" not in text and len(lines) == 3
+        assert "mentors Bob" in m.recall("bob", rerank=False)
 
 
 def test_rerank_ignores_unknown_ids_and_keeps_its_order(tmp_path: Path) -> None:
@@ -333,7 +340,13 @@ def test_superseded_facts_are_never_recalled(tmp_path: Path) -> None:
     with memory(tmp_path) as m:
         m.remember("Alice works at Acme.")
         m.remember("Alice works at Globex.")
-        assert "works at Acme" not in m.recall("where does alice work acme globex")
+        for rerank in (True, False):
+            recalled = m.recall("where does alice work acme globex", rerank=rerank)
+            assert "works at Globex" in recalled  # the new value is there...
+            assert "works at Acme" not in recalled  # ...and the superseded one is not
+        contents = [h.observation.content for h in m.search("alice work") if h.observation]
+        assert "works at Globex" in contents
+        assert "works at Acme" not in contents
 
 
 def test_large_entities_list_their_most_relevant_facts_first(tmp_path: Path) -> None:
@@ -345,7 +358,7 @@ def test_large_entities_list_their_most_relevant_facts_first(tmp_path: Path) -> 
         assert hits[0].observation is not None
         assert hits[0].observation.content == "is allergic to peanuts"
         lines = m.recall("is the user allergic to peanuts", rerank=False).splitlines()
-        assert lines[1] == "  - is allergic to peanuts"
+        assert lines[1].endswith("] is allergic to peanuts")
 
 
 def test_extraction_prompt_stays_bounded_as_the_graph_grows(tmp_path: Path) -> None:
@@ -440,7 +453,7 @@ def test_checkpoint_then_reopen_keeps_everything(tmp_path: Path) -> None:
         before = m.export("json"), m.stats()
     with memory(tmp_path) as m:
         assert (m.export("json"), m.stats()) == before
-        assert before[1]["vectors"] == 2
+        assert before[1]["vectors"] == 4  # two facts and the two texts they came from
 
 
 def test_changing_the_embedding_model_rebuilds_the_vectors(
@@ -458,7 +471,7 @@ def test_changing_the_embedding_model_rebuilds_the_vectors(
         hits = m.search("alice likes tea")
         assert hits and "semantic" in hits[0].tiers
     assert "rebuilding the index" in caplog.text
-    assert second.calls[0] == 2  # the current observations, in one batch
+    assert second.calls[0] == 3  # the current observations and the text, in one batch
     with memory(tmp_path, provider=Provider("b", MockChatModel(), second)) as m:
         calls = len(second.calls)
         m.search("tea")
@@ -492,7 +505,7 @@ def test_remember_many_stores_everything_in_one_commit(tmp_path: Path) -> None:
         assert journal.count(b"\n") == 1
     with memory(tmp_path) as m:
         assert "works at Company7" in m.recall("where does person7 work", rerank=False)
-        assert m.stats()["vectors"] == 21
+        assert m.stats()["vectors"] == 42  # one per fact and one per text
 
 
 def test_remember_many_after_earlier_facts_supersedes_them(tmp_path: Path) -> None:
@@ -533,6 +546,7 @@ def test_export_current_only_leaves_out_expired_facts(tmp_path: Path) -> None:
     assert "works at Acme" in contents
     contents = [o["content"] for e in current["entities"] for o in e["observations"]]
     assert contents == ["works at Globex"]
+    assert current["relations"]
     assert all(r["validTo"] is None for r in current["relations"])
 
 
@@ -555,3 +569,15 @@ def test_search_hits_show_each_entitys_facts_and_relations_as_of_the_latest_writ
         with memory(tmp_path) as other:  # another handle's write reaches this one's hits
             other.remember("Alice moved to Bergen.")
         assert [len(h.entity.observations) for h in m.search("Alice")][:1] == [4]
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, True, "3"])
+def test_search_refuses_a_k_that_is_not_a_positive_integer(tmp_path: Path, k: object) -> None:
+    with Memory(tmp_path / "mem", scope="s", provider="mock") as memory:
+        memory.remember("Alice works at Acme. Alice lives in Oslo.")
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            memory.search("alice", k=k)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            memory.as_of("2100-01-01T00:00:00Z").search("alice", k=k)  # type: ignore[arg-type]
+        assert len(memory.search("alice", k=1)) == 1
+        assert len(memory.search("alice", k=2)) == 2

@@ -82,7 +82,8 @@ def test_rerank_keeps_overlapping_candidates_best_first() -> None:
             ("entity-4", "Paris (place)"),
         ],
     )
-    assert ask(RERANK_SYSTEM, message, RERANK_SCHEMA) == {"ids": ["obs-3", "obs-1"]}
+    # Alice's job shares her name but nothing of what is asked about her: left out
+    assert ask(RERANK_SYSTEM, message, RERANK_SCHEMA) == {"ids": ["obs-3"]}
 
 
 def test_rerank_maps_first_person_questions_to_the_user_entity() -> None:
@@ -187,27 +188,57 @@ def test_an_unknown_schema_gets_an_empty_reply_of_its_shape() -> None:
     assert ask("system", "anything", schema) == {"items": [], "label": ""}
 
 
-def test_plain_chat_answers_from_the_memory_context() -> None:
-    messages = [
-        {
-            "role": "system",
-            "content": "Relevant context from memory:\nAlice (person):\n  - prefers TypeScript\n"
-            "  - works_at → Acme\nBob (person):\n  - likes tea",
-        },
-        {"role": "user", "content": "Which language does Alice prefer?"},
-    ]
-    completion = MockChatModel().complete(messages)
-    assert completion.text == (
-        "From memory: Alice (person): prefers TypeScript; Alice (person): works_at → Acme."
-    )
-    assert completion.finish_reason == "stop"
+CONTEXT = (
+    "Relevant context from memory:\nAlice (person):\n  - prefers TypeScript\n"
+    "  - works_at → Acme\n  - is a senior engineer\nBob (person):\n  - likes tea\n"
+    "User (person):\n  - works at Globex\n  - works_at → Globex\n  - name is Dana\n"
+    "  - Rex dog_of → User\n  - lives in Lisbon\n  - studies French\n"
+    "Texts these facts came from:\n  - 2025-01-02: Alice (person): said hello"
+)
 
 
-def test_plain_chat_without_memory_echoes_the_user() -> None:
+def chat(said: str, context: str | None = CONTEXT) -> str:
+    system = [{"role": "system", "content": context}] if context else []
+    return MockChatModel().complete([*system, {"role": "user", "content": said}]).text
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("Which language does Alice prefer?", "Alice prefers TypeScript."),
+        ("Where does Alice work?", "Alice works at Acme."),
+        ("Where do I work?", "You work at Globex."),
+        ("What is my name?", "Your name is Dana."),
+        ("Where do I live?", "You live in Lisbon."),
+        ("Which language do I study?", "You study French."),
+        (
+            "Tell me about Alice",
+            "Alice prefers TypeScript, works at Acme and is a senior engineer.",
+        ),
+        ("What is the weather like on Mars?", "I don't know that; nothing I remember answers it."),
+    ],
+)
+def test_plain_chat_answers_a_question_from_the_memory_context_in_a_sentence(
+    said: str, answer: str
+) -> None:
+    assert chat(said) == answer
+
+
+def test_plain_chat_without_a_relevant_memory_says_it_does_not_know() -> None:
+    assert chat("Where do I work?", None) == "I don't know that; nothing I remember answers it."
+    assert chat("Who said hello?") == "I don't know that; nothing I remember answers it."
+
+
+def test_plain_chat_greets_and_acknowledges_statements_in_the_second_person() -> None:
     completion = MockChatModel().complete([{"role": "user", "content": "hello there"}])
-    assert completion.text == "(mock) You said: hello there"
+    assert completion.text == "Hello! How can I help?"
+    assert completion.finish_reason == "stop"
     assert completion.usage.prompt_tokens == 3
     assert completion.usage.completion_tokens == 7
+    assert (
+        chat("I work at Acme and my dog is Rex.") == "Noted: you work at Acme and your dog is Rex."
+    )
+    assert chat("Hi, I'm Alice.") == "Hello! Noted: you're Alice."
 
 
 def test_naming_a_tool_returns_a_deterministic_tool_call() -> None:
@@ -259,7 +290,9 @@ def test_the_mock_provider_is_registered_and_configurable() -> None:
     assert isinstance(small.embedder, HashEmbedder) and small.embedder.dimension == 64
     scripted = resolve_provider("mock:scripted")
     assert isinstance(scripted.chat, ScriptedChatModel)
-    assert scripted.chat.complete([{"role": "user", "content": "hi"}]).text.startswith("(mock)")
+    assert (
+        scripted.chat.complete([{"role": "user", "content": "hi"}]).text == "Hello! How can I help?"
+    )
 
 
 @pytest.mark.parametrize("dimension", ["384", 2, False])

@@ -169,10 +169,43 @@ def test_forgotten_notes_leave_the_filter_but_stay_in_history() -> None:
         note = memory.note("old rule", category="rule")
         memory.expire(note.id)
         assert memory.notes("rule") == []
-        assert [o.content for o in memory.history("main").observations] == ["old rule"]
+        assert [o.content for o in memory.history("Notes").observations] == ["old rule"]
 
 
 def test_notes_are_searchable_by_recall() -> None:
     with named() as memory:
         memory.note("the staging database is at db-staging-02", category="context")
         assert "db-staging-02" in memory.recall("staging database", rerank=False)
+
+
+def test_notes_never_create_an_entity_named_after_their_source() -> None:
+    with named() as memory:
+        memory.note("API is slow on Mondays", category="learning")
+        with agent("Writer"):
+            memory.note("draft done", category="context")
+        memory.note("Alice prefers tea", category="preference", about="Alice")
+        entities = {e.name: e.type for e in memory.entities()}
+        notes = {n.content: (n.entity, n.source) for n in memory.notes(from_="*")}
+    assert entities == {"Notes": "notes", "Alice": "thing"}
+    assert notes == {
+        "API is slow on Mondays": ("Notes", "main"),
+        "draft done": ("Notes", "Writer"),
+        "Alice prefers tea": ("Alice", "main"),
+    }
+
+
+def test_noting_the_same_note_again_returns_the_existing_one_and_stores_nothing() -> None:
+    with named() as memory:
+        first = memory.note("API is slow on Mondays", category="learning", tags=["api"])
+        seq = memory.stats()
+        again = memory.note("API is slow on Mondays", category="learning", tags=["api"])
+        assert again == first and memory.stats() == seq
+        other_tags = memory.note("API is slow on Mondays", category="learning", tags=["ops"])
+        with agent("Writer"):
+            other_source = memory.note("API is slow on Mondays", category="learning", tags=["api"])
+        assert len({first.id, other_tags.id, other_source.id}) == 3
+        assert memory.note("API is slow on Mondays", category="learning", tags=["api"]) == first
+        memory.expire(first.id)
+        renewed = memory.note("API is slow on Mondays", category="learning", tags=["api"])
+        assert renewed.id != first.id
+        assert len(memory.notes("learning", from_="*")) == 3

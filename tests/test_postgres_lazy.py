@@ -409,3 +409,33 @@ def test_a_memory_on_postgres_opens_lazily_and_answers_as_one_parsed_whole(
         assert graph is not None and isinstance(
             graph.saved.data if graph.saved else None, RemoteImage
         )
+
+
+def test_remembered_texts_are_found_on_a_lazy_scope_from_its_saved_episode_index(
+    postgres_dsn: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scope = new_scope()
+    texts = [f"Person{n} met Person{n + 1} at the Harbor{n % 3} cafe." for n in range(30)]
+    with Memory(scope=scope, provider="mock", store=postgres_dsn) as memory:
+        memory.remember_many(texts)
+        memory.checkpoint()
+        expected = memory.search("who met Person7 at the cafe", k=5, episodes=True)
+    assert any(h.episode is not None and h.episode.text == texts[7] for h in expected)
+    marks: list[int] = []
+    episodes_after = PostgresStore.episodes_after
+
+    def spy(self: PostgresStore, mark: int) -> tuple[list[tuple[int, Any]], int]:
+        marks.append(mark)
+        return episodes_after(self, mark)
+
+    def every_episode(self: PostgresStore) -> Any:
+        raise AssertionError("read every episode of the scope")
+
+    monkeypatch.setattr(PostgresStore, "episodes_after", spy)
+    monkeypatch.setattr(PostgresStore, "episodes", every_episode)
+    with Memory(scope=scope, provider="mock", store=postgres_dsn) as reopened:
+        found = reopened.search("who met Person7 at the cafe", k=5, episodes=True)
+    assert [(h.episode.id if h.episode else None, h.score) for h in found] == [
+        (h.episode.id if h.episode else None, h.score) for h in expected
+    ]
+    assert marks and 0 not in marks, "the episode index came from the database, not rebuilt"

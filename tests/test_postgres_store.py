@@ -516,6 +516,29 @@ def test_a_password_is_masked_in_every_dsn_form() -> None:
     )
     assert mask_dsn("host=h password='a b' user=u") == "host=h password=*** user=u"
     assert mask_dsn("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert mask_dsn("postgresql://h:5432/db") == "postgresql://h:5432/db"
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("raw", ["#", "/", "@", "?", ":", "#/@?"])
+def test_a_password_with_a_raw_special_character_is_never_shown(raw: str) -> None:
+    dsn = f"postgresql://app:Mg{raw}Secret-42@127.0.0.1:{closed_port()}/db"
+    assert mask_dsn(dsn) == f"postgresql://app:***@127.0.0.1:{dsn.rsplit(':', 1)[1]}"
+    store = PostgresStore(dsn, "alice")
+    assert "Secret-42" not in repr(store)
+    with pytest.raises((StoreUnavailable, ConfigError)) as caught:  # libpq refuses a raw '?'
+        store.load()
+    assert "Secret-42" not in str(caught.value)
+    assert "app:***@127.0.0.1" in str(caught.value)
+    store.close()
 
 
 def test_a_malformed_dsn_or_schema_is_a_config_error(postgres_dsn: str) -> None:
@@ -607,7 +630,7 @@ def test_a_cold_load_takes_the_vectors_from_the_database_without_re_embedding(
         memory.remember("Person9 works at Company9.")  # one more, in the journal
     provider, embedded = counting_provider()
     with Memory(scope=scope, provider=provider, store=postgres_dsn) as fresh:
-        assert fresh.stats()["vectors"] == 6
+        assert fresh.stats()["vectors"] == 12  # six facts and the six texts they came from
         assert embedded == []
         hits = fresh.search("Person3 job", k=3)
         assert hits and hits[0].entity.name == "Person3"

@@ -557,14 +557,19 @@ def test_401_with_a_key_from_a_custom_variable_names_that_variable(
     assert openai_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
 
 
-def test_missing_key_without_base_url_raises_missing_credentials(
+def test_missing_key_raises_missing_credentials_at_the_first_model_call_not_before(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    provider = resolve_provider("openai:gpt-4o-mini")  # building needs no key
+    assert provider.embedder is not None
     with pytest.raises(MissingCredentials) as caught:
-        resolve_provider("openai:gpt-4o-mini")
+        provider.chat.complete(USER)
+    with pytest.raises(MissingCredentials):
+        provider.embedder.embed(["a"])
     assert "OPENAI_API_KEY" in str(caught.value)
-    assert "provider.api_key_env" in str(caught.value)
+    assert "provider.apiKeyEnv" in str(caught.value)
+    assert "api_key_env" not in str(caught.value)
     assert "agency.json" in str(caught.value)
 
 
@@ -572,12 +577,13 @@ def test_missing_key_for_a_remote_base_url_names_the_configured_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
-    with pytest.raises(MissingCredentials, match="GROQ_API_KEY"):
-        resolve_provider(
-            "openai:llama-3.1-8b",
-            base_url="https://api.groq.com/openai/v1",
-            api_key_env="GROQ_API_KEY",
-        )
+    provider = resolve_provider(
+        "openai:llama-3.1-8b",
+        base_url="https://api.groq.com/openai/v1",
+        api_key_env="GROQ_API_KEY",
+    )
+    with pytest.raises(MissingCredentials, match="set the GROQ_API_KEY environment variable"):
+        provider.chat.complete(USER)
 
 
 def test_key_is_read_from_the_environment_when_the_provider_is_built(

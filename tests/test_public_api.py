@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
 import memgraph
 from memgraph import errors
 
@@ -49,3 +51,18 @@ def test_providers_install_under_the_memgraph_namespace() -> None:
 
     assert importlib.util.find_spec("memgraph.providers.mock") is not None
     assert importlib.util.find_spec("memgraph.providers.openai_compat") is not None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("core", "engine.core"), ("parsing", "llm_calls.parsing")]
+)
+def test_a_module_imported_by_its_old_name_is_the_moved_module_with_a_warning(
+    old: str, new: str
+) -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop(f"memgraph.{old}", None)
+    with pytest.warns(DeprecationWarning, match=f"memgraph.{old} moved to memgraph.{new}"):
+        module = importlib.import_module(f"memgraph.{old}")
+    assert module is importlib.import_module(f"memgraph.{new}")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from memgraph.graph.graph import Graph
 from memgraph.retrieval import ranking as tiers
+from memgraph.text import index_terms
 
 Doc = dict[str, Any]
 T1 = "2026-01-01T00:00:00.000Z"
@@ -47,26 +50,34 @@ def test_a_type_match_alone_stays_under_the_floor() -> None:
     assert tiers.WEIGHTS["type"] < tiers.RELEVANCE_FLOOR
 
 
-def test_skipping_typed_only_candidates_changes_nothing_above_the_floor() -> None:
-    # The 50 newest typed entities are only ranked when a type match alone could
-    # pass the floor; with the default floor the fused list is the same as the
-    # full computation's, filtered at the floor.
-    graph = people(120)
-    typed = set(graph.entities_of_type("person"))
-    signals: dict[str, Any] = {
-        "names": {"entity-3", "entity-110", "entity-0"},  # named and typed: old and new
-        "types": typed,
-        "keywords": {"obs-7-1": 0.6, "obs-115-2": 0.4, "obs-3-0": 0.2},
-        "semantic": {"obs-60-0": 0.7, "obs-119-1": 0.5},
-    }
-    everything = ranked(graph, 0.0, **signals)  # a floor a type match alone passes
-    default = ranked(graph, tiers.RELEVANCE_FLOOR, **signals)
-    assert default == [item for item in everything if item[1] >= tiers.RELEVANCE_FLOOR]
-    # The named entity among the 50 newest persons has the type signal on its facts;
-    # the older one has not (the rule the full computation applies).
-    signals_of = {item_id: found for item_id, _, found in default}
-    assert signals_of["obs-110-2"] == {"name", "type"}
-    assert signals_of["obs-3-2"] == {"name"}
+def question(graph: Graph, text: str, named: set[str]) -> tiers.Query:
+    """A query naming ``named`` (its name terms are the names' words)."""
+    name_terms = {t for e in named for t in index_terms(graph.entities[e]["name"])}
+    terms = tuple(dict.fromkeys([*index_terms(text), *sorted(name_terms)]))
+    return tiers.Query(text, terms, frozenset(named), frozenset(name_terms))
+
+
+def test_a_named_entity_contributes_only_the_facts_that_match() -> None:
+    # "What topic does Person 3 like?" names Person 3: its facts with evidence rank
+    # first, boosted; its other facts are no candidates; others' facts are discounted.
+    graph = people(10)
+    query = question(graph, "topic", {"entity-3"})
+    keywords = {"obs-3-0": 0.5, "obs-7-1": 0.5}
+    found = {c.id: c for c in tiers.fuse(graph, query, keywords=keywords, floor=0.0)}
+    assert set(found) == {"obs-3-0", "obs-7-1"}
+    plain = 0.8 * 0.5
+    assert found["obs-3-0"].score > plain > found["obs-7-1"].score
+    assert found["obs-3-0"].signals == {"content": 0.5, "name": 1.0}
+    assert found["obs-7-1"].score == pytest.approx(plain * tiers.OFF_NAME)
+
+
+def test_an_identity_query_brings_in_the_named_entitys_facts() -> None:
+    graph = people(10)
+    query = question(graph, "", {"entity-3"})
+    assert query.identity
+    found = tiers.fuse(graph, query)
+    assert {c.id for c in found} == {"obs-3-0", "obs-3-1", "obs-3-2"}
+    assert all(c.score == pytest.approx(tiers.WEIGHTS["name"]) for c in found)
 
 
 def test_relation_lines_are_cut_at_the_limit() -> None:

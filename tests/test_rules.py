@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph import Memory, NotFound
-from memgraph.faces.conditions import ConditionError, parse_condition
+from memgraph.faces.conditions import MAX_TREE_DEPTH, ConditionError, parse_condition
 
 
 def open_memory(tmp_path: Path) -> Memory:
@@ -132,20 +131,93 @@ def test_any_text_either_parses_or_raises_condition_error(source: str) -> None:
         condition = parse_condition(source)
     except ConditionError:
         return
-    with contextlib.suppress(ConditionError):
-        condition.evaluate({})
+    assert condition.source == source.strip()
+    assert parse_condition(condition.source).tree == condition.tree  # parsing is a function
+    try:
+        value = condition.evaluate({})
+    except ConditionError:
+        return
+    assert value is True or value is False
 
 
 _ATOMS = st.sampled_from(["a", "b.c", "1", "2.5", "'x'", "true", "null", "[1, 'y']", "(a)"])
 _OPS = st.sampled_from(["<", "<=", "==", "!=", "in", "not in", "+", "-", "*", "/", "and", "or"])
 
 
+class _Fields:
+    """``b.c`` for Python's evaluation of the same expression."""
+
+    c = "z"
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_ATOMS, _OPS), min_size=1, max_size=6), _ATOMS)
-def test_generated_expressions_never_escape_the_grammar(
+def test_generated_expressions_evaluate_as_python_would(
     parts: list[tuple[str, str]], last: str
 ) -> None:
+    # Python evaluates the same expressions (the grammar is a subset of its own, with
+    # true/null for True/None): wherever a condition evaluates, Python agrees on its
+    # truth, so precedence, associativity and operator meaning match.
     source = " ".join(f"{atom} {op}" for atom, op in parts) + f" {last}"
-    context = {"a": 3, "b": {"c": "z"}}
-    with contextlib.suppress(ConditionError):
-        parse_condition(source).evaluate(context)
+    try:
+        holds = parse_condition(source).evaluate({"a": 3, "b": {"c": "z"}})
+    except ConditionError:
+        return
+    python = source.replace("true", "True").replace("null", "None")
+    expected = eval(python, {"__builtins__": {}}, {"a": 3, "b": _Fields()})
+    assert holds is bool(expected)
+
+
+@pytest.mark.parametrize(
+    ("source", "context", "expected"),
+    [
+        ("a + 1 * 2 > 4", {"a": 3}, True),
+        ("not a in [1, 2] or a - 1 - 1 == 1", {"a": 3}, True),
+        ("a / 2 * 2 == a and 'x' in 'xyz'", {"a": 3}, True),
+        ("[1, [2, a]] == [1, [2, 3]]", {"a": 3}, True),
+    ],
+)
+def test_fixed_expressions_evaluate_as_python_would(
+    source: str, context: dict[str, Any], expected: bool
+) -> None:
+    assert parse_condition(source).evaluate(context) is expected
+    assert bool(eval(source, {"__builtins__": {}}, dict(context))) is expected
+
+
+def test_a_long_chain_of_operators_is_refused_at_add_rule(tmp_path: Path) -> None:
+    chain = "+".join(["a"] * 990) + " > 0"
+    with open_memory(tmp_path) as memory:
+        with pytest.raises(ConditionError, match="deeper than"):
+            memory.add_rule("long", "must", chain, "pricing")
+        memory.add_rule("cap", "must", "discount <= 0.2", "pricing")
+        violated = memory.check_rules("pricing", {"a": 1, "discount": 0.5})
+        assert [v.rule for v in violated] == ["cap"]
+
+
+def test_a_chain_within_the_limit_is_accepted_and_checked(tmp_path: Path) -> None:
+    chain = "+".join(["a"] * (MAX_TREE_DEPTH - 1)) + " > 0"  # a tree exactly that deep
+    with open_memory(tmp_path) as memory:
+        memory.add_rule("sum", "must", chain, "pricing")
+        assert memory.check_rules("pricing", {"a": 1}) == []
+        assert [v.rule for v in memory.check_rules("pricing", {"a": -1})] == ["sum"]
+
+
+@pytest.mark.parametrize("source", ["[" * 600 + "]" * 600 + " == 1", "[" * 51 + "1" + "]" * 51])
+def test_deeply_nested_lists_are_refused_with_condition_error(source: str) -> None:
+    with pytest.raises(ConditionError, match="deeper than"):
+        parse_condition(source)
+
+
+def test_a_context_integer_too_long_to_print_is_checked_and_explained(tmp_path: Path) -> None:
+    huge = 10**5000
+    with open_memory(tmp_path) as memory:
+        memory.add_rule("small", "must", "n < 5", "sizes")
+        assert memory.check_rules("sizes", {"n": 4}) == []
+        [violation] = memory.check_rules("sizes", {"n": huge})
+    assert violation.rule == "small"
+    assert "5,001 digits" in violation.why
+
+
+def test_an_overflow_with_a_huge_integer_names_it_without_printing_it() -> None:
+    with pytest.raises(ConditionError, match="overflows on <an integer of about 5,001 digits>"):
+        parse_condition("n / 1.5 > 0").evaluate({"n": 10**5000})

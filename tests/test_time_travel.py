@@ -17,7 +17,8 @@ def test_as_of_sees_only_what_was_valid_then(tmp_path: Path) -> None:
         then = memory.as_of("2021-01-01T00:00:00Z")
         text = then.recall("where does alice work")
         assert "works at Acme" in text and "Globex" not in text
-        assert "works_at → Acme" in text
+        assert "[1 January 2020] works at Acme" in text  # said then, and printed once
+        assert "works_at" not in text
         assert {o.content for o in then.entity("Alice").observations} == {
             "works at Acme",
             "lives in Paris",

@@ -36,26 +36,47 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import orjson
 
+from memgraph.admin.migrate import read_scope
 from memgraph.config import MemoryConfig
 from memgraph.engine.memory import (
     Memory,  # also registers the op kinds of key/value, progress and rules
 )
 from memgraph.errors import MemgraphError, StoreCorrupt
 from memgraph.graph.graph import Doc, Graph
-from memgraph.graph.snapshot import read_index
+from memgraph.graph.records import (
+    Checkpoint,
+    ChecksumMismatch,
+    RecordDamaged,
+    has_checksum,
+    read_checkpoint,
+    read_record,
+    read_tail,
+    seal_record,
+)
+from memgraph.graph.snapshot import INDEX_MAGIC, IndexStale, read_index
 from memgraph.llm_calls.provider import Provider
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit
-from memgraph.store.directory import (
-    VECTOR_FORMAT,
-    DirectoryStore,
-    _decode_error,
-    read_npy_rows,
+from memgraph.store.directory import DirectoryStore
+from memgraph.store.files import (
+    DIR_MODE,
+    FILE_MODE,
+    DerivedUnusable,
+    atomic_write,
+    fsync_dir,
+    unseal,
 )
-from memgraph.store.files import DIR_MODE, FILE_MODE, atomic_write, fsync_dir
+from memgraph.store.readers import (
+    parse_episodes,
+    parse_graph,
+    parse_summary,
+    parse_vectors_header,
+    read_coarse,
+    read_npy_rows,
+    vector_blocks_damaged,
+)
 
 __all__ = ["FileReport", "Report", "check_scope", "repair_scope"]
 
@@ -89,6 +110,8 @@ class FileReport:
         if self.state == "damaged":
             where = f" at {self.position}" if self.position else ""
             return f"{self.name:<15} DAMAGED{where}: {self.detail}"
+        if self.state == "missing" and self.detail:
+            return f"{self.name:<15} {self.detail}"
         size = f" ({self.size:,} bytes)" if self.size is not None else ""
         detail = f"; {self.detail}" if self.detail else ""
         return f"{self.name:<15} {self.state}{size}{detail}"
@@ -129,7 +152,7 @@ class Report:
             lines.append(f"  backup: {self.backup}")
         lines += [f"  repaired: {item}" for item in self.repaired]
         lines += [f"  lost: {item}" for item in self.lost]
-        if self.backup and not self.lost:
+        if (self.backup or self.repaired) and not self.lost and self.ok:
             lines.append("  lost: nothing")
         if self.ok:
             lines.append("healthy" if not self.repaired else "repaired: the scope is healthy")
@@ -160,15 +183,18 @@ class _Scan:
     graph_bytes: bytes | None = None
     document: Doc | None = None  # graph.json, parsed and valid
     graph_damaged: bool = False
+    salvaged: Checkpoint | None = None  # the intact records of a damaged graph.json
     journal: bytes = b""
     lines: list[_Line] = field(default_factory=list)  # complete lines, readable or not
     torn: int = 0  # bytes of a torn tail (an incomplete or unreadable last line)
     episodes: list[Doc] = field(default_factory=list)
     bad_episode_lines: list[int] = field(default_factory=list)
     episode_tail: int = 0
+    episodes_lost: bool = False  # the file is shorter than the checkpoint says it was
     vectors_damaged: bool = False
     vector_count: int = 0
     summary_damaged: bool = False
+    derived: list[str] = field(default_factory=list)  # damaged derived files, to rebuild
 
     @property
     def checkpoint_seq(self) -> int:
@@ -182,6 +208,12 @@ class _Scan:
                 break
             prefix.append(line)
         return prefix
+
+    def checkpoint_graph(self) -> Graph:
+        """The graph of the intact ``graph.json`` (an empty one when there is none)."""
+        if self.graph_bytes is None:
+            return Graph()
+        return Graph.from_document(parse_graph(self.path / "graph.json", self.graph_bytes))
 
 
 def _read(path: Path) -> bytes | None:
@@ -207,36 +239,65 @@ def _damaged(scan: _Scan, name: str, position: str, detail: str, size: int | Non
     scan.files[name] = FileReport(name, "damaged", position, detail, size)
 
 
+def _problem_of(exc: StoreCorrupt) -> str:
+    """What a reader's StoreCorrupt says is wrong, without the file name and advice."""
+    detail = str(exc.__cause__ or exc).split(". It was left untouched")[0]
+    if exc.__cause__ is None or isinstance(exc.__cause__, RecordDamaged):
+        detail = str(exc).split(". It was left untouched")[0]
+        detail = detail.partition(f"{exc.position}: ")[2] or detail
+    return detail
+
+
 def _scan_graph(scan: _Scan) -> None:
     raw = scan.graph_bytes = _read(scan.path / "graph.json")
     if raw is None:
-        scan.files["graph.json"] = FileReport("graph.json", "missing")
+        scan.files["graph.json"] = FileReport("graph.json", "missing", "", _NOT_YET)
         return
     try:
-        document = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        error = _decode_error(scan.path / "graph.json", exc, data=raw)
-        _damaged(scan, "graph.json", error.position, str(exc), len(raw))
-        scan.graph_damaged = True
-        return
-    problem, position = "", "top level"
-    if not isinstance(document, dict) or not isinstance(document.get("entities", []), list):
-        problem = "not a graph document (no 'entities' list)"
-    elif type(document.get("checkpointSeq") or 0) is not int:
-        problem = "'checkpointSeq' is not an integer"
-    else:
-        try:
-            Graph.from_document(orjson.loads(raw))
-        except _APPLY_ERRORS as exc:
-            problem = f"not a valid graph ({type(exc).__name__}: {exc})"
-            position = "structure"
+        document = parse_graph(scan.path / "graph.json", raw)
+        problem, position = _structure_problem(raw), "structure"
+    except StoreCorrupt as exc:
+        problem, position = _problem_of(exc), exc.position
+        with contextlib.suppress(RecordDamaged, orjson.JSONDecodeError):
+            scan.salvaged = read_checkpoint(raw, salvage=True)
     if problem:
         _damaged(scan, "graph.json", position, problem, len(raw))
         scan.graph_damaged = True
         return
     scan.document = document
     detail = f"checkpoint at commit {scan.checkpoint_seq}"
+    if document.get("checksums"):
+        detail += f", {len(document['entities']) + len(document.get('relations') or [])} "
+        detail += "records, every checksum verified"
     scan.files["graph.json"] = FileReport("graph.json", "ok", "", detail, len(raw))
+
+
+def _structure_problem(raw: bytes) -> str:
+    """What makes a parsed ``graph.json`` unusable as a graph ('' when nothing)."""
+    document = parse_graph(Path("graph.json"), raw)
+    try:
+        graph = Graph.from_document(document)
+    except _APPLY_ERRORS as exc:
+        return f"not a valid graph ({type(exc).__name__}: {exc})"
+    ids: Counter[str] = Counter(e["id"] for e in document.get("entities") or [])
+    ids.update(o["id"] for e in document.get("entities") or [] for o in e["observations"])
+    ids.update(r["id"] for r in document.get("relations") or [])
+    repeated = sorted(i for i, n in ids.items() if n > 1)
+    if repeated:
+        return f"{len(repeated)} id(s) used twice ({', '.join(repeated[:5])})"
+    next_id = document.get("nextId")
+    highest = max(
+        (int(i.rpartition("-")[2]) for i in ids if i.rpartition("-")[2].isdigit()), default=0
+    )
+    if type(next_id) is int and highest >= next_id:
+        return f"nextId {next_id} is not past the ids in use (up to {highest})"
+    counts = document.get("counts")
+    if isinstance(counts, dict) and counts != {
+        "entities": len(graph.entities),
+        "relations": len(graph.relations),
+    }:
+        return f"it says it holds {counts} but holds other numbers of records"
+    return ""
 
 
 def _scan_journal(scan: _Scan) -> None:
@@ -247,15 +308,24 @@ def _scan_journal(scan: _Scan) -> None:
     scan.journal = raw
     pieces = raw.split(b"\n")
     offset = 0
+    sealed = False
     for number, piece in enumerate(pieces[:-1], start=1):
         end = offset + len(piece) + 1
         try:
-            scan.lines.append(_Line(number, offset, end, Commit.from_record(orjson.loads(piece))))
-        except _READ_ERRORS as exc:
+            commit = Commit.from_record(read_record(piece, required=sealed))
+            scan.lines.append(_Line(number, offset, end, commit))
+            sealed = sealed or has_checksum(piece)
+        except (*_READ_ERRORS, RecordDamaged) as exc:
             scan.lines.append(_Line(number, offset, end, None, f"{type(exc).__name__}: {exc}"))
         offset = end
     scan.torn = len(pieces[-1])
-    if scan.lines and scan.lines[-1].commit is None and not scan.torn:
+    last_line = scan.lines[-1] if scan.lines else None
+    if (
+        last_line is not None
+        and last_line.commit is None
+        and not scan.torn
+        and not last_line.error.startswith(ChecksumMismatch.__name__)
+    ):
         last = scan.lines.pop()  # an unreadable last line is a torn write, as on load
         scan.torn = last.end - last.start
     if scan.torn:
@@ -263,7 +333,7 @@ def _scan_journal(scan: _Scan) -> None:
             f"journal.jsonl ends in a torn line ({scan.torn} bytes), a write cut by a crash "
             "before it returned: loads skip it and the next write drops it"
         )
-    base = Graph.from_document(orjson.loads(scan.graph_bytes or b"{}")) if scan.document else None
+    base = scan.checkpoint_graph() if scan.document else None
     if base is None and not scan.graph_damaged:
         base = Graph()
     problem = _replay(base, scan.checkpoint_seq if base is not None else None, scan.lines)
@@ -292,6 +362,8 @@ def _scan_journal(scan: _Scan) -> None:
         return
     commits = sum(1 for line in scan.lines if line.commit and line.commit.seq > scan.checkpoint_seq)
     detail = f"{commits} commit(s)" + ("" if scan.graph_damaged else " since the checkpoint")
+    if scan.files["graph.json"].state == "missing":
+        detail += " from commit 1: the scope is journal-first until its first checkpoint"
     scan.files["journal.jsonl"] = FileReport("journal.jsonl", "ok", "", detail, len(raw))
 
 
@@ -328,30 +400,31 @@ def _replay(
 
 def _scan_episodes(scan: _Scan) -> None:
     raw = _read(scan.path / "episodes.jsonl")
-    if raw is None:
-        scan.files["episodes.jsonl"] = FileReport("episodes.jsonl", "missing")
+    expected = (scan.document or {}).get("episodesBytes")
+    expected = expected if type(expected) is int else 0
+    if raw is None and not expected:
+        scan.files["episodes.jsonl"] = FileReport("episodes.jsonl", "missing", "", _NOT_YET)
         return
-    pieces = raw.split(b"\n")
-    for number, piece in enumerate(pieces, start=1):
-        if not piece.strip():
-            continue
-        try:
-            record = orjson.loads(piece)
-            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-                raise ValueError("not an episode (a JSON object with an 'id')")
-        except (orjson.JSONDecodeError, ValueError) as exc:
-            if number == len(pieces):
-                scan.episode_tail = len(piece)  # torn tail of an interrupted checkpoint
-                continue
-            scan.bad_episode_lines.append(number)
-            if len(scan.bad_episode_lines) == 1:
-                _damaged(scan, "episodes.jsonl", f"line {number}", str(exc), len(raw))
-            continue
-        scan.episodes.append(record)
-    if scan.bad_episode_lines:
-        if len(scan.bad_episode_lines) > 1:
-            report = scan.files["episodes.jsonl"]
-            report.detail += f" ({len(scan.bad_episode_lines)} unreadable lines in all)"
+    found = parse_episodes(raw or b"")
+    scan.episodes = list(found.episodes.values())
+    scan.bad_episode_lines = [number for number, _ in found.bad]
+    scan.episode_tail = found.torn
+    size = len(raw or b"")
+    if found.bad:
+        number, problem = found.bad[0]
+        extra = f" ({len(found.bad)} unreadable lines in all)" if len(found.bad) > 1 else ""
+        _damaged(scan, "episodes.jsonl", f"line {number}", problem + extra, size)
+        return
+    if size < expected:
+        scan.episodes_lost = True
+        _damaged(
+            scan,
+            "episodes.jsonl",
+            f"byte {size} (end of file)",
+            f"the checkpoint was written when it held {expected:,} bytes: the remembered "
+            f"texts of the last {expected - size:,} bytes are lost",
+            size,
+        )
         return
     if scan.episode_tail:
         scan.notes.append(
@@ -359,8 +432,11 @@ def _scan_episodes(scan: _Scan) -> None:
             "interrupted checkpoint; the journal still held it, and the next checkpoint drops it"
         )
     scan.files["episodes.jsonl"] = FileReport(
-        "episodes.jsonl", "ok", "", f"{len(scan.episodes)} episode(s)", len(raw)
+        "episodes.jsonl", "ok", "", f"{len(scan.episodes)} episode(s)", size
     )
+
+
+_NOT_YET = "not written yet: the journal holds every write until the first checkpoint"
 
 
 def _scan_vectors(scan: _Scan) -> None:
@@ -368,99 +444,125 @@ def _scan_vectors(scan: _Scan) -> None:
     raw = _read(header_path)
     npy_size = npy_path.stat().st_size if npy_path.exists() else None
     if raw is None:
-        scan.files["vectors.json"] = FileReport("vectors.json", "missing")
+        scan.files["vectors.json"] = FileReport("vectors.json", "missing", "", _NOT_YET)
         if npy_size is None:
-            scan.files["vectors.npy"] = FileReport("vectors.npy", "missing")
+            scan.files["vectors.npy"] = FileReport("vectors.npy", "missing", "", _NOT_YET)
         else:
             scan.files["vectors.npy"] = FileReport(
                 "vectors.npy", "ok", "", "unused without vectors.json", npy_size
             )
-        return
-    try:
-        header = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        error = _decode_error(header_path, exc, data=raw)
-        _damaged(scan, "vectors.json", error.position, str(exc), len(raw))
-        scan.vectors_damaged = True
-        header = None
-    if header is not None:
-        ids = (header.get("ids") or []) if isinstance(header, dict) else None
-        count = header.get("count", len(ids)) if isinstance(ids, list) else None
-        if not isinstance(header, dict):
-            _damaged(scan, "vectors.json", "top level", "not a JSON object", len(raw))
-            scan.vectors_damaged = True
-        elif (
-            header.get("format") != VECTOR_FORMAT
-            or not isinstance(ids, list)
-            or type(count) is not int
-            or count != len(ids)
-        ):
-            _damaged(scan, "vectors.json", "header", "not a vectors header", len(raw))
+    else:
+        try:
+            header = parse_vectors_header(header_path, raw)
+        except StoreCorrupt as exc:
+            _damaged(scan, "vectors.json", exc.position, _problem_of(exc), len(raw))
             scan.vectors_damaged = True
         else:
-            scan.vector_count = count
+            _scan_vector_rows(scan, header.ids, header.dim, header.blocks, npy_size)
             scan.files["vectors.json"] = FileReport(
-                "vectors.json", "ok", "", f"{count} row(s) of {header.get('model')!r}", len(raw)
+                "vectors.json",
+                "ok",
+                "",
+                f"{scan.vector_count} row(s) of {header.model!r}",
+                len(raw),
             )
-            if count:
-                try:
-                    matrix = read_npy_rows(npy_path, count)
-                    if matrix.shape[1] != header.get("dim", matrix.shape[1]):
-                        raise StoreCorrupt(
-                            f"rows of {matrix.shape[1]} floats, the header says {header['dim']}",
-                            position=f"header (shape {matrix.shape})",
-                        )
-                except StoreCorrupt as exc:
-                    detail = str(exc.__cause__ or exc).split(". It was left untouched")[0]
-                    if exc.__cause__ is None:  # "'path' is damaged at POSITION: what"
-                        detail = detail.partition(f"{exc.position}: ")[2] or detail
-                    _damaged(scan, "vectors.npy", exc.position, detail, npy_size)
-                    scan.vectors_damaged = True
     if "vectors.npy" not in scan.files:
         state = "missing" if npy_size is None else "ok"
         scan.files["vectors.npy"] = FileReport("vectors.npy", state, "", "", npy_size)
-    ivf = scan.path / "vectors.ivf.npz"
-    if ivf.exists():
-        try:
-            with np.load(ivf) as saved:  # never unpickles: allow_pickle is False
-                _ = saved["centroids"], saved["labels"]
-        except (OSError, ValueError, KeyError) as exc:
-            scan.notes.append(
-                f"vectors.ivf.npz is unreadable ({exc}); it is derived data: loads ignore it "
-                "and the approximate index is rebuilt in the background"
-            )
+    _scan_coarse(scan)
     _scan_index(scan)
 
 
-def _scan_index(scan: _Scan) -> None:
-    """graph.idx is derived: a stale or unreadable one is only noted (loads ignore it)."""
-    raw = _read(scan.path / "graph.idx")
-    if raw is None or scan.graph_bytes is None:
+def _scan_vector_rows(
+    scan: _Scan, ids: list[str], dim: int | None, blocks: list[tuple[int, int]], size: int | None
+) -> None:
+    """Check every row of ``vectors.npy`` against the header: width and checksums."""
+    scan.vector_count = count = len(ids)
+    if not count:
+        return
+    npy_path = scan.path / "vectors.npy"
+    try:
+        matrix = read_npy_rows(npy_path, count)
+        if dim is not None and matrix.shape[1] != dim:
+            raise StoreCorrupt(
+                f"rows of {matrix.shape[1]} floats, the header says {dim}",
+                position=f"header (shape {matrix.shape})",
+            )
+    except StoreCorrupt as exc:
+        _damaged(scan, "vectors.npy", exc.position, _problem_of(exc), size)
+        scan.vectors_damaged = True
+        return
+    bad = vector_blocks_damaged(matrix, blocks)
+    if bad:
+        where = ", ".join(f"rows {start}-{end - 1}" for start, end in bad)
+        _damaged(scan, "vectors.npy", where, "the rows fail their checksum", size)
+        scan.vectors_damaged = True
+        return
+    detail = f"{count} row(s), every checksum verified" if blocks else ""
+    scan.files["vectors.npy"] = FileReport("vectors.npy", "ok", "", detail, size)
+
+
+def _scan_coarse(scan: _Scan) -> None:
+    """vectors.ivf.npz is derived: a damaged one is ignored by loads and rebuilt by --repair."""
+    ivf = scan.path / "vectors.ivf.npz"
+    if not ivf.exists():
         return
     try:
+        read_coarse(ivf)
+    except ValueError as exc:
+        scan.derived.append(
+            f"vectors.ivf.npz is unreadable ({exc}); it is derived data: loads ignore it, "
+            "--repair removes it and the approximate index is rebuilt"
+        )
+
+
+def _scan_index(scan: _Scan) -> None:
+    """graph.idx is derived: a damaged one (checksum, or values that disagree with
+    graph.json) is a problem --repair fixes by writing a new one; a stale one (it
+    describes an older graph.json) is only noted, as the next checkpoint replaces it."""
+    raw = _read(scan.path / "graph.idx")
+    if raw is None or scan.graph_bytes is None or scan.graph_damaged:
+        return
+    try:
+        body = unseal(INDEX_MAGIC, raw)
         stat = os.stat(scan.path / "graph.json")
-        read_index(raw, scan.graph_bytes, (stat.st_size, stat.st_mtime_ns))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        read_index(
+            body, scan.graph_bytes, (stat.st_size, stat.st_mtime_ns), read_tail(scan.graph_bytes)
+        )
+    except IndexStale as exc:
         scan.notes.append(
             f"graph.idx does not describe graph.json ({exc}); it is derived data: loads "
             "parse graph.json in full and the next checkpoint writes a new index"
         )
+    except DerivedUnusable as exc:
+        if "kind or version" in str(exc):
+            scan.notes.append(
+                f"graph.idx is of another version ({exc}); loads parse graph.json in full "
+                "and the next checkpoint writes a new index"
+            )
+        else:
+            scan.derived.append(f"graph.idx is damaged ({exc}); it is derived data: " + _REBUILT)
+    except Exception as exc:  # any failure to read derived data is the same: rebuild it
+        scan.derived.append(
+            f"graph.idx disagrees with graph.json ({type(exc).__name__}: {exc}); it is "
+            "derived data: " + _REBUILT
+        )
+
+
+_REBUILT = "loads ignore it and --repair writes a new one"
 
 
 def _scan_summary(scan: _Scan) -> None:
     raw = _read(scan.path / "summary.json")
     if raw is None:
-        scan.files["summary.json"] = FileReport("summary.json", "missing")
+        scan.files["summary.json"] = FileReport(
+            "summary.json", "missing", "", "none yet (written when a conversation is compacted)"
+        )
         return
     try:
-        summary = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        error = _decode_error(scan.path / "summary.json", exc, data=raw)
-        _damaged(scan, "summary.json", error.position, str(exc), len(raw))
-        scan.summary_damaged = True
-        return
-    if not isinstance(summary, dict):
-        _damaged(scan, "summary.json", "top level", "not a JSON object", len(raw))
+        parse_summary(scan.path / "summary.json", raw)
+    except StoreCorrupt as exc:
+        _damaged(scan, "summary.json", exc.position, _problem_of(exc), len(raw))
         scan.summary_damaged = True
         return
     scan.files["summary.json"] = FileReport("summary.json", "ok", "", "", len(raw))
@@ -470,7 +572,7 @@ def _graph_now(scan: _Scan) -> Graph | None:
     """The scope's graph as a load would build it, or None when it cannot be built."""
     if scan.graph_damaged or scan.files["journal.jsonl"].state == "damaged":
         return None
-    graph = Graph.from_document(orjson.loads(scan.graph_bytes or b"{}"))
+    graph = scan.checkpoint_graph()
     _replay(graph, graph.seq, scan.lines)
     return graph
 
@@ -483,7 +585,7 @@ def _report(scan: _Scan, scope: str) -> Report:
         f"{f.name} is damaged{f' at {f.position}' if f.position else ''}: {f.detail}"
         for f in report.files
         if f.state == "damaged"
-    ]
+    ] + list(scan.derived)
     graph = _graph_now(scan)
     if graph is not None:
         stored = {e["id"] for e in scan.episodes} | set(graph.episodes)
@@ -529,6 +631,20 @@ def check_scope(root: str | os.PathLike[str], scope: str) -> Report:
 
 
 # --------------------------------------------------------------------------- repairing
+BACKUPS = "@backups"
+"""The folder, next to the scopes, holding doctor's backups: ``@backups/<scope>/<time>``.
+No scope id can name it ('@' is not allowed in one), so a backup is never taken
+for a scope, and a scope's backups are found only under its own name."""
+
+
+def backups_of(root: str | os.PathLike[str], scope: str) -> list[Path]:
+    """The backups ``doctor --repair`` made of ``scope``, newest first."""
+    folder = Path(root) / BACKUPS / validate_scope(scope)
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: p.name, reverse=True)
+
+
 def repair_scope(
     root: str | os.PathLike[str],
     scope: str,
@@ -539,7 +655,9 @@ def repair_scope(
 ) -> Report:
     """Back the scope up, then rebuild what can be rebuilt; the report says what was lost.
 
-    A healthy scope is left alone (no backup). ``provider`` re-embeds the
+    A healthy scope is left alone (no backup). After a repair every file of the
+    scope is written anew from what was kept (so the checkpoint, its index,
+    the episodes and the vectors agree again). ``provider`` re-embeds the
     observations when the vectors were damaged (without one, or without an
     embedder, they are re-embedded the next time the scope is opened).
 
@@ -555,11 +673,13 @@ def repair_scope(
     lost: list[str] = []
     notes: list[str] = []
     store = DirectoryStore(Path(root), scope)
+    backup: Path | None = None
     try:
         with store.lock(lock_timeout):
             scan = _scan(path)
-            backup = _backup(path)
-            log.info("memgraph: doctor backed up scope %r to %s", scope, backup)
+            if _primary_damage(scan):
+                backup = _backup(path, Path(root) / BACKUPS / scope)
+                log.info("memgraph: doctor backed up scope %r to %s", scope, backup)
             base = _choose_base(scan, repaired, lost, notes)
             _repair_journal(scan, base, repaired, lost)
             _repair_episodes(scan, repaired, lost)
@@ -572,13 +692,21 @@ def repair_scope(
                     with contextlib.suppress(FileNotFoundError):
                         (path / name).unlink()
                 repaired.append("removed the damaged vectors (vectors.npy, vectors.json)")
+            for name in _derived_to_rebuild(scan):
+                with contextlib.suppress(FileNotFoundError):
+                    (path / name).unlink()
+                repaired.append(f"removed the damaged {name} (derived data, rebuilt from the rest)")
             fsync_dir(path)
+            changed = scan.graph_damaged or scan.bad_episode_lines or scan.episodes_lost
+            changed = changed or scan.files["journal.jsonl"].state == "damaged"
+            if base is not None and (changed or scan.derived):
+                _rewrite_consistent(store, repaired, notes)
     finally:
         store.close()
     if scan.vectors_damaged:
         _reembed(root, scope, provider, config, repaired, notes)
     after = check_scope(root, scope)
-    after.backup = str(backup)
+    after.backup = str(backup) if backup else None
     after.repaired, after.lost = repaired, lost
     after.notes = notes + after.notes
     for line in repaired + lost + notes:
@@ -586,13 +714,46 @@ def repair_scope(
     return after
 
 
-def _backup(path: Path) -> Path:
-    """Copy the scope directory (owner-only) to ``<scope>.backup-<UTC time>`` next to it."""
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = path.with_name(f"{path.name}.backup-{stamp}")
+def _primary_damage(scan: _Scan) -> bool:
+    """Whether a primary file is damaged (a repair that only rebuilds derived files
+    changes nothing that cannot be rebuilt, so it needs no backup)."""
+    return any(f.state == "damaged" for f in scan.files.values())
+
+
+def _derived_to_rebuild(scan: _Scan) -> list[str]:
+    return [
+        name
+        for name in ("graph.idx", "vectors.ivf.npz")
+        if any(line.startswith(name) for line in scan.derived)
+    ]
+
+
+def _rewrite_consistent(store: DirectoryStore, repaired: list[str], notes: list[str]) -> None:
+    """Write every file of the scope anew from what the repair kept (under the lock
+    the caller holds), so the checkpoint's counts, its index, the episodes and the
+    vectors agree again."""
+    try:
+        state = read_scope(store)
+        store.rewrite(state.document, state.vectors, state.episodes)
+    except MemgraphError as exc:
+        notes.append(f"the scope's files could not be written anew ({exc})")
+        return
+    repaired.append(
+        "wrote the scope's files anew from what was kept (graph.json, graph.idx, "
+        "episodes.jsonl, vectors), with fresh checksums"
+    )
+
+
+def _backup(path: Path, folder: Path) -> Path:
+    """Copy the scope directory (owner-only) to ``folder/<UTC time>``."""
+    for directory in (folder.parent, folder):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(directory, DIR_MODE)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = folder / stamp
     number = 1
     while target.exists():
-        target = path.with_name(f"{path.name}.backup-{stamp}-{number}")
+        target = folder / f"{stamp}-{number}"
         number += 1
     os.mkdir(target, DIR_MODE)
     os.chmod(target, DIR_MODE)
@@ -611,8 +772,19 @@ def _backup(path: Path) -> Path:
         finally:
             os.close(fd)
     fsync_dir(target)
-    fsync_dir(path.parent)
+    fsync_dir(folder)
     return target
+
+
+def _held_seq(scan: _Scan, first: int | None) -> int | None:
+    """The commit the damaged checkpoint held (from its own closing line, else from
+    the journal that follows it), or None when nothing tells."""
+    salvaged = scan.salvaged
+    if salvaged is not None and not salvaged.tail_lost and not salvaged.truncated:
+        seq = salvaged.document.get("checkpointSeq")
+        if type(seq) is int:
+            return seq
+    return first - 1 if first is not None else None
 
 
 def _choose_base(
@@ -620,30 +792,14 @@ def _choose_base(
 ) -> tuple[Graph, int] | None:
     """The graph the journal replays onto (repairing graph.json), or None if none can be had."""
     if not scan.graph_damaged:
-        graph = Graph.from_document(orjson.loads(scan.graph_bytes or b"{}"))
+        graph = scan.checkpoint_graph()
         return graph, graph.seq
     readable = scan.readable_prefix()
     first = readable[0].commit.seq if readable and readable[0].commit else None
-    for candidate in sorted(scan.path.parent.glob(f"{scan.path.name}.backup-*/graph.json"))[::-1]:
-        try:
-            raw = candidate.read_bytes()
-            graph = Graph.from_document(orjson.loads(raw))
-        except (OSError, *_READ_ERRORS, StopIteration):
-            continue
-        seq = graph.seq
-        if first is not None and first > seq + 1:
-            continue  # the journal no longer holds the commits after this checkpoint
-        atomic_write(scan.path / "graph.json", raw)
-        repaired.append(
-            f"restored graph.json from {candidate} (checkpoint at commit {seq}); the journal "
-            "replays the commits after it"
-        )
-        if first is None:
-            lost.append(
-                f"any commit after {seq} that only the damaged graph.json held (the journal "
-                "is empty, so how many is unknown)"
-            )
-        return graph, seq
+    held = _held_seq(scan, first)
+    restored = _restore_backup(scan, held, first, repaired, notes)
+    if restored is not None:
+        return restored
     if first == 1 and _replay(Graph(), 0, readable) is None:
         with contextlib.suppress(FileNotFoundError):
             (scan.path / "graph.json").unlink()
@@ -656,6 +812,9 @@ def _choose_base(
             "imported from Agency); every memgraph write is kept"
         )
         return Graph(), 0
+    salvaged = _salvage(scan, held, repaired, lost)
+    if salvaged is not None:
+        return salvaged
     why = (
         "the journal is empty"
         if first is None
@@ -664,10 +823,71 @@ def _choose_base(
         else "the journal alone does not rebuild a valid graph"
     )
     notes.append(
-        f"graph.json cannot be rebuilt: no backup holds a checkpoint the journal extends, and "
-        f"{why}. It was left untouched; restore it from a backup of your own"
+        f"graph.json cannot be rebuilt: no backup holds the checkpoint it held, no record of "
+        f"it can be read, and {why}. It was left untouched; restore it from a backup of your own"
     )
     return None
+
+
+def _restore_backup(
+    scan: _Scan, held: int | None, first: int | None, repaired: list[str], notes: list[str]
+) -> tuple[Graph, int] | None:
+    """Restore graph.json from this scope's newest backup that holds what the damaged
+    checkpoint held: the same commit, or an older one the journal extends to it."""
+    if held is None:
+        return None
+    for backup in backups_of(scan.path.parent, scan.path.name):
+        candidate = backup / "graph.json"
+        try:
+            raw = candidate.read_bytes()
+            graph = Graph.from_document(parse_graph(candidate, raw))
+        except (OSError, StoreCorrupt, *_READ_ERRORS, StopIteration):
+            continue
+        seq = graph.seq
+        if seq > held or (seq < held and (first is None or first > seq + 1)):
+            notes.append(
+                f"the backup {backup} holds the checkpoint at commit {seq}, not the damaged "
+                f"one's ({held}) nor one the journal extends to it: it was not used"
+            )
+            continue
+        atomic_write(scan.path / "graph.json", raw)
+        repaired.append(
+            f"restored graph.json from {candidate} (checkpoint at commit {seq}, the damaged "
+            f"one held {held}); the journal replays the commits after it"
+        )
+        return graph, seq
+    return None
+
+
+def _salvage(
+    scan: _Scan, held: int | None, repaired: list[str], lost: list[str]
+) -> tuple[Graph, int] | None:
+    """Keep every intact record of a damaged graph.json written one record per line."""
+    salvaged = scan.salvaged
+    if salvaged is None or not (salvaged.document["entities"] or salvaged.document["relations"]):
+        return None
+    document = dict(salvaged.document)
+    if salvaged.tail_lost or salvaged.truncated:
+        document = {"entities": document["entities"], "relations": document["relations"]}
+        document["checkpointSeq"] = held or 0  # nextId: past every id in use
+    try:
+        graph = Graph.from_document(orjson.loads(orjson.dumps(document)))
+    except _APPLY_ERRORS:
+        return None
+    atomic_write(scan.path / "graph.json", orjson.dumps(graph.to_document()))
+    kept = f"{len(graph.entities)} entities and {len(graph.relations)} relations"
+    repaired.append(f"rewrote graph.json with every intact record ({kept})")
+    for number, why, record_id in salvaged.damaged:
+        what = f"record {record_id!r}" if record_id else "a record whose id cannot be read"
+        lost.append(f"graph.json line {number}: {what} with its facts ({why})")
+    if salvaged.tail_lost:
+        lost.append(
+            "graph.json's closing line: the key/values, progress boards and rules kept in "
+            "the checkpoint (its 'memgraph' block)"
+        )
+    if salvaged.truncated:
+        lost.append("graph.json was cut short: every record after its last line is lost")
+    return graph, graph.seq
 
 
 def _repair_journal(
@@ -737,9 +957,19 @@ def _describe_dropped(dropped: list[_Line], folded: int, torn: int) -> str:
 
 
 def _repair_episodes(scan: _Scan, repaired: list[str], lost: list[str]) -> None:
+    if scan.episodes_lost:
+        # The file lost its end: what is left is rewritten by the final rewrite,
+        # and the checkpoint then counts what is really there.
+        cited = _cited_episodes(scan)
+        missing = cited - {e["id"] for e in scan.episodes}
+        lost.append(
+            f"episodes.jsonl was cut short: {len(scan.episodes)} episode(s) are left, and "
+            f"the text of {len(missing)} episode(s) that facts cite is gone (their facts "
+            "are kept; their provenance text is lost)"
+        )
     if not scan.bad_episode_lines:
         return
-    kept = b"".join(orjson.dumps(record) + b"\n" for record in scan.episodes)
+    kept = b"".join(seal_record(orjson.dumps(record)) + b"\n" for record in scan.episodes)
     atomic_write(scan.path / "episodes.jsonl", kept)
     numbers = ", ".join(str(n) for n in scan.bad_episode_lines)
     repaired.append(
@@ -750,6 +980,14 @@ def _repair_episodes(scan: _Scan, repaired: list[str], lost: list[str]) -> None:
         f"episodes.jsonl: the text of {len(scan.bad_episode_lines)} episode(s) on line(s) "
         f"{numbers} (their facts are kept; their provenance text is gone)"
     )
+
+
+def _cited_episodes(scan: _Scan) -> set[str]:
+    """The episodes the checkpoint's facts name."""
+    if scan.document is None:
+        return set()
+    graph = scan.checkpoint_graph()
+    return {o["episode"] for _, o in graph.all_observations() if o.get("episode")}
 
 
 def _reembed(
@@ -769,9 +1007,11 @@ def _reembed(
                 notes.append("no embedder: the vectors are rebuilt the next time it has one")
                 return
             memory.checkpoint()
-            count = memory.stats()["vectors"]
+            memory._embed_missing_episodes()
+            stats = memory.stats()
             repaired.append(
-                f"re-embedded {count} observation(s) with {memory.embedder_model!r} and saved them"
+                f"re-embedded {stats['current_observations']} observation(s) and "
+                f"{stats['episodes']} episode(s) with {memory.embedder_model!r} and saved them"
             )
     except MemgraphError as exc:
         notes.append(

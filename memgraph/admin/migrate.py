@@ -17,6 +17,7 @@ counts and a SHA-256 over a canonical JSON form of the scope
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,13 +39,16 @@ __all__ = [
     "ScopeReport",
     "ScopeState",
     "canonical_bytes",
+    "install_state",
     "location_scopes",
     "migrate",
     "open_location",
     "read_scope",
+    "verify_state",
 ]
 
 LOCK_TIMEOUT = 30.0
+_LEGACY_BACKUP = re.compile(r"(.+)\.backup-\d{8}T\d{6}(?:-\d+)?")
 
 
 @dataclass
@@ -103,9 +107,12 @@ def location_scopes(location: str) -> list[str]:
         if not child.is_dir():
             continue
         try:
-            validate_scope(child.name)
+            validate_scope(child.name)  # doctor's @backups folder is no scope id
         except ValueError:
             continue
+        legacy = _LEGACY_BACKUP.fullmatch(child.name)
+        if legacy and (root / legacy.group(1)).is_dir():
+            continue  # a backup older versions of doctor kept beside the scope
         if any((child / name).exists() for name in ("graph.json", "journal.jsonl", "summary.json")):
             found.append(child.name)
     return found
@@ -224,6 +231,49 @@ def migrate(
     return reports
 
 
+def install_state(
+    target: Store, state: ScopeState, *, replace: bool, where: str, flag: str = "--replace"
+) -> None:
+    """Make ``state`` the whole content of ``target``; the caller holds its lock.
+
+    Raises:
+        StoreConflict: ``target`` holds data and ``replace`` is false (the
+            message names ``flag``, the option that allows replacing it).
+    """
+    target.load()
+    if (target.exists() or target.read_summary() is not None) and not replace:
+        raise StoreConflict(
+            f"scope {target.scope!r} already holds data at {where!r}; pass {flag} to overwrite it"
+        )
+    target.rewrite(state.document, state.vectors, state.episodes)
+    if state.summary is not None:
+        target.write_summary(state.summary)
+    else:
+        _drop_summary(target)
+
+
+def verify_state(check: Store, state: ScopeState, *, where: str, origin: str) -> str:
+    """Read ``check`` (a fresh handle) back and compare it with ``state``; the checksum.
+
+    Raises:
+        StoreCorrupt: the counts or the canonical checksum differ.
+    """
+    expected = _checksum(state)
+    try:
+        copied = read_scope(check)
+    finally:
+        check.close()
+    if copied.counts() != state.counts() or _checksum(copied) != expected:
+        raise StoreCorrupt(
+            f"the copy of scope {check.scope!r} at {where!r} differs from {origin}: "
+            f"counts {copied.counts()} vs {state.counts()}, checksum {_checksum(copied)[:12]} "
+            f"vs {expected[:12]}; {origin} is unchanged",
+            path=where,
+            position=f"scope {check.scope!r}",
+        )
+    return expected
+
+
 def _migrate_scope(
     source: str, destination: str, scope: str, replace: bool, lock_timeout: float
 ) -> ScopeReport:
@@ -235,33 +285,11 @@ def _migrate_scope(
                 raise NotFound(f"scope {scope!r} does not exist at {show(source)!r}")
             state = read_scope(origin)
             with target.lock(lock_timeout):
-                target.load()
-                if (target.exists() or target.read_summary() is not None) and not replace:
-                    raise StoreConflict(
-                        f"scope {scope!r} already holds data at {show(destination)!r}; "
-                        "pass --replace to overwrite it"
-                    )
-                target.rewrite(state.document, state.vectors, state.episodes)
-                if state.summary is not None:
-                    target.write_summary(state.summary)
-                else:
-                    _drop_summary(target)
+                install_state(target, state, replace=replace, where=show(destination))
     finally:
         origin.close()
         target.close()
-    expected = _checksum(state)
     check = open_location(destination, scope)
-    try:
-        copied = read_scope(check)
-    finally:
-        check.close()
-    if copied.counts() != state.counts() or _checksum(copied) != expected:
-        raise StoreCorrupt(
-            f"the copy of scope {scope!r} at {show(destination)!r} differs from the source: "
-            f"counts {copied.counts()} vs {state.counts()}, checksum {_checksum(copied)[:12]} "
-            f"vs {expected[:12]}; the source is unchanged",
-            path=show(destination),
-            position=f"scope {scope!r}",
-        )
+    checksum = verify_state(check, state, where=show(destination), origin="the source")
     seq = int(state.document.get("checkpointSeq") or 0)
-    return ScopeReport(scope, state.counts(), expected, seq)
+    return ScopeReport(scope, state.counts(), checksum, seq)

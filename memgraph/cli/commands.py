@@ -2,12 +2,15 @@
 
 Every command opens one scope, runs one public method and closes the scope.
 Errors print ``error: <message>`` on stderr and exit with 2 (bad input, scope
-or config), 3 (provider), 4 (store) or 1 (anything else, e.g. not found).
+or config, an empty query), 3 (provider), 4 (store) or 1 (anything else, e.g.
+not found, or a read of a scope that does not exist). A read that finds
+nothing prints :data:`NOTHING_RELEVANT`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import sys
@@ -21,19 +24,24 @@ import click
 import orjson
 
 from memgraph import __version__
+from memgraph.cli.demo import NOTHING_RELEVANT
 from memgraph.engine.memory import Memory
 from memgraph.errors import (
     ConfigError,
+    InvalidInput,
     InvalidScope,
+    InvalidTime,
     MemgraphError,
     NotFound,
     ProviderError,
     StoreError,
 )
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE
+from memgraph.mcp.cli import mcp_command  # imports no MCP SDK
 from memgraph.models import ChangeSet, Entity, Relation
+from memgraph.view.cli import view_command
 
-__all__ = ["cli", "main"]
+__all__ = ["NOTHING_RELEVANT", "cli", "main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KEY = "memgraph."
@@ -130,7 +138,7 @@ def _logging(verbose: int) -> Iterator[None]:
 # ------------------------------------------------------------------------- errors
 _EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int], ...] = (
     (NotFound, 1),
-    ((InvalidScope, ConfigError), 2),
+    ((InvalidScope, InvalidTime, ConfigError, InvalidInput), 2),
     (ProviderError, 3),
     (StoreError, 4),
     (MemgraphError, 1),
@@ -142,8 +150,24 @@ def _exit_code(error: Exception) -> int:
     return next((code for kind, code in _EXIT_CODES if isinstance(error, kind)), 1)
 
 
+_LAZY_COMMANDS = {  # commands kept in their own packages, loaded when used
+    "import": "memgraph.cli.importing:import_command",
+    "dump": "memgraph.cli.portable:dump_command",
+    "load": "memgraph.cli.portable:load_command",
+}
+
+
 class _Group(click.Group):
     """A group that turns memgraph's errors into ``error: ...`` and an exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _LAZY_COMMANDS and cmd_name not in self.commands:
+            module, _, name = _LAZY_COMMANDS[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -159,14 +183,59 @@ class _Group(click.Group):
 
 # ------------------------------------------------------------------------ helpers
 @contextmanager
-def _memory() -> Iterator[Memory]:
-    """Open the scope the global options name, and set up logging for the command."""
+def _memory(*, existing: bool = False) -> Iterator[Memory]:
+    """Open the scope the global options name, and set up logging for the command.
+
+    With ``existing``, a scope that holds nothing yet is an error (exit 1) naming
+    the scopes that do exist, so a typo'd ``--scope`` never reads as "empty".
+    """
     with _logging(_opt("verbose", 0)):
         scope, provider = _opt("scope", "default"), _opt("provider")
         with Memory(_opt("dir"), scope, provider=provider, config=_opt("config")) as memory:
             if memory.offline:
                 click.echo(OFFLINE_NOTICE, err=True)
+            if existing:
+                _require_scope(memory)
             yield memory
+
+
+def _existing_scopes(memory: Memory) -> tuple[str, list[str]]:
+    """Where ``memory``'s store keeps its scopes (printable) and the scopes there."""
+    from memgraph.admin.migrate import location_scopes, show
+    from memgraph.store.pg_schema import is_dsn
+
+    kind = os.environ.get("MEMGRAPH_STORE") or memory.config.store
+    if is_dsn(kind):
+        location = kind
+    elif kind == "files" and memory.dir is not None:
+        location = str(memory.dir)
+    else:
+        return f"the {kind!r} store", []
+    try:
+        return show(location), location_scopes(location)
+    except NotFound:
+        return show(location), []
+
+
+def _require_scope(memory: Memory) -> None:
+    """Raise :class:`NotFound` when nothing was ever written to ``memory``'s scope."""
+    if memory.store.exists():
+        return
+    where, scopes = _existing_scopes(memory)
+    if memory.scope in scopes:  # a scope holding only a conversation summary
+        return
+    listed = ", ".join(scopes) if scopes else "none yet (memgraph remember creates one)"
+    raise NotFound(
+        f"no scope {memory.scope!r} in {where}; existing scopes: {listed}. "
+        "Pick one with --scope (or $MEMGRAPH_SCOPE), or --dir for another directory"
+    )
+
+
+def _require_query(query: str, what: str = "query") -> str:
+    """``query`` itself; an empty or blank one is bad input (exit 2)."""
+    if not query.strip():
+        raise ValueError(f"the {what} is empty; say what to look for, e.g. 'where does Alice work'")
+    return query
 
 
 def _default(value: Any) -> Any:
@@ -230,8 +299,11 @@ def cli() -> None:
 @click.option("--at", help="When it was said (ISO-8601); defaults to now.")
 @click.option("--source", help="Where the text came from (an agent, a channel).")
 @click.option("--metadata", help="A JSON object stored with the episode.")
+@click.option("--speaker", help='Who said it ("I" is them); default: a "Name:" label, else User.')
 @_global_options(top=False)
-def remember(text: str | None, at: str | None, source: str | None, metadata: str | None) -> None:
+def remember(
+    text: str | None, at: str | None, source: str | None, metadata: str | None, speaker: str | None
+) -> None:
     """Learn facts from TEXT.
 
     TEXT is stored as an episode and its facts are added to the graph; with
@@ -246,11 +318,41 @@ def remember(text: str | None, at: str | None, source: str | None, metadata: str
         except orjson.JSONDecodeError as exc:
             raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--metadata") from exc
     with _memory() as memory:
-        changes = memory.remember(text, at=at, source=source, metadata=meta)
+        changes = memory.remember(text, at=at, source=source, metadata=meta, speaker=speaker)
         if _opt("json"):
             _emit_json(changes)
         else:
             _summarize(memory, changes, "nothing new to remember")
+    if changes.unusable_reply is not None:
+        click.echo(
+            f"error: model reply unusable: {changes.unusable_reply}; the text is stored "
+            "unextracted (search finds it); `memgraph reextract` retries its facts",
+            err=True,
+        )
+        sys.exit(3)
+
+
+@cli.command()
+@click.option("--limit", type=click.IntRange(min=1), help="Try at most this many texts.")
+@_global_options(top=False)
+def reextract(limit: int | None) -> None:
+    """Ask the model again for the facts of texts stored unextracted.
+
+    A text is stored unextracted when the model's reply to it was unusable;
+    exit 3 when some reply is still unusable.
+    """
+    with _memory(existing=True) as memory:
+        results = memory.reextract(limit=limit)
+        if _opt("json"):
+            _emit_json(results)
+        else:
+            for changes in results:
+                if changes.unusable_reply is None:
+                    _summarize(memory, changes, "extracted: nothing new")
+            done = sum(1 for c in results if c.unusable_reply is None)
+            click.echo(f"re-extracted {done} of {len(results)} unextracted text(s)")
+    if any(c.unusable_reply is not None for c in results):
+        sys.exit(3)
 
 
 @cli.command()
@@ -260,14 +362,16 @@ def remember(text: str | None, at: str | None, source: str | None, metadata: str
 def recall(query: str, no_rerank: bool) -> None:
     """Print the facts relevant to QUERY.
 
-    The facts are grouped by entity; nothing is printed when none are relevant.
+    The facts are grouped by entity; "(nothing relevant remembered)" is printed
+    when none are relevant.
     """
-    with _memory() as memory:
+    _require_query(query)
+    with _memory(existing=True) as memory:
         text = memory.recall(query, rerank=not no_rerank)
     if _opt("json"):
         _emit_json({"query": query, "text": text})
-    elif text:
-        click.echo(text)
+    else:
+        click.echo(text or NOTHING_RELEVANT)
 
 
 @cli.command()
@@ -279,16 +383,26 @@ def search(query: str, k: int, episodes: bool) -> None:
     """Print ranked facts matching QUERY.
 
     Each line shows the score, the tiers that matched, the entity and the fact;
-    --episodes adds the text each fact came from.
+    --episodes adds the text each fact came from; "(nothing relevant
+    remembered)" is printed when nothing matches.
     """
-    with _memory() as memory:
+    _require_query(query)
+    with _memory(existing=True) as memory:
         hits = memory.search(query, k=k, episodes=episodes)
     if _opt("json"):
         _emit_json(hits)
         return
+    if not hits:
+        click.echo(NOTHING_RELEVANT)
     for hit in hits:
         tiers = ",".join(sorted(hit.tiers)) or "-"
-        label = f"{hit.entity.name} ({hit.entity.type})"
+        if hit.observation is None and hit.episode is not None:
+            speaker = f"{hit.episode.speaker}: " if hit.episode.speaker else ""
+            click.echo(
+                f"{hit.score:.3f}  [{tiers}]  said {hit.episode.at}: {speaker}{hit.episode.text}"
+            )
+            continue
+        label = f"{hit.entity.name} ({hit.entity.type})" if hit.entity else "?"
         fact = f": {hit.observation.content}" if hit.observation else ""
         click.echo(f"{hit.score:.3f}  [{tiers}]  {label}{fact}")
         if hit.episode is not None:
@@ -304,7 +418,8 @@ def forget(query: str) -> None:
     Nothing is erased: expired facts drop out of recall and search, while
     history still shows them.
     """
-    with _memory() as memory:
+    _require_query(query)
+    with _memory(existing=True) as memory:
         changes = memory.forget(query)
         if _opt("json"):
             _emit_json(changes)
@@ -316,7 +431,7 @@ def forget(query: str) -> None:
 @_global_options(top=False)
 def entities() -> None:
     """List entities and their number of current facts."""
-    with _memory() as memory:
+    with _memory(existing=True) as memory:
         found = memory.entities()
     if _opt("json"):
         _emit_json(found)
@@ -337,7 +452,8 @@ def history(name: str) -> None:
     Expired versions are included; each line shows validFrom → validTo
     ("current" while the fact holds).
     """
-    with _memory() as memory:
+    _require_query(name, "entity name")
+    with _memory(existing=True) as memory:
         found = memory.history(name)
     if _opt("json"):
         _emit_json(found)
@@ -350,7 +466,9 @@ def history(name: str) -> None:
 
 
 @cli.command()
-@click.option("--format", "format_", type=click.Choice(["json", "graphml"]), default="json")
+@click.option(
+    "--format", "format_", type=click.Choice(["json", "graphml", "mcp-jsonl"]), default="json"
+)
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="File.")
 @click.option("--current-only", is_flag=True, help="GraphML: leave out expired facts.")
 @_global_options(top=False)
@@ -358,13 +476,20 @@ def export(format_: str, output: Path | None, current_only: bool) -> None:
     """Export the scope as JSON or GraphML.
 
     JSON holds the graph and the episodes; GraphML holds entities as nodes and
-    relations as edges. Written to stdout unless --output is given.
+    relations as edges; mcp-jsonl is the memory.jsonl of the reference MCP
+    memory server (current facts only). Written to stdout unless --output is given.
     """
-    with _memory() as memory:
-        data = memory.export(format_, current_only=current_only)
+    with _memory(existing=True) as memory:
+        if format_ == "mcp-jsonl":  # the reference MCP memory server's memory.jsonl
+            from memgraph.mcp.reference_file import export_reference
+
+            data = export_reference(memory).encode()
+        else:
+            data = memory.export(format_, current_only=current_only)
     if output is None:
         stream = sys.stdout.buffer
-        stream.write(data if data.endswith(b"\n") else data + b"\n")
+        exact = data.endswith(b"\n") or format_ == "mcp-jsonl"  # that file ends without one
+        stream.write(data if exact else data + b"\n")
         stream.flush()
     else:
         # Exports are personal data: owner-only, like everything memgraph writes.
@@ -378,7 +503,7 @@ def export(format_: str, output: Path | None, current_only: bool) -> None:
 @_global_options(top=False)
 def stats() -> None:
     """Print counts of entities, facts, relations and vectors."""
-    with _memory() as memory:
+    with _memory(existing=True) as memory:
         counts = memory.stats()
     if _opt("json"):
         _emit_json(counts)
@@ -387,19 +512,31 @@ def stats() -> None:
         click.echo(f"{key.replace('_', ' ')}: {value}")
 
 
+def _from_command_line(name: str) -> bool:
+    """Whether the global option ``name`` was typed (not taken from a default or the environment)."""
+    ctx: click.Context | None = click.get_current_context()
+    while ctx is not None:
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+            return True
+        ctx = ctx.parent
+    return False
+
+
 @cli.command()
 @_global_options(top=False)
 def demo() -> None:
     """Remember a few facts about Alice and Bob, reopen the memory, and recall them.
 
-    Runs offline on the mock provider unless a provider is configured.
+    Runs in a temporary directory that is deleted afterwards, so your memory is
+    never touched; with --dir it writes the scope "demo" there (or the --scope
+    you type) and keeps it. Offline on the mock provider unless one is configured.
     """
-    from memgraph.cli.demo import run_demo
+    from memgraph.cli.demo import DEMO_SCOPE, run_demo
 
     with _logging(_opt("verbose", 0)):
         run_demo(
-            _opt("dir"),
-            scope=_opt("scope", "demo"),
+            _opt("dir") if _from_command_line("dir") else None,
+            scope=_opt("scope") if _from_command_line("scope") else DEMO_SCOPE,
             provider=_opt("provider"),
             echo=click.echo,
             on_offline=lambda: click.echo(OFFLINE_NOTICE, err=True),
@@ -476,6 +613,10 @@ def doctor(repair: bool) -> None:
     else:
         click.echo(report.render())
     click.get_current_context().exit(0 if report.ok else 1)
+
+
+cli.add_command(mcp_command)
+cli.add_command(view_command(_global_options(top=False), _memory, _opt))
 
 
 def main(argv: list[str] | None = None) -> None:

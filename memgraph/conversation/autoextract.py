@@ -8,26 +8,50 @@ the thread id and message range as episode metadata. The thread's cursor
 (``state.extracted_through``, a sequence number) moves only after the write
 succeeded, so a message is never extracted twice and a failed pass is retried
 by the next one. This is an automatic path: it never asks for approval.
+
+**Messages that outlive their thread.** When closing a thread (leaving ``with
+Thread()``) cannot extract its pending messages (the model is down, the
+store is busy), their transcript is saved with the scope, under ``"pending"``
+in its conversation summary document (``summary.json``), and the thread's
+cursor moves past them. The next extraction into that scope, from any thread
+or process (a flush, an automatic pass, a thread's first memory-on turn),
+extracts the saved transcripts first and removes them. Only when they cannot
+be saved either does closing the thread raise the extraction's error. Two
+processes retrying the same saved transcript at the same moment may both
+store it (its facts are not duplicated: a fact already current is skipped).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
+from memgraph.clock import now_iso
 from memgraph.conversation.cache import open_memory
-from memgraph.conversation.thread import Thread, ThreadMessage, transcript
+from memgraph.conversation.context import current_target
+from memgraph.conversation.thread import Thread, ThreadMessage, transcript, use_flusher
 from memgraph.engine.memory import MAX_TEXT_CHARS, Memory
 from memgraph.errors import MemgraphError
 from memgraph.models import ChangeSet
 
-__all__ = ["SOURCE", "extract_pending", "flush"]
+__all__ = [
+    "PENDING_KEY",
+    "SOURCE",
+    "extract_pending",
+    "extract_saved",
+    "flush",
+    "save_pending",
+]
 
 log = logging.getLogger("memgraph")
 
 SOURCE = "conversation"
 """Recorded as ``via`` in the metadata of episodes extracted from threads. Their
 ``source`` is the writing namespace (``"main"`` or the agent's name), like any write."""
+
+PENDING_KEY = "pending"
+"""The key of the saved, not yet extracted transcripts in the scope's summary document."""
 
 
 def _chunks(text: str, limit: int = MAX_TEXT_CHARS) -> list[str]:
@@ -61,31 +85,90 @@ def _combine(changes: Sequence[ChangeSet]) -> ChangeSet:
     )
 
 
+def _remember_transcript(
+    memory: Memory, text: str, metadata: dict[str, Any], at: str | None = None
+) -> list[ChangeSet]:
+    return [memory.remember(chunk, at=at, metadata=metadata) for chunk in _chunks(text)]
+
+
+def _saved(memory: Memory) -> list[dict[str, Any]]:
+    document = memory.summary() or {}
+    items = document.get(PENDING_KEY)
+    if not isinstance(items, list):
+        return []
+    return [i for i in items if isinstance(i, dict) and isinstance(i.get("text"), str)]
+
+
+def _drop_saved(memory: Memory, done: list[dict[str, Any]]) -> None:
+    def change(document: dict[str, Any] | None) -> dict[str, Any] | None:
+        if not document:
+            return None
+        items = [i for i in document.get(PENDING_KEY) or [] if i not in done]
+        document = {k: v for k, v in document.items() if k != PENDING_KEY}
+        return {**document, PENDING_KEY: items} if items else document
+
+    memory.update_summary(change)
+
+
+def extract_saved(memory: Memory) -> list[ChangeSet]:
+    """Extract the transcripts that closing a thread saved with ``memory``'s scope.
+
+    Each one is removed once it is stored.
+
+    Returns:
+        One change set per stored text (empty when nothing was saved).
+
+    Raises:
+        ProviderError, StoreError: a write failed; it and the ones after it stay saved.
+    """
+    saved = _saved(memory)
+    if not saved:
+        return []
+    changes: list[ChangeSet] = []
+    done: list[dict[str, Any]] = []
+    try:
+        for item in saved:
+            metadata = {
+                "via": SOURCE,
+                "thread": item.get("thread"),
+                "messages": item.get("messages"),
+            }
+            at = item.get("at") if isinstance(item.get("at"), str) else None
+            changes += _remember_transcript(memory, item["text"], metadata, at)
+            done.append(item)
+    finally:
+        if done:
+            _drop_saved(memory, done)
+    return changes
+
+
 def extract_pending(
     thread: Thread, memory: Memory, *, through: int | None = None
 ) -> ChangeSet | None:
     """Extract the thread's messages not yet in memory (up to seq ``through``).
 
+    Transcripts saved with the scope by a thread that could not extract them
+    on closing (:func:`save_pending`) are extracted first.
+
     Returns:
-        What changed, or ``None`` when no message was pending.
+        What changed (the pieces combined), or ``None`` when no message was pending.
 
     Raises:
         ProviderError, StoreError: the write failed; the cursor did not move.
     """
+    changes = extract_saved(memory) + _extract_thread(thread, memory, through)
+    return _combine(changes) if changes else None
+
+
+def _extract_thread(thread: Thread, memory: Memory, through: int | None = None) -> list[ChangeSet]:
     entries: list[ThreadMessage] = thread.pending(through)
     if not entries:
-        return None
+        return []
     last = entries[-1].seq
-    text = transcript(entries)
-    changes = [
-        memory.remember(
-            chunk,
-            metadata={"via": SOURCE, "thread": thread.id, "messages": [entries[0].seq, last]},
-        )
-        for chunk in _chunks(text)
-    ]
+    metadata = {"via": SOURCE, "thread": thread.id, "messages": [entries[0].seq, last]}
+    changes = _remember_transcript(memory, transcript(entries), metadata)
     thread.state.extracted_through = max(thread.state.extracted_through, last)
-    return _combine(changes) if changes else ChangeSet()
+    return changes or [ChangeSet()]
 
 
 def extract_quietly(
@@ -103,16 +186,83 @@ def extract_quietly(
         return None
 
 
-def flush(thread: Thread) -> ChangeSet | None:
-    """Extract every pending message into the scope of the thread's last memory-on turn.
+def save_pending(thread: Thread, memory: Memory) -> int:
+    """Save the thread's pending messages with ``memory``'s scope and move its cursor past them.
 
     Returns:
-        What changed, or ``None`` when nothing was pending or the thread never
-        had a memory-on turn.
+        How many messages were saved (0 when none was pending).
+
+    Raises:
+        StoreError: the scope's summary document could not be written; the
+            cursor did not move.
     """
-    target = thread.state.target
+    entries = thread.pending()
+    if not entries:
+        return 0
+    text = transcript(entries)
+    if text:
+        item = {
+            "thread": thread.id,
+            "messages": [entries[0].seq, entries[-1].seq],
+            "text": text,
+            "at": now_iso(),
+        }
+
+        def change(document: dict[str, Any] | None) -> dict[str, Any]:
+            document = dict(document or {})
+            document[PENDING_KEY] = [*(document.get(PENDING_KEY) or []), item]
+            return document
+
+        memory.update_summary(change)
+    thread.state.extracted_through = max(thread.state.extracted_through, entries[-1].seq)
+    return len(entries)
+
+
+def flush(thread: Thread, *, keep_on_failure: bool = False) -> list[ChangeSet]:
+    """Extract every pending message into the scope of the thread's last memory-on
+    turn, or, for a thread that never had one, the scope in effect now.
+
+    Args:
+        thread: the thread to flush.
+        keep_on_failure: when the extraction fails, save the pending messages
+            with the scope (:func:`save_pending`) and log a warning instead of
+            raising; what closing a thread does.
+
+    Returns:
+        One change set per stored text: the scope's saved transcripts first,
+        then the thread's messages (one, or one per piece of a very long
+        transcript). Empty when nothing was pending or memory is off.
+
+    Raises:
+        ProviderError, StoreError: the extraction failed (and, with
+            ``keep_on_failure``, the messages could not be saved either); the
+            messages stay pending in the thread.
+    """
+    target = thread.state.target or current_target()
     if target is None:
-        return None
-    changes = extract_quietly(thread, open_memory(target))
+        return []
+    memory = open_memory(target)
+    try:
+        changes = extract_saved(memory) + _extract_thread(thread, memory)
+    except MemgraphError as exc:
+        if not keep_on_failure:
+            raise
+        try:
+            saved = save_pending(thread, memory)
+        except MemgraphError:
+            raise exc  # noqa: B904 - the extraction's error is the one to report; the
+            # failed save is chained to it as its context
+        log.warning(
+            "memgraph: extracting thread %s failed (%s); its %d pending message(s) were saved "
+            "with scope %r and will be extracted by the next extraction there",
+            thread.id,
+            exc,
+            saved,
+            memory.scope,
+        )
+        changes = []
     thread.state.turns = 0
-    return changes
+    return [c for c in changes if c.episode is not None or c]
+
+
+use_flusher(flush)

@@ -19,6 +19,10 @@ tokens counted with tiktoken for the model when ``compaction.trigger`` is
 
 With no safe boundary the thread is left alone and a warning logged. Planning
 (:func:`plan_compaction`) is pure; :func:`compact` does the side effects.
+
+A thread's first memory-on turn in a scope (:func:`resume`) puts the scope's
+stored summary into the thread, so what lived only in the summary of an
+earlier conversation is known to the next one.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ __all__ = [
     "message_tokens",
     "orphaned_tool_replies",
     "plan_compaction",
+    "resume",
 ]
 
 log = logging.getLogger("memgraph")
@@ -235,9 +240,34 @@ def compact(thread: Thread, memory: Memory, *, count_tokens: TokenCounter) -> Co
         merged = _ask_summary(chat, MERGE_SYSTEM, merge_message(previous, new), MERGE_SCHEMA)
         summary = merged if merged is not None else f"{previous}\n{new}"
     total = counted + len(plan.head)
-    memory.save_summary(
-        {"summary": summary, "lastCompactedAt": now_iso(), "messagesSummarized": total}
-    )
+    fields = {"summary": summary, "lastCompactedAt": now_iso(), "messagesSummarized": total}
+    memory.update_summary(lambda stored: {**(stored or {}), **fields})
     thread.rebuild(plan.prefix, summary, plan.tail)
     thread.state.messages_summarized = total
     return Compaction(summary, len(plan.head), total, len(plan.tail))
+
+
+def resume(thread: Thread, memory: Memory) -> bool:
+    """Put the scope's stored summary into a thread that has none, after its
+    leading system messages (a thread's first memory-on turn does this).
+
+    Returns:
+        Whether a summary was added.
+
+    Raises:
+        StoreError: ``summary.json`` could not be read.
+    """
+    if thread.summary is not None:
+        return False
+    stored = memory.summary() or {}
+    text = stored.get("summary")
+    if not isinstance(text, str) or not text.strip():
+        return False
+    entries = thread.entries()
+    leading = 0
+    while leading < len(entries) and entries[leading].role == "system":
+        leading += 1
+    thread.rebuild(entries[:leading], text.strip(), entries[leading:])
+    counted = stored.get("messagesSummarized")
+    thread.state.messages_summarized = counted if isinstance(counted, int) else 0
+    return True

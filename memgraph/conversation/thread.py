@@ -10,11 +10,12 @@ This module is pure data; :mod:`memgraph.conversation.turn` drives it.
 from __future__ import annotations
 
 import copy
+import logging
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memgraph.llm_calls.provider import Message, message_text
 from memgraph.models import ChangeSet
@@ -22,7 +23,9 @@ from memgraph.models import ChangeSet
 if TYPE_CHECKING:
     from memgraph.conversation.cache import Target
 
-__all__ = ["ROLES", "SUMMARY_HEADER", "Thread", "ThreadMessage", "transcript"]
+log = logging.getLogger("memgraph")
+
+__all__ = ["ROLES", "SUMMARY_HEADER", "Thread", "ThreadMessage", "transcript", "use_flusher"]
 
 ROLES = ("system", "user", "assistant", "tool")
 SUMMARY_HEADER = "Previous conversation summary:"
@@ -61,16 +64,28 @@ class ThreadState:
         messages_summarized: messages folded into the thread's summary so far.
         target: where the thread's last memory-on turn went (a
             :class:`~memgraph.conversation.cache.Target`); pending messages belong there.
-        flusher: what :meth:`Thread.flush` runs; the conversation layer sets it
-            with ``target`` (:func:`memgraph.conversation.autoextract.flush`), so
-            this pure-data module never imports the layer that drives it.
     """
 
     extracted_through: int = 0
     turns: int = 0
     messages_summarized: int = 0
     target: Target | None = None
-    flusher: Callable[[Thread], ChangeSet | None] | None = None
+
+
+class Flusher(Protocol):
+    """Extracts a thread's pending messages (see :func:`memgraph.conversation.autoextract.flush`)."""
+
+    def __call__(self, thread: Thread, *, keep_on_failure: bool = False) -> list[ChangeSet]: ...
+
+
+_flushers: list[Flusher] = []
+
+
+def use_flusher(flusher: Flusher) -> None:
+    """Install what :meth:`Thread.flush` runs (the conversation layer installs
+    :func:`memgraph.conversation.autoextract.flush` when it is imported, so this
+    pure-data module never imports the layer that drives it)."""
+    _flushers[:] = [flusher]
 
 
 def _one_line(text: str) -> str:
@@ -113,10 +128,13 @@ class Thread:
         ValueError: a message has an unknown role or misses a required field.
 
     Pass it to :func:`memgraph.llm` to have the exchange appended. Used as a
-    context manager, it extracts the messages not yet in memory on exit::
+    context manager, it extracts the messages not yet in memory on exit, also
+    the ones added with :meth:`add_user` / :meth:`add_assistant` without a
+    model call::
 
         with Thread() as thread:
             llm("Hi, I'm Alice.", memory=True, thread=thread)
+            thread.add_user("I work at Acme.")
     """
 
     def __init__(self, messages: Iterable[Message] = (), *, id: str | None = None) -> None:
@@ -238,19 +256,38 @@ class Thread:
         self._entries = [*prefix, note, *tail]
 
     # ---------------------------------------------------------------- flushing
-    def flush(self) -> ChangeSet | None:
-        """Extract the messages not yet in memory into the scope of the last
-        memory-on turn (an automatic path: no approval is asked).
+    def flush(self) -> list[ChangeSet]:
+        """Extract the messages not yet in memory (an automatic path: no approval
+        is asked), also the ones added without a model call.
+
+        They go to the scope of the thread's last memory-on turn, or, for a
+        thread that never had one, to the scope in effect now. Transcripts that
+        an earlier thread saved with that scope because it could not extract
+        them are extracted first.
 
         Returns:
-            What changed, or ``None`` when there was nothing to extract.
-        """
-        flusher = self.state.flusher
-        return flusher(self) if flusher is not None else None
+            One :class:`~memgraph.models.ChangeSet` per stored text (its
+            ``episode`` is the text; the change set is empty when the text held
+            no new fact). An empty list when nothing was pending or memory is off.
 
-    def close(self) -> None:
-        """Flush (see :meth:`flush`)."""
-        self.flush()
+        Raises:
+            ProviderError, StoreError: the extraction failed; the messages stay
+                pending and the next flush retries them.
+        """
+        return _flushers[0](self) if _flushers else []
+
+    def close(self) -> list[ChangeSet]:
+        """Flush, and when the extraction fails, keep the messages: they are saved
+        with the scope and extracted by the next extraction there (a warning says so).
+
+        Returns:
+            What :meth:`flush` returns (an empty list when the messages were saved).
+
+        Raises:
+            ProviderError, StoreError: the extraction failed and the messages
+                could not be saved either.
+        """
+        return _flushers[0](self, keep_on_failure=True) if _flushers else []
 
     def __enter__(self) -> Thread:
         return self
@@ -261,7 +298,13 @@ class Thread:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self.close()
+        if error is None:
+            self.close()
+            return
+        try:
+            self.close()
+        except Exception as exc:  # the block's own error is the one to propagate
+            log.warning("memgraph: thread %s could not be flushed (%s)", self.id, exc)
 
     # --------------------------------------------------------------- persisting
     def to_dict(self) -> dict[str, Any]:

@@ -6,7 +6,9 @@ A turn runs in four steps:
    :func:`~memgraph.llm_calls.resolve.choose_provider` with the config in effect; the
    offline mock when nothing is configured);
 2. with ``memory=True`` and memory active: if the thread's pending messages
-   belong to another scope (the scope changed), extract them there first;
+   belong to another scope (the scope changed), extract them there first; on
+   the thread's first memory-on turn, put the scope's stored summary into it
+   and extract what earlier threads saved with the scope but could not extract;
    then run recall tiers 1+2 for the prompt and, when anything matches, put
    a system message starting with ``Relevant context from memory:`` right
    before the new user message (nothing is injected when nothing matches);
@@ -30,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from memgraph.config import MemoryConfig
-from memgraph.conversation.autoextract import extract_quietly, flush
+from memgraph.conversation.autoextract import extract_quietly, extract_saved
 from memgraph.conversation.cache import Target, chat_provider, open_memory
-from memgraph.conversation.compaction import Compaction, compact
+from memgraph.conversation.compaction import Compaction, compact, resume
 from memgraph.conversation.context import current_settings
 from memgraph.conversation.thread import Thread
 from memgraph.engine.memory import Memory
@@ -129,6 +131,7 @@ def _prepare(
     turn = _Turn(chat, new, query, options, system, thread, target, opened)
     if opened is not None:
         _switch_scope(turn)
+        _start(turn)
         try:
             if memory == "all":
                 turn.header = WHOLE_MEMORY_HEADER
@@ -151,6 +154,19 @@ def _switch_scope(turn: _Turn) -> None:
     ):
         extract_quietly(thread, open_memory(previous))
         thread.state.turns = 0
+
+
+def _start(turn: _Turn) -> None:
+    """A thread's first memory-on turn: carry on the scope's summary, and extract the
+    transcripts an earlier thread saved with the scope because it could not."""
+    thread, opened = turn.thread, turn.memory
+    if thread is None or opened is None or thread.state.target is not None:
+        return
+    try:
+        resume(thread, opened)
+        extract_saved(opened)
+    except MemgraphError as exc:
+        log.warning("memgraph: the scope's conversation state could not be loaded (%s)", exc)
 
 
 def _request(turn: _Turn) -> list[Message]:
@@ -180,7 +196,7 @@ def _upkeep(turn: _Turn) -> tuple[ChangeSet | None, Compaction | None]:
     if thread is None or opened is None:
         return None, None
     state = thread.state
-    state.target, state.flusher = turn.target, flush
+    state.target = turn.target
     state.turns += 1
     extracted = None
     interval = opened.config.auto_extract.interval

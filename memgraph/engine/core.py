@@ -22,8 +22,8 @@ import numpy as np
 
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
-from memgraph.errors import StoreConflict, StoreCorrupt
-from memgraph.graph.changes import Plan
+from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.graph.changes import Plan, episode_embedding_text
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.provider import Provider
 from memgraph.llm_calls.resolve import OFFLINE_NOTICE, choose_provider
@@ -35,9 +35,11 @@ from memgraph.models import (
     Observation,
     Relation,
 )
+from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.episode_index import EpisodeIndex, conversation_key, episode_terms
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
-from memgraph.retrieval.vectors import VectorIndex
+from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
@@ -54,6 +56,8 @@ MAX_TEXT_CHARS = 100_000
 """Longest text one ``remember`` accepts; split longer input into several calls."""
 
 EMBED_BATCH = 256
+CONTEXT_CHUNK = 1024
+"""Texts whose extraction contexts ``remember_many`` searches for at once."""
 BULK_VECTORS = 1000
 CONTEXT_BUDGET = 800
 FREEZE_AFTER = 50_000
@@ -77,6 +81,43 @@ def default_dir() -> Path:
 
 def coerce_time(value: str | datetime | None) -> str:
     return now_iso() if value is None else iso(parse_iso(value))
+
+
+EPISODE_INDEX = "episodes.idx"
+COMPACT_EPISODES = 1_024
+"""Episodes indexed at load past the saved index that make it sort them into one table
+(an index added to in memory finds a term's episodes by scanning everything added)."""
+EPISODE_CANDIDATES = 50
+NEAREST = 80
+"""Rows one vector search returns, facts and texts together."""
+SEAL_POSTINGS = 50_000
+"""An episode index that added more postings than this since it was saved is compacted."""
+DEFAULT_SPEAKER = "User"
+"""Who speaks when no speaker is given: the agent's own user."""
+
+
+def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
+    """Add an episode record to the episode index (or note its location)."""
+    try:
+        at_ms = int(parse_iso(doc.get("at") or doc.get("recordedAt") or "").timestamp() * 1000)
+    except ValueError:
+        at_ms = 0
+    index.add(
+        doc["id"],
+        str(doc.get("text") or ""),
+        at_ms=at_ms,
+        source=doc.get("source"),
+        speaker=doc.get("speaker"),
+        conversation=conversation_key(doc),
+        location=location,
+        facts=doc.get("facts") if isinstance(doc.get("facts"), list) else None,
+    )
+
+
+def _expired_before(doc: Doc, lens: tiers.Lens) -> bool:
+    """Whether a fact was retired by the moment ``lens`` reads (not merely not yet true)."""
+    valid_to = doc.get("validTo")
+    return valid_to is not None and (lens.at is None or valid_to <= lens.at)
 
 
 def _highest_id(ops: Sequence[Doc]) -> int:
@@ -120,6 +161,9 @@ class MemoryCore:
         self._graph: Graph | None = None
         self._vectors: VectorIndex | None = None
         self._episode_cache: dict[str, Doc] | None = None
+        # The episode tier's lexical index: loaded on first read or write, kept in step
+        # with every commit applied, saved next to the episodes at checkpoints.
+        self._episode_index: EpisodeIndex | None = None
         # Entity id -> its Entity and (relation doc, Relation) pairs, for search hits:
         # a hub entity holds thousands of facts, converted once until it changes.
         self._models: OrderedDict[str, EntityModel] = OrderedDict()
@@ -232,8 +276,23 @@ class MemoryCore:
         missing = self._missing_vectors(graph, current)
         if not missing:
             return
-        log.info("memgraph: embedding %d observations of scope %r", len(missing), self.scope)
-        rows = self._embed([text for _, text in missing])
+        held = self._vectors
+        if held is not None and not len(held):
+            # No vectors at all (a new embedding model, a repair, a dump loaded without
+            # them): the remembered texts are embedded along with the facts.
+            index = self._episodes_indexed()
+            docs = self._episode_docs(graph, index.ids)
+            missing += [(e, episode_embedding_text(docs[e])) for e in index.ids if e in docs]
+        log.info("memgraph: embedding %d facts and texts of scope %r", len(missing), self.scope)
+        try:
+            rows = self._embed([text for _, text in missing])
+        except ProviderError as exc:  # reading needs no model: embed them on a later open
+            log.warning(
+                "memgraph: %d facts of scope %r have no vector for %r yet (%s); until they "
+                "do, reads match them by name and keyword only",
+                len(missing), self.scope, self.embedder_model, exc,
+            )  # fmt: skip
+            return
         vectors = {obs_id: row for (obs_id, _), row in zip(missing, rows, strict=True)}
         try:
             with self._writer(min(self.config.lock_timeout, 1.0)):
@@ -298,6 +357,7 @@ class MemoryCore:
                 )
             index = VectorIndex(model)
         self._graph, self._vectors, self._episode_cache = graph, index, None
+        self._episode_index = None  # rebuilt from the store's copy on next use
         self._models.clear()
         graph.defer_indexing()  # the replayed facts are indexed in one batch below
         for commit in snapshot.commits:
@@ -343,6 +403,19 @@ class MemoryCore:
         graph.next_id = max(graph.next_id, commit.next_id)
         graph.seq = commit.seq
         self._apply_vectors(commit)
+        self._index_episode_ops(commit.ops)
+
+    def _index_episode_ops(self, ops: Sequence[Doc]) -> None:
+        """Keep a loaded episode index in step with applied ops."""
+        if self._episode_index is None:
+            return
+        for op in ops:
+            if op["op"] == "episode":
+                index_episode(self._episode_index, op["episode"])
+            elif op["op"] == "extracted":
+                self._episode_index.set_facts(op["episode"], op.get("facts") or [])
+            elif op["op"] == "purge":
+                self._episode_index.remove(op["ids"])
 
     def _forget_models(self, graph: Graph, ops: Sequence[Doc]) -> None:
         """Drop the cached models of the entities ``ops`` change."""
@@ -436,13 +509,171 @@ class MemoryCore:
             self._maybe_train()
             return  # building the document for a store that would decline costs O(n)
         episodes = list(graph.episodes.values())
-        if self.store.checkpoint(graph, self._vectors, episodes, force=force):
+        self._episodes_indexed()  # so the index saved with this checkpoint covers it
+        try:
+            written = self.store.checkpoint(graph, self._vectors, episodes, force=force)
+        except StoreUnavailable as exc:
+            if force:
+                raise
+            # The write that triggered it is committed (in the journal): reporting it
+            # as failed would make the caller store it twice. A later write retries.
+            log.warning(
+                "memgraph: checkpoint of scope %r failed, retried later: %s", self.scope, exc
+            )
+            return
+        if written:
             graph.episodes.clear()
             if self._episode_cache is not None:
                 for episode in episodes:
                     self._episode_cache[episode["id"]] = episode
+            self._save_episode_index()
             self._freeze_if_large(graph)
         self._maybe_train()
+
+    def _context_for(
+        self,
+        graph: Graph,
+        text: str,
+        query_vector: np.ndarray | None = None,
+        hits: Sequence[tuple[str, float]] | None = None,
+    ) -> str:
+        """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.retrieval.known`).
+
+        ``query_vector`` is the text's embedding and ``hits`` its nearest
+        observations, when the caller has them (the bulk path); else they are
+        computed here.
+        """
+        if not graph.entities:
+            return ""
+        vectors = self._vectors if self.provider.embedder is not None else None
+        if vectors is not None and not len(vectors):
+            vectors = None
+        if vectors is not None and query_vector is None:
+            query_vector = self._embed([text])[0]
+        return known.extraction_context(
+            graph,
+            text,
+            count_tokens=self._count_tokens,
+            budget=CONTEXT_BUDGET,
+            vectors=vectors,
+            query_vector=query_vector,
+            hits=hits,
+        )
+
+    def _contexts_for(self, graph: Graph, texts: Sequence[str]) -> list[str]:
+        """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
+        embedding call and one pass over the vector lists they visit."""
+        if not graph.entities:
+            return ["" for _ in texts]
+        index = self._vectors
+        if self.provider.embedder is None or index is None or not len(index):
+            return [self._context_for(graph, text) for text in texts]
+        contexts: list[str] = []
+        for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
+            chunk = texts[start : start + CONTEXT_CHUNK]
+            queries = self._embed(chunk)
+            found = index.search_many(
+                queries,
+                known.NEIGHBOURS,
+                tiers.SEMANTIC_THRESHOLD,
+                max_rows=known.PROBE_ROWS,
+                kind="facts",
+            )
+            contexts += [
+                self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
+            ]
+        return contexts
+
+    # ------------------------------------------------------------- episode tier
+    def _episodes_indexed(self) -> EpisodeIndex:
+        """The episode index, loaded (or rebuilt) on first use and caught up with the
+        store and the journal. Caller holds ``self._lock`` and has synced."""
+        index = self._episode_index
+        if index is None:
+            index = self._load_episode_index()
+            graph = self._graph
+            assert graph is not None
+            for doc in graph.episodes.values():  # journal episodes, not yet checkpointed
+                index_episode(index, doc)
+            self._episode_index = index
+        return index
+
+    def _load_episode_index(self) -> EpisodeIndex:
+        index: EpisodeIndex | None = None
+        data = self.store.read_derived(EPISODE_INDEX)
+        if data is not None:
+            try:
+                index = EpisodeIndex.decode(data)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning(
+                    "memgraph: the episode index of scope %r is unreadable (%s); rebuilding it",
+                    self.scope,
+                    exc,
+                )
+        if index is not None:
+            try:
+                tail, end = self.store.episodes_after(index.mark)
+            except ValueError:  # the episodes were rewritten since: the index is stale
+                index = None
+        if index is None:
+            index = EpisodeIndex()
+            tail, end = self.store.episodes_after(0)
+        for location, doc in tail:
+            index_episode(index, doc, location)
+        index.mark = end
+        if index.added_postings <= SEAL_POSTINGS:
+            return index
+        # A rebuilt or far-behind index: compact it, and save it so the next opener
+        # does not rebuild it too (derived data: any process may write it, and a copy
+        # older than the store is caught up from its mark).
+        data = index.encode()
+        try:
+            self.store.write_derived(EPISODE_INDEX, data)
+        except OSError as exc:
+            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        return EpisodeIndex.decode(data)
+
+    def _embed_missing_episodes(self) -> int:
+        """Embed the episodes that have no vector (after a repair or an embedder change)
+        and save them with a checkpoint; returns how many were embedded."""
+        if self.provider.embedder is None:
+            return 0
+        with self._lock, self._writer():
+            graph = self._sync()
+            index = self._episodes_indexed()
+            vectors = self._vectors
+            assert vectors is not None
+            missing = [e for e in index.ids if e not in vectors]
+            for start in range(0, len(missing), EMBED_BATCH):
+                batch = missing[start : start + EMBED_BATCH]
+                docs = self._episode_docs(graph, batch)
+                found = [e for e in batch if e in docs]
+                if found:
+                    rows = self._embed([episode_embedding_text(docs[e]) for e in found])
+                    vectors.add(found, rows)
+            if missing:
+                self._maybe_checkpoint(force=True)
+            return len(missing)
+
+    def _save_episode_index(self) -> None:
+        """After a checkpoint: note where the store put the new episodes, save the index."""
+        index = self._episode_index
+        if index is None:
+            return
+        try:
+            tail, end = self.store.episodes_after(index.mark)
+        except ValueError:
+            self._episode_index = None
+            return
+        for location, doc in tail:
+            index_episode(index, doc, location)
+        index.mark = end
+        data = index.encode()
+        try:
+            self.store.write_derived(EPISODE_INDEX, data)
+        except OSError as exc:  # derived data: a failed save costs the next opener time only
+            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        self._episode_index = EpisodeIndex.decode(data)  # compact: flat arrays, nothing added
 
     def _write(self, plan_for: Any) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""
@@ -518,31 +749,161 @@ class MemoryCore:
         limit: int = 200,
         query_vector: np.ndarray | None = None,
         lens: tiers.Lens = tiers.CURRENT,
+        floor: float | None = None,
     ) -> list[tiers.Candidate]:
-        """Tiers 1 and 2, fused and floored, through ``lens``."""
-        embed = self._embed if self.provider.embedder is not None else None
+        """Tiers 1 and 2 over facts and episodes, fused and floored, through ``lens``
+        (at ``floor``, default ``recall.floor``)."""
+        analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
         history = lens.at is not None
+        vectors = self._vectors if self.provider.embedder is not None else None
+        if vectors is not None and len(vectors) and query_vector is None:
+            query_vector = self._embed([query])[0]
         mask = None
-        if history and self._vectors is not None and len(self._vectors):
+        if history and vectors is not None and len(vectors):
             visible = (o["id"] for _, o in graph.all_observations() if lens.visible(o))
-            mask = self._vectors.mask_for(visible)
+            mask = vectors.mask_for(visible)
+        facts = tiers.named_facts(graph, analyzed.named, history=history)
+        # One vector search for facts and texts alike (in the past, facts through their
+        # visibility mask and texts in a search of their own).
+        nearest = tiers.semantic_matches(
+            vectors,
+            None,
+            query,
+            k=NEAREST if lens == tiers.CURRENT else 200,
+            query_vector=query_vector,
+            mask=mask,
+            kind=None if mask is None else "facts",
+            facts=facts,
+        )
+        semantic = {i: v for i, v in nearest.items() if not i.startswith(EPISODE_PREFIX)}
+        near_texts = (
+            None
+            if mask is not None
+            else {i: v for i, v in nearest.items() if i.startswith(EPISODE_PREFIX)}
+        )
+        # An identity query ("Who is Bob?") also finds the facts that mention the name.
+        content = analyzed.content_terms or analyzed.terms
+        keywords = (
+            tiers.keyword_matches(graph, content, history=history, facts=facts) if content else {}
+        )
         return tiers.fuse(
             graph,
-            names=tiers.name_matches(graph, query),
-            types=tiers.type_matches(graph, query),
-            keywords=tiers.keyword_matches(graph, query, history=history),
-            semantic=tiers.semantic_matches(
-                self._vectors,
-                embed,
-                query,
-                k=50 if lens == tiers.CURRENT else 200,
-                query_vector=query_vector,
-                mask=mask,
-            ),
-            floor=self.config.recall.floor,
+            analyzed,
+            types=tiers.type_matches(graph, query, among=analyzed.named),
+            keywords=keywords,
+            semantic=semantic,
+            episodes=self._episode_signals(graph, analyzed, query_vector, lens, near_texts),
+            floor=self.config.recall.floor if floor is None else floor,
             limit=limit,
             lens=lens,
         )
+
+    def _user_entity(self, graph: Graph) -> str | None:
+        """The entity first-person words stand for (the default speaker's)."""
+        entity = graph.entity_by_name(DEFAULT_SPEAKER)
+        return str(entity["id"]) if entity is not None else None
+
+    def _episode_signals(
+        self,
+        graph: Graph,
+        query: tiers.Query,
+        query_vector: np.ndarray | None,
+        lens: tiers.Lens,
+        near: dict[str, float] | None = None,
+    ) -> tiers.EpisodeSignals:
+        """The episode tier for ``query``: BM25 over the texts and their vectors."""
+        index = self._episodes_indexed()
+        if not len(index):
+            return tiers.EpisodeSignals()
+        at_ms = None if lens.at is None else int(parse_iso(lens.at).timestamp() * 1000)
+        names = {t for e in query.named for t in episode_terms(graph.entity_name(e) or "")}
+        terms = [t for t in episode_terms(query.text) if t not in names] or episode_terms(
+            query.text
+        )
+        lexical = dict(index.search(terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
+        semantic: dict[str, float] = {}
+        vectors = self._vectors
+        if near is None and vectors is not None and query_vector is not None and len(vectors):
+            near = dict(
+                vectors.search(
+                    query_vector, EPISODE_CANDIDATES, tiers.SEMANTIC_THRESHOLD, kind="episodes"
+                )
+            )
+        if near:
+            for episode_id, score in near.items():
+                said = index.at_of(episode_id)
+                if said is None or (at_ms is not None and said > at_ms):
+                    continue
+                if lens.source is not None and index.source_of(episode_id) != lens.source:
+                    continue
+                semantic[episode_id] = score
+        speakers: dict[str, str | None] = {}
+
+        def speaker(episode_id: str) -> str | None:
+            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
+            if name not in speakers:
+                entity = graph.entity_by_name(name)
+                speakers[name] = str(entity["id"]) if entity is not None else None
+            return speakers[name]
+
+        mentioned = index.holding(query.mentions)  # by a distinctive word of a name
+
+        def mentions(episode_id: str) -> bool:
+            ordinal = index.ordinal.get(episode_id)
+            return ordinal is not None and bool(mentioned[ordinal])
+
+        def retired(episode_id: str) -> bool:
+            # A text that stated a fact since expired (superseded, corrected or
+            # forgotten) would say it again: its current facts speak for it instead.
+            if lens.at is None:  # the usual read: the saved flags answer, nothing is parsed
+                for number in index.facts_of(episode_id) or ():
+                    state = graph.is_current(f"obs-{number}")
+                    if state is None:
+                        state = graph.is_current(f"rel-{number}")
+                    if not state:
+                        return True
+                return False
+            for number in index.facts_of(episode_id) or ():
+                pair = graph.observation(f"obs-{number}")
+                if pair is not None:
+                    if not lens.visible(pair[1]) and _expired_before(pair[1], lens):
+                        return True
+                    continue
+                rel = graph.relations.get(f"rel-{number}")
+                if rel is None or (not lens.visible(rel) and _expired_before(rel, lens)):
+                    return True
+            return False
+
+        return tiers.EpisodeSignals(
+            lexical, semantic, speaker, mentions, retired, index.timed, index.updates, index.recency
+        )
+
+    def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:
+        """The records of these episodes: from the journal, else read where the store keeps them."""
+        found: dict[str, Doc] = {}
+        index = self._episodes_indexed()
+        wanted: dict[int, str] = {}
+        for episode_id in episode_ids:
+            doc = graph.episodes.get(episode_id)
+            if doc is not None:
+                found[episode_id] = doc
+                continue
+            location = index.location(episode_id)
+            if location is not None:
+                wanted[location] = episode_id
+        if wanted:
+            for location, doc in self.store.read_episodes(sorted(wanted)).items():
+                if doc.get("id") == wanted[location]:
+                    found[wanted[location]] = doc
+        missing = [e for e in episode_ids if e not in found]
+        if missing:  # a stale location: read them all once
+            if self._episode_cache is None or any(e not in self._episode_cache for e in missing):
+                self._episode_cache = {e["id"]: e for e in self.store.episodes()}
+            for episode_id in missing:
+                doc = self._episode_cache.get(episode_id)
+                if doc is not None:
+                    found[episode_id] = doc
+        return found
 
     def _write_ops(
         self, build: Callable[[Graph], list[Doc]], *, vectors: bool = False

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -22,11 +22,23 @@ from memgraph.faces import progress as boards
 from memgraph.faces import rules as rulebook
 from memgraph.faces.kv import KeyValueMemory
 from memgraph.faces.namespaces import current_source, read_namespace
-from memgraph.faces.notes import Note, note_fields, select_notes, validate_category, validate_tags
+from memgraph.faces.notes import (
+    NOTES_ENTITY,
+    NOTES_TYPE,
+    Note,
+    existing_note,
+    note_fields,
+    select_notes,
+    validate_category,
+    validate_tags,
+)
 from memgraph.faces.timetravel import MemoryView
 from memgraph.graph.graph import Doc, Graph
 from memgraph.models import Observation
 from memgraph.retrieval import ranking as tiers
+
+if TYPE_CHECKING:
+    from memgraph.view.html import GraphView
 
 __all__ = ["FeaturesMixin", "MemorySummary"]
 
@@ -86,8 +98,13 @@ class FeaturesMixin(ReadMixin):
             content: the note.
             category: ``preference``, ``rule``, ``learning``, ``decision`` or ``context``.
             tags: free-form tags to filter by.
-            about: the entity the note is about; defaults to the writing
-                namespace (``"main"`` or the agent's name, type ``agent``).
+            about: the entity the note is about; by default the scope's
+                ``Notes`` entity (type ``notes``). The writing namespace
+                (``"main"`` or the agent's name) is the note's ``source``.
+
+        Returns:
+            The note; the existing one when the same text with the same
+            category, tags and source is already noted (nothing is stored).
 
         Raises:
             ValueError: an unknown category, or empty / overlong content.
@@ -100,7 +117,7 @@ class FeaturesMixin(ReadMixin):
             raise ValueError(f"a note needs 1 to {MAX_NOTE_CHARS:,} characters of content")
         fields = note_fields(validate_category(category), tags)
         source = current_source()
-        subject = about or source
+        subject = about or NOTES_ENTITY
         now = now_iso()
         created: dict[str, str] = {}
 
@@ -108,11 +125,16 @@ class FeaturesMixin(ReadMixin):
             ops: list[Doc] = []
             next_id = graph.next_id
             entity = graph.entity_by_name(subject)
-            if entity is None:
+            if entity is not None:
+                found = existing_note(graph, entity["id"], text, fields, source)
+                if found is not None:
+                    created["obs"] = found
+                    return []
+            else:
                 entity = {
                     "id": f"entity-{next_id}",
                     "name": subject,
-                    "type": "agent" if about is None else "thing",
+                    "type": NOTES_TYPE if about is None else "thing",
                     "source": source,
                     "createdAt": now,
                 }
@@ -297,6 +319,27 @@ class FeaturesMixin(ReadMixin):
             ValueError: ``when`` is not an ISO-8601 timestamp.
         """
         return MemoryView(self, when)
+
+    def view(self, *, max_entities: int = 5_000) -> GraphView:
+        """The scope as one self-contained, interactive HTML page (``memgraph view``).
+
+        The returned :class:`~memgraph.view.GraphView` holds the page (``.html``,
+        ``.save(path)``) and displays inline in a notebook. The page needs no
+        network: entities and relations on a canvas, search, type and source
+        filters, each fact with its dates and source text, and a time slider
+        that shows the graph as ``as_of`` would.
+
+        Args:
+            max_entities: entities shown at most; beyond it the most connected are kept.
+
+        Raises:
+            ValueError: ``max_entities`` is less than 1.
+        """
+        # The page-building modules import only the foundation (models), so the
+        # engine may use them; they load on first use.
+        from memgraph.view.html import view_of
+
+        return view_of(self, max_entities=max_entities, generated_at=now_iso())
 
     def known_information(self, *, budget: int | None = None) -> str:
         """The whole current memory as text ("" when empty), for whole-memory injection.

@@ -13,12 +13,14 @@ from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.graph.changes import plan_forget
 from memgraph.graph.export import to_graphml, to_json
+from memgraph.graph.graph import Graph
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.extract import clean_label
 from memgraph.llm_calls.prompts import FORGET_SCHEMA, FORGET_SYSTEM, forget_message
 from memgraph.models import (
     ChangeSet,
 )
+from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.vectors import VectorIndex
 
 __all__ = ["ForgetMixin"]
@@ -40,8 +42,12 @@ class ForgetMixin(MemoryCore):
         with self._lock:
             graph = self._sync()
             ranked = self._candidates(graph, query, limit=40)
-            lines: list[tuple[str, str]] = [(c.id, c.text()) for c in ranked if c.obs]
-            for entity_id in dict.fromkeys(c.entity["id"] for c in ranked):
+            ranked += self._facts_of_episodes(graph, ranked)
+            lines: list[tuple[str, str]] = list(
+                dict.fromkeys((c.id, c.text()) for c in ranked if c.obs)
+            )
+            entities = (c.entity["id"] for c in ranked if c.entity is not None and c.obs)
+            for entity_id in dict.fromkeys(entities):
                 for rel in graph.relations_of(entity_id):
                     if rel.get("validTo") is None and not any(rel["id"] == i for i, _ in lines):
                         relation = self._relation(rel)
@@ -64,6 +70,22 @@ class ForgetMixin(MemoryCore):
             lambda g: plan_forget(g, observations=observations, relations=relations, now=now)
         )
         return self._change_set(plan, commit, tuple(answer.problems))
+
+    def _facts_of_episodes(
+        self, graph: Graph, ranked: list[tiers.Candidate]
+    ) -> list[tiers.Candidate]:
+        """The current facts stated by the remembered texts among ``ranked``: a request
+        may quote the words that were said rather than the fact drawn from them."""
+        index = self._episodes_indexed()
+        found: list[tiers.Candidate] = []
+        for item in ranked:
+            if item.episode is None:
+                continue
+            for number in index.facts_of(item.episode) or ():
+                pair = graph.observation(f"obs-{number}")
+                if pair is not None and pair[1].get("validTo") is None:
+                    found.append(tiers.Candidate(pair[0], pair[1], {}, item.score))
+        return found
 
     def expire(self, *ids: str) -> ChangeSet:
         """Expire observations, relations or whole entities by id, without the LLM.
@@ -142,24 +164,28 @@ class ForgetMixin(MemoryCore):
                 "relations": len(graph.relations),
                 "episodes": len(episodes),
             }
-            graph.apply([{"op": "purge", "ids": sorted(doomed)}])
-            kept_episodes = [e for i, e in episodes.items() if i not in doomed]
-            graph.episodes.clear()
-            graph.seq += 1
-            index = self._vectors
-            kept = VectorIndex(index.model if index else self.embedder_model)
-            if index is not None and len(index):
-                live = {o["id"] for _, o in graph.all_observations()}
-                ids = index.ids()
-                rows = [r for r, i in enumerate(ids) if i in live and index.row_of.get(i) == r]
-                if rows:
-                    kept.add([ids[r] for r in rows], index.rows(0, len(ids))[rows])
-            self.store.rewrite(graph.to_document(), kept, kept_episodes)
-            if needle:
-                summary = self.store.read_summary()
-                if summary and needle in orjson.dumps(summary).decode().casefold():
-                    self.store.write_summary(_redact(summary, containing or ""))
-            self._graph = None
+            try:
+                graph.apply([{"op": "purge", "ids": sorted(doomed)}])
+                kept_episodes = [e for i, e in episodes.items() if i not in doomed]
+                graph.episodes.clear()
+                graph.seq += 1
+                index = self._vectors
+                kept = VectorIndex(index.model if index else self.embedder_model)
+                if index is not None and len(index):
+                    live = {o["id"] for _, o in graph.all_observations()}
+                    ids = index.ids()
+                    rows = [r for r, i in enumerate(ids) if i in live and index.row_of.get(i) == r]
+                    if rows:
+                        kept.add([ids[r] for r in rows], index.rows(0, len(ids))[rows])
+                self.store.rewrite(graph.to_document(), kept, kept_episodes)
+                if needle:
+                    summary = self.store.read_summary()
+                    if summary and needle in orjson.dumps(summary).decode().casefold():
+                        self.store.write_summary(_redact(summary, containing or ""))
+            finally:
+                # The graph was purged in memory first; whatever reached the store,
+                # reload it from there (a failed purge must not be served).
+                self._graph = None
             self._sync()
             return {
                 "entities": before["entities"] - len(graph.entities),

@@ -3,53 +3,82 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
+from memgraph.graph.graph import Graph
 from memgraph.models import (
     Entity,
     EntityHistory,
     Episode,
     Hit,
     Observation,
+    Relation,
 )
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.recall_text import format_recall, said_on
 
 __all__ = ["ReadMixin"]
 
 log = logging.getLogger("memgraph")
+
+FACT_MARGIN = 0.15
+"""A fact stands in for the text it came from when it scores at most this much lower."""
+MESSAGE_CANDIDATES = 60
+"""Candidates whose episodes recall reads to show messages (the best ones)."""
 
 
 class ReadMixin(MemoryCore):
     """Reading memory: recall, search, entities, history, episodes."""
 
     def _ranked(
-        self, query: str, *, rerank: bool, lens: tiers.Lens = tiers.CURRENT
+        self,
+        query: str,
+        *,
+        rerank: bool,
+        lens: tiers.Lens = tiers.CURRENT,
+        floor: float | None = None,
     ) -> list[tiers.Candidate]:
         if not isinstance(query, str):
             raise TypeError(f"query must be a string, got {type(query).__name__}")
         with self._lock:
             graph = self._sync()
-            if not query.strip() or not graph.entities:
+            if not query.strip() or not (graph.entities or len(self._episodes_indexed())):
                 return []
-            ranked = self._candidates(graph, query, lens=lens)
+            ranked = self._candidates(graph, query, lens=lens, floor=floor)
             if not rerank:
                 return ranked
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
+            self._label_episodes(graph, pool[: tiers.RERANK_LIMIT])
         if not pool:
             return []
         kept = tiers.rerank(self.provider.chat, query, pool)
         return ranked if kept is None else kept
 
+    def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate]) -> None:
+        """Give episode candidates the text a re-ranker reads."""
+        wanted = [c.episode for c in candidates if c.episode is not None and c.label is None]
+        if not wanted:
+            return
+        docs = self._episode_docs(graph, wanted)
+        for item in candidates:
+            doc = docs.get(item.episode or "")
+            if doc is not None:
+                speaker = doc.get("speaker") or "Someone"
+                text = " ".join(str(doc.get("text") or "").split())[:400]
+                item.label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
+
     def recall(self, query: str, *, rerank: bool = True, from_: str | None = None) -> str:
         """The facts relevant to ``query``, grouped by entity, as text ("" when none).
 
         Uses all three tiers; ``rerank=False`` skips the LLM (the variant that
-        context injection uses). The text is capped by ``recall.tokenBudget``.
+        context injection uses). Each fact line starts with the date it was
+        said; remembered messages that no shown fact covers follow under
+        ``Related messages:``. The text is capped by ``recall.tokenBudget``.
 
         Args:
             query: what to recall.
@@ -67,9 +96,15 @@ class ReadMixin(MemoryCore):
             return ""
         with self._lock:
             graph = self._sync()
-            return tiers.format_entities(
+            analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
+            if not tiers.answers_something(ranked, analyzed):
+                return ""
+            wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
+            return format_recall(
                 graph,
                 ranked,
+                query=analyzed,
+                episode_docs=self._episode_docs(graph, wanted),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
                 max_entities=self.config.recall.max_entities,
@@ -85,7 +120,12 @@ class ReadMixin(MemoryCore):
         episodes: bool = False,
         from_: str | None = None,
     ) -> list[Hit]:
-        """Ranked observation-level hits for ``query``, best first.
+        """Ranked hits for ``query``, best first: facts and remembered texts.
+
+        A fact hit has its ``observation`` (and, with ``episodes=True``, the
+        episode it came from); an episode hit has ``observation=None`` and its
+        ``episode`` (the remembered text no fact covered as well), with the
+        speaker's entity as ``entity`` when there is one.
 
         Args:
             query: what to look for.
@@ -93,25 +133,82 @@ class ReadMixin(MemoryCore):
             rerank: also run tier 3 (the LLM re-ranker).
             episodes: attach the episode each fact came from to its hit.
             from_: read one source namespace (see :meth:`recall`).
+
+        Raises:
+            ValueError: ``k`` is not a positive integer.
         """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer (how many hits at most), got {k!r}")
         lens = tiers.Lens(source=read_namespace(from_))
-        return self._hits(self._ranked(query, rerank=rerank, lens=lens)[:k], episodes, lens)
+        floor = min(self.config.recall.floor, tiers.SEARCH_FLOOR)
+        ranked = self._ranked(query, rerank=rerank, lens=lens, floor=floor)
+        return self._hits(self._top_hits(ranked, k), episodes, lens)
+
+    @staticmethod
+    def _top_hits(ranked: list[tiers.Candidate], k: int) -> list[tiers.Candidate]:
+        """The first ``k`` candidates, one per remembered text: an episode gives way to
+        a fact drawn from it that matched nearly as well (the fact carries the text as
+        its provenance), and a fact's text is not listed again after it."""
+        best_fact: dict[str, tiers.Candidate] = {}
+        for item in ranked:
+            source = item.obs.get("episode") if item.obs is not None else None
+            if source and str(source) not in best_fact:
+                best_fact[str(source)] = item
+        covered: set[str] = set()
+        chosen: list[tiers.Candidate] = []
+        taken: set[str] = set()
+        for item in ranked:
+            if len(chosen) >= k:
+                break
+            if item.episode is not None:
+                if item.episode in covered:
+                    continue
+                fact = best_fact.get(item.episode)
+                if fact is not None and fact.score >= item.score - FACT_MARGIN:
+                    item = fact
+                covered.add(item.episode or str((item.obs or {}).get("episode")))
+            elif item.obs is not None and item.obs.get("episode"):
+                covered.add(str(item.obs["episode"]))
+            if item.id in taken:
+                continue
+            taken.add(item.id)
+            chosen.append(item)
+        return chosen
 
     def _hits(self, ranked: list[tiers.Candidate], episodes: bool, lens: tiers.Lens) -> list[Hit]:
         with self._lock:
             graph = self._sync()
+            wanted = [c.episode for c in ranked if c.episode is not None]
+            if episodes:
+                wanted += [
+                    str(c.obs["episode"])
+                    for c in ranked
+                    if c.obs is not None and c.obs.get("episode")
+                ]
+            docs = self._episode_docs(graph, list(dict.fromkeys(wanted))) if wanted else {}
             hits = []
             for item in ranked:
-                model = self._entity_model(graph, item.entity)
-                entity = model.entity
-                if lens == tiers.CURRENT:
-                    rels = model.current_relations
-                else:
-                    rels = tuple(rel for doc, rel in model.relations if lens.visible(doc))
-                obs = Observation.from_doc(item.obs, entity.id) if item.obs is not None else None
+                entity: Entity | None = None
+                rels: tuple[Relation, ...] = ()
+                if item.entity is not None:
+                    model = self._entity_model(graph, item.entity)
+                    entity = model.entity
+                    if lens == tiers.CURRENT:
+                        rels = model.current_relations
+                    else:
+                        rels = tuple(rel for doc, rel in model.relations if lens.visible(doc))
+                obs = None
                 episode = None
-                if episodes and obs is not None and obs.episode_id:
-                    episode = self.episode(obs.episode_id)
+                if item.obs is not None:
+                    assert entity is not None
+                    obs = Observation.from_doc(item.obs, entity.id)
+                    if episodes and obs.episode_id and obs.episode_id in docs:
+                        episode = Episode.from_doc(docs[obs.episode_id])
+                elif item.episode is not None:
+                    doc = docs.get(item.episode)
+                    if doc is None:
+                        continue
+                    episode = Episode.from_doc(doc)
                 hits.append(
                     Hit(entity, obs, rels, round(item.score, 6), frozenset(item.signals), episode)
                 )
@@ -121,11 +218,7 @@ class ReadMixin(MemoryCore):
         """The episode with this id, or ``None``."""
         with self._lock:
             graph = self._sync()
-            doc = graph.episodes.get(episode_id)
-            if doc is None:
-                if self._episode_cache is None or episode_id not in self._episode_cache:
-                    self._episode_cache = {e["id"]: e for e in self.store.episodes()}
-                doc = self._episode_cache.get(episode_id)
+            doc = self._episode_docs(graph, [episode_id]).get(episode_id)
             return Episode.from_doc(doc) if doc is not None else None
 
     def supporting_episodes(self, hits: Sequence[Hit]) -> list[Episode]:
@@ -182,12 +275,34 @@ class ReadMixin(MemoryCore):
 
     def save_summary(self, summary: Mapping[str, Any]) -> None:
         """Persist the conversation summary atomically (``summary``,
-        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields)."""
-        with self._lock:
+        ``lastCompactedAt``, ``messagesSummarized`` and any extra fields).
+
+        Takes the scope's lock like every write, so a purge redacting the summary
+        in another process cannot overwrite it with an older one.
+        """
+        with self._lock, self._writer():
             self.store.write_summary(dict(summary))
 
+    def update_summary(
+        self, change: Callable[[dict[str, Any] | None], Mapping[str, Any] | None]
+    ) -> None:
+        """Read the conversation summary, change it and write it back under the
+        scope's write lock, so concurrent writers of the document lose nothing.
+
+        ``change`` gets the stored document (``None`` when there is none) and
+        returns the new one, or ``None`` to leave it as it is.
+
+        Raises:
+            StoreConflict: the scope's lock was not free within ``lockTimeout``.
+        """
+        with self._lock, self._writer():
+            updated = change(self.store.read_summary())
+            if updated is not None:
+                self.store.write_summary(dict(updated))
+
     def stats(self) -> dict[str, int]:
-        """Counts of entities, observations (all / current), relations and vectors."""
+        """Counts of entities, observations (all / current), relations, episodes
+        (remembered texts) and vectors (of observations and episodes)."""
         with self._lock:
             graph = self._sync()
             current = len(graph.current_observation_ids())
@@ -196,6 +311,7 @@ class ReadMixin(MemoryCore):
                 "observations": graph.observation_count,
                 "current_observations": current,
                 "relations": len(graph.relations),
+                "episodes": len(self._episodes_indexed()),
                 "vectors": len(self._vectors or ()),
             }
 
@@ -205,5 +321,8 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             docs = {e["id"]: e for e in self.store.episodes()}
             docs.update(graph.episodes)
+        done = graph.extracted_later()
         for doc in sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"])):
+            if doc.get("unextracted") and doc["id"] in done:
+                doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)

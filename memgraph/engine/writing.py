@@ -2,34 +2,53 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 import orjson
 
-from memgraph.clock import now_iso
-from memgraph.engine.core import CONTEXT_BUDGET, MAX_TEXT_CHARS, MemoryCore, coerce_time
+from memgraph.clock import now_iso, parse_iso
+from memgraph.engine import bulk
+from memgraph.engine.bulk import Progress
+from memgraph.engine.core import (
+    DEFAULT_SPEAKER,
+    MAX_TEXT_CHARS,
+    MemoryCore,
+    coerce_time,
+)
 from memgraph.faces.namespaces import current_source
 from memgraph.faces.notes import note_fields
-from memgraph.graph.changes import Plan, plan_extraction
+from memgraph.graph.changes import Plan, plan_extraction, plan_facts
 from memgraph.graph.graph import Doc, Graph
-from memgraph.llm_calls.extract import Extraction, extract
+from memgraph.llm_calls.extract import (
+    MAX_CONTENT,
+    MAX_NAME,
+    MAX_TYPE,
+    Extraction,
+    clean_label,
+    extract,
+)
 from memgraph.models import (
     ChangeSet,
+    Episode,
+    Item,
 )
-from memgraph.retrieval import known
-from memgraph.retrieval import ranking as tiers
-from memgraph.store.base import Commit, VectorBatch
+from memgraph.retrieval.episode_index import conversation_key
+from memgraph.speakers import split_speaker
 
 __all__ = ["RememberMixin"]
 
 log = logging.getLogger("memgraph")
 
-CONTEXT_CHUNK = 1024
-"""Texts whose extraction contexts ``remember_many`` searches for at once."""
+
+@dataclass(frozen=True)
+class _TurnContext:
+    addressee: str | None = None
+    previous: str | None = None
 
 
 class RememberMixin(MemoryCore):
@@ -44,23 +63,30 @@ class RememberMixin(MemoryCore):
         metadata: Mapping[str, Any] | None = None,
         category: str | None = None,
         tags: Sequence[str] | str | None = None,
+        speaker: str | None = None,
     ) -> ChangeSet:
         """Extract facts from ``text`` and store them, with the text as an episode.
 
         Args:
             text: what was said or learned, in plain language.
             at: when it was said (world time, for importing old conversations);
-                defaults to now.
+                defaults to now. Relative dates in the text ("yesterday") are
+                resolved against it.
             source: where the text came from (an agent, a channel); kept on the
                 episode and every fact.
             metadata: a JSON-serializable dict stored with the episode.
             category: a category for every extracted fact (``preference``,
                 ``rule``, ``learning``, ``decision`` or ``context``).
             tags: tags for every extracted fact.
+            speaker: who said it: first-person statements are about this
+                entity. Defaults to the ``Name:`` label of a transcript line
+                ("Maria: I joined a gym"), else ``"User"``, the agent's user.
 
         Returns:
-            What changed. Empty (falsy) when nothing new was learned or the
-            model's reply was unusable (a warning is logged then).
+            What changed. Empty (falsy) when nothing new was learned. When the
+            model's reply was unusable the text is still stored, as an episode
+            marked unextracted (``reextract`` retries it), and the change set's
+            ``unusable_reply`` says why.
 
         Raises:
             TypeError: ``text`` is not a string or ``metadata`` is not JSON-serializable.
@@ -73,17 +99,33 @@ class RememberMixin(MemoryCore):
         said_at = coerce_time(at)
         meta = self._check_metadata(metadata)
         fields = note_fields(category, tags)
+        speaker = self._speaker_of(clean, speaker)
+        now = now_iso()
+        episode: Doc = {"text": clean, "at": said_at, "recordedAt": now, "source": source}
+        if speaker is not None:
+            episode["speaker"] = speaker
+        if meta:
+            episode["metadata"] = meta
         with self._lock:
             graph = self._sync()
             context = self._context_for(graph, clean)
-        answer = extract(self.provider.chat, clean, known=context, said_at=said_at)
+            turn = self._turn_before(graph, episode)
+        answer = extract(
+            self.provider.chat,
+            clean,
+            known=context,
+            said_at=said_at,
+            speaker=speaker or DEFAULT_SPEAKER,
+            addressee=turn.addressee,
+            previous=turn.previous,
+        )
+        unusable = None
+        extraction: Extraction = Extraction()
         if answer.value is None:
-            return ChangeSet(warnings=tuple(answer.problems))
-        extraction: Extraction = answer.value
-        now = now_iso()
-        episode: Doc = {"text": clean, "at": said_at, "recordedAt": now, "source": source}
-        if meta:
-            episode["metadata"] = meta
+            unusable = answer.problems[-1] if answer.problems else "the model's reply was unusable"
+            episode["unextracted"] = True
+        else:
+            extraction = answer.value
 
         def plan_for(graph: Graph) -> Plan:
             return plan_extraction(
@@ -100,85 +142,217 @@ class RememberMixin(MemoryCore):
         warnings = tuple(answer.problems) + tuple(plan.warnings)
         for warning in plan.warnings:
             log.warning("memgraph: %s", warning)
-        return self._change_set(plan, commit, warnings)
+        changes = self._change_set(plan, commit, warnings)
+        if unusable is not None:
+            log.warning(
+                "memgraph: model reply unusable (%s); the text is kept unextracted", unusable
+            )
+            changes = dataclasses.replace(changes, unusable_reply=unusable)
+        return changes
 
-    def remember_many(
+    def reextract(self, *, limit: int | None = None) -> list[ChangeSet]:
+        """Ask the model again for the facts of texts stored unextracted (its reply was
+        unusable when they were remembered), oldest first.
+
+        Returns:
+            One change set per text tried; a text whose reply is still unusable
+            stays unextracted (its change set's ``unusable_reply`` says why).
+
+        Raises:
+            ProviderError: the model could not be reached; what was stored stays.
+        """
+        with self._lock:
+            graph = self._sync()
+            done = graph.extracted_later()
+            docs = {doc["id"]: doc for doc in self.store.episodes()}
+            docs.update(graph.episodes)
+        ordered = sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"]))
+        pending = [
+            Episode.from_doc(d) for d in ordered if d.get("unextracted") and d["id"] not in done
+        ][:limit]
+        results: list[ChangeSet] = []
+        for episode in pending:
+            with self._lock:
+                graph = self._sync()
+                context = self._context_for(graph, episode.text)
+            answer = extract(
+                self.provider.chat,
+                episode.text,
+                known=context,
+                said_at=episode.at,
+                speaker=episode.speaker or DEFAULT_SPEAKER,
+            )
+            if answer.value is None:
+                problem = answer.problems[-1] if answer.problems else "the reply was unusable"
+                results.append(ChangeSet(warnings=tuple(answer.problems), unusable_reply=problem))
+                continue
+            extraction: Extraction = answer.value
+            now = now_iso()
+
+            def plan_for(
+                graph: Graph,
+                extraction: Extraction = extraction,
+                at: str = episode.at,
+                source: str | None = episode.source,
+                stored: str = episode.id,
+                now: str = now,
+            ) -> Plan:
+                return plan_extraction(
+                    graph, extraction, at=at, now=now, source=source, stored_episode=stored
+                )
+
+            plan, commit = self._write(plan_for)
+            results.append(
+                self._change_set(plan, commit, tuple(answer.problems) + tuple(plan.warnings))
+            )
+        return results
+
+    @staticmethod
+    def _speaker_of(text: str, speaker: str | None) -> str | None:
+        if speaker is not None:
+            if not isinstance(speaker, str) or not speaker.strip():
+                raise ValueError(f"speaker must be a non-empty name, got {speaker!r}")
+            return " ".join(speaker.split())[:200]
+        label, _words = split_speaker(text)
+        return label
+
+    def _turn_before(self, graph: Graph, episode: Doc) -> _TurnContext:
+        """Who "you" is and what was said just before ``episode`` in its conversation."""
+        index = self._episodes_indexed()
+        try:
+            at_ms = int(parse_iso(episode["at"]).timestamp() * 1000)
+        except ValueError:
+            return _TurnContext()
+        last = index.previous(conversation_key(episode), at_ms)
+        if last is None:
+            return _TurnContext()
+        speaker = episode.get("speaker") or DEFAULT_SPEAKER
+        addressee = last.speaker if last.speaker and last.speaker != speaker else last.other
+        text = last.text
+        if last.speaker and not split_speaker(text)[0]:
+            text = f"{last.speaker}: {text}"
+        return _TurnContext(addressee if addressee != speaker else None, text)
+
+    def add_facts(
         self,
-        texts: Sequence[str],
+        entities: Iterable[tuple[str, str, Iterable[str]]] = (),
+        relations: Iterable[tuple[str, str, str]] = (),
         *,
         at: str | datetime | None = None,
         source: str | None = None,
-    ) -> list[ChangeSet]:
-        """Remember many texts with batched embedding calls and one commit.
+    ) -> ChangeSet:
+        """Store entities, observations and relations exactly as given, without the LLM.
 
-        The bulk path for imports: the contexts of all the texts are found
-        together (batched embedding calls, one pass over the vector index), the
-        texts are extracted one by one (one LLM call each), applied in order,
-        and persisted as a single journal commit with one fsync. The context of
-        each extraction is the memory as it was before the batch.
+        The structured counterpart of :meth:`remember`, for facts that arrive as
+        data (an MCP client's ``create_entities``, a file import). The write is
+        journaled and locked like any other.
+
+        * ``entities`` are ``(name, type, observations)``. A name resolves like
+          everywhere else (case and whitespace do not matter); an existing entity
+          keeps its type and gains the observations it does not already hold as
+          current facts. Empty observations are skipped.
+        * ``relations`` are ``(from, to, type)`` by entity name; a missing
+          endpoint is created with type ``thing``, a relation already current is
+          skipped, and the type is kept as given.
+        * Nothing is superseded: a new "works at Globex" does not retire "works
+          at Acme" (expire that one, or use :meth:`remember`, which does).
+
+        No episode is stored; every fact records ``source``.
+
+        Args:
+            entities: ``(name, type, observations)`` triples.
+            relations: ``(from, to, type)`` triples.
+            at: when the facts became true (``validFrom``); defaults to now.
+            source: who wrote them; defaults to the current namespace.
 
         Returns:
-            One change set per text, in order.
+            What changed (empty when everything was already known).
 
         Raises:
-            TypeError, ValueError: a text is not acceptable (nothing is stored).
-            ProviderError: the model could not be reached; nothing is stored.
-            StoreError: the batch could not be persisted; nothing is stored.
+            TypeError: a name, type or observation is not a string.
+            ValueError: a name, type or relation end is empty or too long, or an
+                observation is over 2,000 characters. Nothing is stored then.
+            StoreError: the write could not be persisted; nothing was stored.
         """
-        cleaned = [self._check_text(text) for text in texts]
-        if not cleaned:
-            return []
-        source = source or current_source()
-        said_at = coerce_time(at)
-        with self._lock:
-            contexts = self._contexts_for(self._sync(), cleaned)
-        answers = [
-            extract(self.provider.chat, text, known=context, said_at=said_at)
-            for text, context in zip(cleaned, contexts, strict=True)
+        cleaned_entities: list[tuple[str, str, list[str]]] = []
+        for index, (name, type_, observations) in enumerate(entities):
+            where = f"entities[{index}]"
+            contents = [
+                clean_label(content, f"{where}.observations[{position}]", MAX_CONTENT)
+                for position, content in enumerate(_strings(observations, f"{where}.observations"))
+            ]
+            cleaned_entities.append(
+                (
+                    _required(name, f"{where}.name", MAX_NAME),
+                    clean_label(type_, f"{where}.type", MAX_TYPE) or "thing",
+                    [content for content in contents if content],
+                )
+            )
+        cleaned_relations = [
+            (
+                _required(start, f"relations[{index}].from", MAX_NAME),
+                _required(end, f"relations[{index}].to", MAX_NAME),
+                _required(type_, f"relations[{index}].type", MAX_TYPE),
+            )
+            for index, (start, end, type_) in enumerate(relations)
         ]
-        now = now_iso()
-        with self._lock, self._writer():
-            graph = self._sync()
-            plans: list[Plan | None] = []
-            ops: list[Doc] = []
-            embed: list[tuple[str, str]] = []
-            try:
-                for text, answer in zip(cleaned, answers, strict=True):
-                    if answer.value is None:
-                        plans.append(None)
-                        continue
-                    episode = {"text": text, "at": said_at, "recordedAt": now, "source": source}
-                    plan = plan_extraction(
-                        graph, answer.value, at=said_at, now=now, source=source, episode=episode
-                    )
-                    graph.apply(plan.ops)  # later texts resolve against earlier ones
-                    graph.next_id = plan.next_id
-                    plans.append(plan)
-                    ops.extend(plan.ops)
-                    embed.extend(plan.embed)
-                rows = self._embed([t for _, t in embed]) if embed and self.embedder_model else None
-                batch = None
-                if rows is not None and self.embedder_model is not None:
-                    batch = VectorBatch(self.embedder_model, tuple(i for i, _ in embed), rows)
-                commit = Commit(graph.seq + 1, now_iso(), graph.next_id, ops, batch)
-                if ops:
-                    self.store.commit(commit)
-            except BaseException:
-                self._graph = None  # the in-memory graph ran ahead of the store: reload
-                raise
-            if ops:
-                graph.seq = commit.seq
-                self._apply_vectors(commit)
-                self._maybe_checkpoint()
-                self._freeze_if_large(graph)  # the records a batch parsed are long-lived
-            results = []
-            for planned, answer in zip(plans, answers, strict=True):
-                if planned is None:
-                    results.append(ChangeSet(warnings=tuple(answer.problems)))
-                else:
-                    warnings = tuple(answer.problems) + tuple(planned.warnings)
-                    results.append(self._change_set(planned, commit, warnings))
-            return results
+        if not cleaned_entities and not cleaned_relations:
+            return ChangeSet()
+        said_at, now = coerce_time(at), now_iso()
+        source = source or current_source()
+        plan, commit = self._write(
+            lambda graph: plan_facts(
+                graph, cleaned_entities, cleaned_relations, at=said_at, now=now, source=source
+            )
+        )
+        return self._change_set(plan, commit, ())
+
+    def remember_many(
+        self,
+        items: Iterable[str | Item | Mapping[str, Any]],
+        *,
+        at: str | datetime | None = None,
+        source: str | None = None,
+        concurrency: int = 1,
+        progress: Progress | None = None,
+    ) -> list[ChangeSet]:
+        """Remember many texts: the bulk path for imports (:mod:`memgraph.engine.bulk`).
+
+        Each item is a text, an :class:`~memgraph.bulk.Item` or a dict with
+        ``text`` and optionally ``at``, ``speaker``, ``source``, ``metadata``
+        and ``extract``; each keeps its own time, speaker and metadata on its
+        episode. Extraction contexts are found in batches, model calls run
+        ``concurrency`` at a time, and results are applied in input order and
+        committed in chunks (at most 1,000 items, about a second of lock time
+        each), releasing the lock between chunks.
+
+        Args:
+            items: the texts or items, in the order they were said.
+            at: the time of items that give none (default: now).
+            source: the source of items that give none.
+            concurrency: model calls in flight at once (1: one after another).
+            progress: called as ``progress(done, total)`` first with 0, then
+                after each chunk is durably stored.
+
+        Returns:
+            One change set per item, in order.
+
+        Raises:
+            TypeError, ValueError: an item is not acceptable (the message names
+                its index); nothing is stored.
+            ProviderError: the model could not be reached. The items before
+                the failing one are stored, nothing from it on.
+            StoreError: a chunk could not be persisted. Every chunk reported
+                through ``progress`` is stored, nothing after it.
+        """
+        entries = bulk.prepare(
+            items,
+            at=at,
+            source=source or current_source(),
+            check_text=self._check_text,
+            check_metadata=self._check_metadata,
+        )
+        return bulk.remember_entries(self, entries, concurrency=concurrency, progress=progress)
 
     @staticmethod
     def _check_text(text: object) -> str:
@@ -219,52 +393,15 @@ class RememberMixin(MemoryCore):
         except TypeError as exc:
             raise TypeError(f"metadata must be JSON-serializable: {exc}") from exc
 
-    def _context_for(
-        self,
-        graph: Graph,
-        text: str,
-        query_vector: np.ndarray | None = None,
-        hits: Sequence[tuple[str, float]] | None = None,
-    ) -> str:
-        """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.retrieval.known`).
 
-        ``query_vector`` is the text's embedding and ``hits`` its nearest
-        observations, when the caller has them (the bulk path); else they are
-        computed here.
-        """
-        if not graph.entities:
-            return ""
-        vectors = self._vectors if self.provider.embedder is not None else None
-        if vectors is not None and not len(vectors):
-            vectors = None
-        if vectors is not None and query_vector is None:
-            query_vector = self._embed([text])[0]
-        return known.extraction_context(
-            graph,
-            text,
-            count_tokens=self._count_tokens,
-            budget=CONTEXT_BUDGET,
-            vectors=vectors,
-            query_vector=query_vector,
-            hits=hits,
-        )
+def _required(value: object, field: str, limit: int) -> str:
+    text = clean_label(value, field, limit)
+    if not text:
+        raise ValueError(f"{field} is empty")
+    return text
 
-    def _contexts_for(self, graph: Graph, texts: Sequence[str]) -> list[str]:
-        """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
-        embedding call and one pass over the vector lists they visit."""
-        if not graph.entities:
-            return ["" for _ in texts]
-        index = self._vectors
-        if self.provider.embedder is None or index is None or not len(index):
-            return [self._context_for(graph, text) for text in texts]
-        contexts: list[str] = []
-        for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
-            chunk = texts[start : start + CONTEXT_CHUNK]
-            queries = self._embed(chunk)
-            found = index.search_many(
-                queries, known.NEIGHBOURS, tiers.SEMANTIC_THRESHOLD, max_rows=known.PROBE_ROWS
-            )
-            contexts += [
-                self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
-            ]
-        return contexts
+
+def _strings(values: object, field: str) -> list[object]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{field} must be a list of strings, got {type(values).__name__}")
+    return list(values)

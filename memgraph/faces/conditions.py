@@ -31,6 +31,10 @@ __all__ = ["Condition", "ConditionError", "parse_condition"]
 
 MAX_LENGTH = 2_000
 MAX_DEPTH = 50
+"""Deepest nesting of brackets, ``not`` and ``-`` a condition may use."""
+MAX_TREE_DEPTH = 100
+"""Deepest tree a condition may parse to: ``a + a + ... + a`` nests one level per
+operator, and evaluating deeper trees would exhaust Python's stack."""
 
 
 class ConditionError(MemgraphError, ValueError):
@@ -214,12 +218,14 @@ class _Parser:
             self.depth -= 1
             return node
         if token.kind == "op" and token.text == "[":
+            self.nested()
             items: list[Node] = []
             if not self.accept("]"):
                 items.append(self.or_expr())
                 while self.accept(","):
                     items.append(self.or_expr())
                 self.expect("]")
+            self.depth -= 1
             return ("list", items)
         found = repr(token.text) if token.text else "the end"
         raise ConditionError(f"expected a value at position {token.position}, found {found}")
@@ -306,7 +312,7 @@ class Condition:
         """The condition followed by the values it read, e.g. ``discount <= 0.2 (discount = 0.25)``."""
         values = []
         for name in sorted(self.names()):
-            values.append(f"{name} = {context.get(name)!r}")
+            values.append(f"{name} = {_shown(context.get(name))}")
         return f"{self.source} ({', '.join(values)})" if values else self.source
 
 
@@ -347,9 +353,9 @@ def _evaluate(node: Node, context: Mapping[str, Any]) -> Any:
     except ZeroDivisionError as exc:
         raise ConditionError("division by zero") from exc
     except OverflowError as exc:
-        raise ConditionError(f"{op!r} overflows on {left!r} and {right!r}") from exc
+        raise ConditionError(f"{op!r} overflows on {_shown(left)} and {_shown(right)}") from exc
     except TypeError as exc:
-        raise ConditionError(f"cannot apply {op!r} to {left!r} and {right!r}") from exc
+        raise ConditionError(f"cannot apply {op!r} to {_shown(left)} and {_shown(right)}") from exc
 
 
 def _truth(value: Any) -> bool:
@@ -385,4 +391,42 @@ def parse_condition(source: str) -> Condition:
         raise ConditionError("a condition must not be empty")
     if len(source) > MAX_LENGTH:
         raise ConditionError(f"a condition is at most {MAX_LENGTH} characters long")
-    return Condition(source.strip(), _Parser(source).parse())
+    tree = _Parser(source).parse()
+    if _tree_depth(tree) > MAX_TREE_DEPTH:
+        raise ConditionError(
+            f"condition nests deeper than {MAX_TREE_DEPTH} levels (a chain of that many "
+            "operators); split it into several rules"
+        )
+    return Condition(source.strip(), tree)
+
+
+def _children(node: Node) -> list[Node]:
+    kind = node[0]
+    if kind in ("not", "neg"):
+        return [node[1]]
+    if kind in ("bool", "list"):
+        return list(node[-1])
+    if kind == "bin":
+        return [node[2], node[3]]
+    return []
+
+
+def _tree_depth(tree: Node) -> int:
+    """The depth of ``tree``, found without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in _children(node))
+    return deepest
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` for a message, shortened; an integer too long to print as
+    decimal (Python refuses over 4,300 digits) is described instead."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits>"
+    return text if len(text) <= 200 else text[:197] + "..."

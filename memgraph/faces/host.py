@@ -33,8 +33,15 @@ class ReadHost(GraphHost, Protocol):
     (:class:`~memgraph.engine.reading.ReadMixin`)."""
 
     def _ranked(
-        self, query: str, *, rerank: bool, lens: tiers.Lens = ...
+        self,
+        query: str,
+        *,
+        rerank: bool,
+        lens: tiers.Lens = ...,
+        floor: float | None = ...,
     ) -> list[tiers.Candidate]: ...
+
+    def _top_hits(self, ranked: list[tiers.Candidate], k: int) -> list[tiers.Candidate]: ...
 
     def _recall_text(self, query: str, *, rerank: bool, lens: tiers.Lens) -> str: ...
 

@@ -3,6 +3,13 @@
 A note is an observation stored verbatim (no LLM) with a ``category`` from a
 fixed set and free-form ``tags``. Extracted facts can carry a category and
 tags too (``remember(text, category=..., tags=...)``).
+
+A note about nothing in particular belongs to one entity per scope,
+:data:`NOTES_ENTITY` (type :data:`NOTES_TYPE`); who wrote it (``main`` or an
+agent's name) is its ``source``, never an entity of its own. Noting what is
+already noted (the same text, category, tags and source, still current) stores
+nothing and returns the existing note, so a program that runs twice does not
+duplicate its notes.
 """
 
 from __future__ import annotations
@@ -11,10 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
+from memgraph.text import content_key
 
 __all__ = [
     "CATEGORIES",
+    "NOTES_ENTITY",
+    "NOTES_TYPE",
     "Note",
+    "existing_note",
     "note_fields",
     "select_notes",
     "validate_category",
@@ -23,6 +34,12 @@ __all__ = [
 
 CATEGORIES = ("preference", "rule", "learning", "decision", "context")
 """The fixed set of note categories."""
+
+NOTES_ENTITY = "Notes"
+"""The entity that holds the notes given no ``about=`` entity."""
+
+NOTES_TYPE = "notes"
+"""The type of :data:`NOTES_ENTITY`."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,27 @@ def note_fields(category: str | None, tags: Iterable[str] | str | None) -> dict[
     if clean:
         fields["tags"] = list(clean)
     return fields
+
+
+def existing_note(
+    graph: Graph, entity_id: str, content: str, fields: dict[str, object], source: str
+) -> str | None:
+    """The id of the current note of ``entity_id`` that says ``content`` with the
+    same category, tags and source, if there is one."""
+    key = content_key(content)
+    if key not in graph.facts_of(entity_id).keys:  # no current fact says it: the usual case
+        return None
+    tags = set(fields.get("tags") or ())  # type: ignore[call-overload]
+    for obs in reversed(graph.entities[entity_id]["observations"]):
+        if (
+            obs.get("validTo") is None
+            and obs.get("source") == source
+            and obs.get("category") == fields.get("category")
+            and set(obs.get("tags") or ()) == tags
+            and content_key(obs["content"]) == key
+        ):
+            return str(obs["id"])
+    return None
 
 
 def select_notes(

@@ -42,9 +42,11 @@ class MemoryView:
         self, query: str, *, k: int = 10, episodes: bool = False, from_: str | None = None
     ) -> list[Hit]:
         """Like :meth:`memgraph.Memory.search`, as of :attr:`at`."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer (how many hits at most), got {k!r}")
         lens = self._lens(from_)
-        ranked = self._memory._ranked(query, rerank=False, lens=lens)[:k]
-        return self._memory._hits(ranked, episodes, lens)
+        ranked = self._memory._ranked(query, rerank=False, lens=lens, floor=tiers.SEARCH_FLOOR)
+        return self._memory._hits(self._memory._top_hits(ranked, k), episodes, lens)
 
     def _visible(self, doc: Doc, lens: tiers.Lens) -> Entity | None:
         observations = tuple(

@@ -22,12 +22,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memgraph.graph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
+from memgraph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.extract import Extraction
-from memgraph.text import content_key, name_key, similarity
+from memgraph.text import content_key, name_key, similarity, stem, words
 
-__all__ = ["EXPIRE_SIMILARITY", "Plan", "attribute_of", "plan_extraction", "plan_forget"]
+__all__ = [
+    "EXPIRE_SIMILARITY",
+    "Plan",
+    "attribute_of",
+    "plan_extraction",
+    "plan_facts",
+    "plan_forget",
+]
 
 EXPIRE_SIMILARITY = 0.6
 
@@ -57,6 +64,7 @@ class _Planner:
         self.new_obs: dict[str, list[Doc]] = {}  # entity id -> observations added by this plan
         self.expired: set[str] = set()
         self.new_rel_keys: set[tuple[str, str, str]] = set()
+        self.stated: list[str] = []  # ids of the facts the text states (new or already known)
 
     def take_id(self, prefix: str) -> str:
         value = f"{prefix}-{self.plan.next_id}"
@@ -109,9 +117,20 @@ class _Planner:
         return held
 
     # ------------------------------------------------------------- observations
-    def observe(self, entity: Doc, content: str, extra: Mapping[str, Any]) -> None:
+    def observe(
+        self, entity: Doc, content: str, extra: Mapping[str, Any], *, supersede: bool = True
+    ) -> None:
         key = content_key(content)
-        if not key or self.has_current(entity, key):
+        if not key:
+            return
+        if self.has_current(entity, key):
+            known = (
+                self.graph.facts_of(entity["id"]).keys.get(key)
+                if entity["id"] in self.graph.entities
+                else None
+            )
+            if known is not None:
+                self.stated.append(known)
             return
         obs: Doc = {
             "id": self.take_id("obs"),
@@ -123,11 +142,12 @@ class _Planner:
             "source": self.source,
             **extra,
         }
-        attribute = attribute_of(content)
+        attribute = attribute_of(content) if supersede else None
         if attribute is not None:
             for old in self.holding(entity, attribute):
                 self.expire_obs(old, superseded_by=obs["id"])
         self.new_obs.setdefault(entity["id"], []).append(obs)
+        self.stated.append(obs["id"])
         self.plan.ops.append({"op": "obs", "entity": entity["id"], "obs": obs})
         self.plan.embed.append((obs["id"], f"{entity['name']} ({entity['type']}): {content}"))
 
@@ -146,6 +166,9 @@ class _Planner:
         if superseded_by:
             op["supersededBy"] = superseded_by
         self.plan.ops.append(op)
+        linked = self.graph.relations.get(obs["rel"]) if obs.get("rel") else None
+        if linked is not None and linked.get("validTo") is None:
+            self.expire_rel(linked)  # one statement, one lifetime
 
     def expiration(self, entity_name: str, content: str) -> None:
         entity = self.graph.entity_by_name(entity_name)
@@ -191,9 +214,38 @@ class _Planner:
                 "retiredAt": self.now,
             }
         )
+        pair = self.graph.observation(rel["obs"]) if rel.get("obs") else None
+        if pair is not None and pair[1].get("validTo") is None:
+            self.expire_obs(pair[1])  # one statement, one lifetime
 
-    def relate(self, source: str, target: str, type_: str) -> None:
-        relation_type = "_".join(type_.lower().replace("-", " ").split())
+    def link(self) -> None:
+        """Pair each new relation with the new observation of its source entity that
+        states it ("works at Acme" and works_at → Acme): one fact to the user."""
+        for op in self.plan.ops:
+            if op["op"] != "rel":
+                continue
+            rel = op["rel"]
+            target = self.graph.entity_name(rel["to"]) or next(
+                (e["name"] for e in self.new_entities.values() if e["id"] == rel["to"]), None
+            )
+            if target is None:
+                continue
+            target_words = set(words(target))
+            kind_words = {stem(w) for w in words(rel["type"].replace("_", " ")) if len(w) > 2}
+            for obs in self.new_obs.get(rel["from"], []):
+                if obs.get("rel"):
+                    continue
+                said = words(obs["content"])
+                if target_words <= set(said) and (
+                    not kind_words or kind_words & {stem(w) for w in said}
+                ):
+                    obs["rel"], rel["obs"] = rel["id"], obs["id"]
+                    break
+
+    def relate(self, source: str, target: str, type_: str, *, verbatim: bool = False) -> None:
+        """Add ``source --type_--> target`` unless it is current. ``verbatim`` keeps the
+        type as given and supersedes nothing (facts handed over as data, not extracted)."""
+        relation_type = type_ if verbatim else "_".join(type_.lower().replace("-", " ").split())
         start = self.entity(source, "thing")
         end = self.entity(target, "thing")
         key = (start["id"], name_key(relation_type), end["id"])
@@ -201,8 +253,9 @@ class _Planner:
             return
         existing = self.graph.current_relation(*key)
         if existing is not None and existing["id"] not in self.expired:
+            self.stated.append(existing["id"])
             return
-        attribute = SINGLE_VALUED_RELATIONS.get(relation_type)
+        attribute = None if verbatim else SINGLE_VALUED_RELATIONS.get(relation_type)
         if attribute is not None:
             for rel in list(self.graph.relations_of(start["id"])):
                 if (
@@ -224,6 +277,7 @@ class _Planner:
             "episode": self.episode_id,
         }
         self.new_rel_keys.add(key)
+        self.stated.append(doc["id"])
         self.plan.ops.append({"op": "rel", "rel": doc})
 
 
@@ -236,8 +290,12 @@ def plan_extraction(
     source: str | None = None,
     episode: Mapping[str, Any] | None = None,
     observation_fields: Mapping[str, Any] | None = None,
+    stored_episode: str | None = None,
 ) -> Plan:
     """The ops that apply ``extraction`` to ``graph`` (which is left unchanged).
+
+    ``stored_episode`` names an episode already stored whose facts these are (a
+    retried extraction): the facts point at it, and an ``extracted`` op records them.
 
     Args:
         graph: the current graph.
@@ -249,7 +307,8 @@ def plan_extraction(
             allocated here when missing.
         observation_fields: extra fields for every new observation (category, tags).
     """
-    planner = _Planner(graph, at=at, now=now, source=source, episode_id=None)
+    planner = _Planner(graph, at=at, now=now, source=source, episode_id=stored_episode)
+    record: Doc | None = None
     if episode is not None:
         record = dict(episode)
         record.setdefault("id", planner.take_id("episode"))
@@ -264,6 +323,53 @@ def plan_extraction(
         planner.relate(relation.source, relation.target, relation.type)
     for expiration in extraction.expirations:
         planner.expiration(expiration.entity_name, expiration.content)
+    planner.link()
+    if stored_episode is not None:
+        stated = list(dict.fromkeys(planner.stated))
+        planner.plan.ops.append({"op": "extracted", "episode": stored_episode, "facts": stated})
+    if record is not None:
+        # The facts the text states: once every one of them is expired, the text is
+        # history too and recall stops showing it.
+        record["facts"] = list(dict.fromkeys(planner.stated))
+        planner.plan.embed.append((record["id"], episode_embedding_text(record)))
+    return planner.plan
+
+
+EMBED_CHARS = 2_000
+"""How much of a long text its episode vector reads (its start)."""
+
+
+def episode_embedding_text(episode: Mapping[str, Any]) -> str:
+    """What an episode's vector is made from: the speaker's name and the text (the
+    start of a long one), as a transcript line reads."""
+    speaker = episode.get("speaker")
+    text = str(episode.get("text") or "")[:EMBED_CHARS]
+    return f"{speaker}: {text}" if speaker else text
+
+
+def plan_facts(
+    graph: Graph,
+    entities: Sequence[tuple[str, str, Sequence[str]]],
+    relations: Sequence[tuple[str, str, str]],
+    *,
+    at: str,
+    now: str,
+    source: str | None = None,
+) -> Plan:
+    """The ops that store facts handed over as data (``Memory.add_facts``), unchanged.
+
+    ``entities`` are ``(name, type, observations)`` and ``relations`` are
+    ``(from, to, type)``, already cleaned. Entities resolve by normalized name (an
+    existing one keeps its type); observations and relations already current are
+    skipped; relation types are kept as given; nothing is superseded.
+    """
+    planner = _Planner(graph, at=at, now=now, source=source, episode_id=None)
+    for name, type_, observations in entities:
+        entity = planner.entity(name, type_)
+        for content in observations:
+            planner.observe(entity, content, {}, supersede=False)
+    for source_name, target_name, relation_type in relations:
+        planner.relate(source_name, target_name, relation_type, verbatim=True)
     return planner.plan
 
 

@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
-import orjson
+import numpy.typing as npt
 
+from memgraph.attributes import attribute_of
 from memgraph.errors import StoreCorrupt
-from memgraph.graph.attributes import attribute_of
 from memgraph.graph.lazy import LazyDocs, PostingIndex
+from memgraph.graph.records import CRC_KEY, RecordDamaged, read_record
 from memgraph.graph.saved import BUFFERS, SavedGraph
 from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms, words
 
@@ -128,7 +129,12 @@ class Graph:
         # Derived indexes, built on first use and maintained from then on.
         self._by_type: dict[str, set[str]] | None = None
         self._known_types: set[str] | None = None
-        self._rels_of: dict[str, list[str]] | None = None
+        self._rels_of: dict[str, list[str]] | None = None  # every relation id by end
+        # A lazy graph lists an entity's relations without _rels_of: its saved ones
+        # from the saved ends (entity ordinal -> relation ordinals, sorted arrays
+        # built with numpy on first use), plus the ones added since, by end.
+        self._saved_rels_of: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
+        self._added_rels_of: dict[str, list[str]] | None = None
         self._current_rel_keys: dict[tuple[str, str, str], str] | None = None
         self._terms: PostingIndex | None = None  # term -> current obs ids
         self._all_terms: dict[str, set[str]] | None = None  # term -> every obs id (time travel)
@@ -148,6 +154,7 @@ class Graph:
         observations = graph._obs
         lean = document.get("factFormat") == LEAN_FACTS
         for entity in document.get("entities") or ():
+            entity.pop(CRC_KEY, None)  # a record's checksum, when read with json.load
             entity.setdefault("observations", [])
             if lean:
                 _restore_recorded(entity["observations"])
@@ -164,6 +171,7 @@ class Graph:
             for end in ("from", "to"):
                 if rel[end] not in entities and rel[end] in names:
                     rel[end] = names[rel[end]]
+            rel.pop(CRC_KEY, None)
             if lean:
                 _restore_recorded((rel,))
             relations[rel["id"]] = rel
@@ -203,16 +211,17 @@ class Graph:
         assert saved is not None
         position = f"bytes {span[0]}-{span[1]}"
         try:
-            doc = orjson.loads(saved.data[span[0] : span[1]] if raw is None else raw)
-        except orjson.JSONDecodeError as exc:
-            doc = exc
-        if not isinstance(doc, dict):
+            doc = read_record(
+                saved.data[span[0] : span[1]] if raw is None else raw,
+                required=saved.checksummed,
+            )
+        except RecordDamaged as exc:
             raise SavedDocumentError(
-                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} is not a JSON "
-                f"object ({doc}). It was left untouched; run `memgraph doctor` on the scope",
+                f"{saved.path!r} is damaged at {position}: {kind} {ordinal} cannot be read "
+                f"({exc}). It was left untouched; run `memgraph doctor` on the scope",
                 path=saved.path,
                 position=position,
-            )
+            ) from exc
         return doc
 
     def _decode_entity(self, ordinal: int, raw: bytes | None = None) -> Doc:
@@ -358,6 +367,29 @@ class Graph:
             lambda saved, ordinal: saved.entity_ids[int(saved.obs_owner[ordinal])],
         )
 
+    def is_current(self, item_id: str) -> bool | None:
+        """Whether an observation or relation is current (None: no such record). A lazy
+        graph answers from its saved flags when the record was not read since."""
+
+        def doc_state(doc: Doc) -> str:
+            return "1" if doc.get("validTo") is None else "0"
+
+        if item_id.startswith("obs-"):
+            found = self._peek(
+                self._obs,
+                item_id,
+                lambda pair: doc_state(pair[1]),
+                lambda saved, ordinal: "1" if saved.obs_current[ordinal] else "0",
+            )
+        else:
+            found = self._peek(
+                self.relations,
+                item_id,
+                doc_state,
+                lambda saved, ordinal: "1" if saved.rel_current[ordinal] else "0",
+            )
+        return None if found is None else found == "1"
+
     def _peek(
         self,
         docs: MutableMapping[str, V],
@@ -399,9 +431,13 @@ class Graph:
         return self._known_types
 
     def relations_of(self, entity_id: str) -> Iterator[Doc]:
-        """Every relation (current or expired) touching ``entity_id``."""
+        """Every relation (current or expired) touching ``entity_id``.
+
+        A lazy graph answers from the saved relation ends without indexing every
+        relation of the scope: the first call costs a sort of two integer arrays.
+        """
         relations = self.relations
-        ids = self._relation_index().get(entity_id, ())
+        ids = self._relation_ids_of(entity_id)
         for start in range(0, len(ids), RELATION_BATCH):
             batch = ids[start : start + RELATION_BATCH]
             self.parse_many(relation_ids=batch)  # a hub's relations: a batch at a time
@@ -415,9 +451,39 @@ class Graph:
         (by default as many as :meth:`relations_of` parses at a time)."""
         if self.saved is None or isinstance(self.saved.data, BUFFERS):
             return
-        index = self._relation_index()
-        ids = [r for e in entity_ids for r in index.get(e, ())[:limit]]
+        ids = [r for e in entity_ids for r in self._relation_ids_of(e)[:limit]]
         self.parse_many(relation_ids=ids)
+
+    def _relation_ids_of(self, entity_id: str) -> list[str]:
+        relations, entities, saved = self.relations, self.entities, self.saved
+        if (
+            self._rels_of is not None
+            or saved is None
+            or not isinstance(relations, LazyDocs)
+            or not isinstance(entities, LazyDocs)
+        ):
+            return self._relation_index().get(entity_id, [])
+        if self._saved_rels_of is None:
+            self._saved_rels_of = _ends_table(saved)
+        order, starts = self._saved_rels_of
+        found: list[str] = []
+        ordinal = entities.ordinal(entity_id)
+        if ordinal is not None and ordinal + 1 < len(starts):
+            ids = saved.rel_ids
+            found = [ids[o] for o in order[starts[ordinal] : starts[ordinal + 1]].tolist()]
+        elif ordinal is None and saved.dangling:  # an end that names no entity
+            for rel_ordinal, ends in saved.dangling.items():
+                if entity_id in ends:
+                    found.append(saved.rel_ids[int(rel_ordinal)])
+        if self._added_rels_of is None:
+            added: dict[str, list[str]] = defaultdict(list)
+            for rel_id in relations.added():
+                rel = relations[rel_id]
+                added[rel["from"]].append(rel_id)
+                if rel["to"] != rel["from"]:
+                    added[rel["to"]].append(rel_id)
+            self._added_rels_of = added
+        return found + self._added_rels_of.get(entity_id, [])
 
     def current_relation(self, from_id: str, type_: str, to_id: str) -> Doc | None:
         rel_id = self._current_relations().get((from_id, type_key(type_), to_id))
@@ -632,12 +698,28 @@ class Graph:
                 self._uncurrent(rel)
             elif kind == "episode":
                 self.episodes[op["episode"]["id"]] = dict(op["episode"])
+            elif kind == "extracted":
+                self._extracted(op)
             elif kind == "purge":
                 self._purge(op["ids"])
             elif kind in EXTRA_OPS:
                 EXTRA_OPS[kind](self, op)
             else:
                 raise ValueError(f"unknown op {kind!r}")
+
+    def _extracted(self, op: Doc) -> None:
+        """A stored episode's facts were extracted after all (a retried reply)."""
+        pending = self.episodes.get(op["episode"])
+        if pending is not None:
+            pending.pop("unextracted", None)
+            pending["facts"] = list(op.get("facts") or [])
+        done = self.extra.setdefault("extracted", {})
+        done[op["episode"]] = list(op.get("facts") or [])
+
+    def extracted_later(self) -> dict[str, list[str]]:
+        """Episodes whose facts were extracted after they were stored, with those facts."""
+        found = self.extra.get("extracted", {})
+        return found if isinstance(found, dict) else {}
 
     def _mark_entity(self, entity_id: str) -> None:
         """Note that a saved entity changed (only a graph read from a checkpoint cares)."""
@@ -685,11 +767,19 @@ class Graph:
 
     def _add_relation(self, rel: Doc) -> None:
         self._mark_relation(rel["id"])  # matters only if it replaces a saved one
-        self.relations[rel["id"]] = rel
+        relations = self.relations
+        replaces = isinstance(relations, LazyDocs) and relations.ordinal(rel["id"]) is not None
+        relations[rel["id"]] = rel
         if self._rels_of is not None:
             self._rels_of[rel["from"]].append(rel["id"])
             if rel["to"] != rel["from"]:
                 self._rels_of[rel["to"]].append(rel["id"])
+        elif replaces:  # its saved ends may differ: index every relation by its ends now
+            self._relation_index()
+        elif self._added_rels_of is not None:
+            self._added_rels_of[rel["from"]].append(rel["id"])
+            if rel["to"] != rel["from"]:
+                self._added_rels_of[rel["to"]].append(rel["id"])
         if self._current_rel_keys is not None and _is_current(rel):
             self._current_rel_keys[self._rel_key(rel)] = rel["id"]
 
@@ -786,6 +876,7 @@ class Graph:
         terms, names = self._terms, self._name_terms
         self._terms = (terms or PostingIndex()).rebased(saved.terms, saved.obs_ids)
         self._name_terms = (names or PostingIndex()).rebased(saved.name_terms, saved.entity_ids)
+        self._saved_rels_of = self._added_rels_of = None  # the saved ends changed
         self.saved = saved
         self.changed_entities.clear()
         self.changed_relations.clear()
@@ -825,10 +916,28 @@ class Graph:
         self._by_type = None
         self._known_types = None
         self._rels_of = None
+        self._saved_rels_of = self._added_rels_of = None
         self._current_rel_keys = None
         self._terms = None
         self._all_terms = None
         self._name_terms = None
+
+
+def _ends_table(saved: SavedGraph) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Relation ordinals grouped by the entity ordinal of their ends: ``order[starts[e]:
+    starts[e + 1]]`` are entity ``e``'s relations in saved order (a loop once)."""
+    count = len(saved.rel_ids)
+    sources = np.asarray(saved.rel_from_ordinals, dtype=np.int64)
+    targets = np.asarray(saved.rel_to_ordinals, dtype=np.int64)
+    numbers = np.arange(count, dtype=np.int64)
+    ends = np.concatenate([sources, targets])
+    rels = np.concatenate([numbers, numbers])
+    keep = ends >= 0
+    keep[count:] &= targets != sources
+    ends, rels = ends[keep], rels[keep]
+    order = np.lexsort((rels, ends))
+    starts = np.searchsorted(ends[order], np.arange(len(saved.entity_ids) + 1, dtype=np.int64))
+    return rels[order], starts.astype(np.int64)
 
 
 def _weak(method: Callable[[int], T]) -> Callable[[int], T]:

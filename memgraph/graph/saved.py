@@ -78,6 +78,8 @@ class SavedGraph:
     name_terms: Postings  # name term -> entity ordinals
     dangling: dict[str, list[str]] = field(default_factory=dict)  # rel ordinal -> [from, to]
     path: str = "graph.json"
+    checksummed: bool = False  # every record carries a checksum (graph.json's tail says so)
+    tail: dict[str, Any] | None = None  # graph.json's closing line, when it has one
 
     def entity_span(self, ordinal: int) -> tuple[int, int]:
         start, stop = self.entity_spans[ordinal].tolist()

@@ -45,12 +45,15 @@ import orjson
 
 from memgraph.graph.graph import LEAN_FACTS, Doc, Graph, type_key
 from memgraph.graph.lazy import LazyDocs, Postings
+from memgraph.graph.records import CHECKSUMS, CRC_KEY, HEAD, MIDDLE, seal_record, tail_line
 from memgraph.graph.saved import Buffer, Records, SavedGraph, Spans, as_buffer
 from memgraph.text import index_terms_many, name_key, terms
 
 __all__ = [
     "INDEX_MAGIC",
     "GraphImage",
+    "IndexStale",
+    "IndexUnusable",
     "encode",
     "indexable",
     "read_index",
@@ -59,10 +62,8 @@ __all__ = [
 
 log = logging.getLogger("memgraph")
 
-INDEX_MAGIC = b"MGIDX01\n"
-INDEX_VERSION = 2
-_HEAD = b'{"entities":['
-_MIDDLE = b'],"relations":['
+INDEX_MAGIC = b"MGIDX03\n"
+INDEX_VERSION = 5  # 5: terms are Snowball stems
 
 
 @dataclass
@@ -74,10 +75,11 @@ class GraphImage:
 
     def saved(self, data: Buffer | Records, path: str) -> SavedGraph:
         """The tables over the written ``graph.json`` (to re-base the graph on)."""
-        return dataclasses.replace(self.tables, data=data, path=path)
+        return dataclasses.replace(self.tables, data=data, path=path, checksummed=True)
 
     def index_bytes(self, stamp: tuple[int, int]) -> bytes:
-        """``graph.idx`` for the written ``graph.json`` with ``(size, mtime_ns)``."""
+        """The body of ``graph.idx`` (the store seals it with :data:`INDEX_MAGIC` and
+        a checksum) for the written ``graph.json`` with ``(size, mtime_ns)``."""
         t = self.tables
         blobs: dict[str, tuple[str, bytes]] = {
             "entity.ids": _strings(t.entity_ids),
@@ -115,7 +117,7 @@ class GraphImage:
             }
         )
         body = b"".join(blob for _kind, blob in blobs.values())
-        return INDEX_MAGIC + len(header).to_bytes(8, "little") + header + body
+        return len(header).to_bytes(8, "little") + header + body
 
 
 # ----------------------------------------------------------------- encoding
@@ -152,19 +154,24 @@ def _postings_blobs(prefix: str, postings: Postings) -> dict[str, tuple[str, byt
     }
 
 
-def _decode_blob(kind: str, piece: memoryview) -> Any:
-    data = zlib.decompress(piece)
+def _decode_blob(kind: str, piece: memoryview) -> tuple[Any, int]:
+    """A blob's values, and the highest id number among them (0 when not ids)."""
+    try:
+        data = zlib.decompress(piece)
+    except zlib.error as exc:
+        raise IndexUnusable(f"a blob does not decompress ({exc})") from exc
     if kind == "str":
         text = data.decode()
-        return text.split("\x00") if text else []
+        return (text.split("\x00") if text else []), 0
     if kind == "u8":
-        return np.frombuffer(data, dtype="u1").astype(bool)
+        return np.frombuffer(data, dtype="u1").astype(bool), 0
     numbers = np.cumsum(np.frombuffer(data, dtype="<i8"))
     if kind == "d64":
-        return numbers
+        return numbers, 0
     if kind.startswith("ids:"):
         prefix = kind[4:]
-        return [f"{prefix}{n}" for n in numbers.tolist()]
+        top = int(numbers.max()) if len(numbers) else 0
+        return [f"{prefix}{n}" for n in numbers.tolist()], top
     raise IndexUnusable(f"unknown blob kind {kind!r}")
 
 
@@ -226,28 +233,39 @@ def _lean(fact: Doc) -> Doc:
 
 def stored(record: Doc) -> Doc:
     """An entity (with its observations) or a relation as ``graph.json`` holds it."""
+    if CRC_KEY in record:  # a record read without its checksum removed gets a fresh one
+        record = {key: value for key, value in record.items() if key != CRC_KEY}
     if "observations" in record:
         return {**record, "observations": [_lean(o) for o in record["observations"]]}
     return _lean(record)
 
 
+def _serialized(record: Doc) -> bytes:
+    """One record line's bytes (without the separator): JSON with its checksum."""
+    return seal_record(orjson.dumps(stored(record)))
+
+
 class _Writer:
-    """Appends comma-separated records to ``graph.json`` and tracks byte offsets."""
+    """Writes ``graph.json`` one record per line and tracks each record's byte span."""
 
     def __init__(self) -> None:
-        self.chunks: list[Buffer] = [_HEAD]
-        self.position = len(_HEAD)
+        self.chunks: list[Buffer] = [HEAD]
+        self.position = len(HEAD)
         self.first = True
 
     def raw(self, piece: bytes) -> None:
+        """Close the current list of records with ``piece`` (the next list's opening
+        line, or the tail)."""
+        if not self.first:
+            piece = b"\n" + piece
         self.chunks.append(piece)
         self.position += len(piece)
         self.first = True
 
     def record(self, piece: Buffer, size: int) -> int:
         if not self.first:
-            self.chunks.append(b",")
-            self.position += 1
+            self.chunks.append(b",\n")
+            self.position += 2
         self.first = False
         self.chunks.append(piece)
         start = self.position
@@ -273,19 +291,20 @@ class _Writer:
                 start = self.record(data[begin:end], end - begin)
                 spans[previous:ordinal] = old[previous:ordinal] + (start - begin)
             if ordinal < saved_count:
-                piece = orjson.dumps(stored(changed[ordinal]))
+                piece = _serialized(changed[ordinal])
                 start = self.record(piece, len(piece))
                 spans[ordinal] = (start, start + len(piece))
             previous = ordinal + 1
         for index, doc in enumerate(new):
-            piece = orjson.dumps(stored(doc))
+            piece = _serialized(doc)
             start = self.record(piece, len(piece))
             spans[saved_count + index] = (start, start + len(piece))
         return spans
 
 
-def encode(graph: Graph) -> GraphImage:
-    """The checkpoint image of ``graph``.
+def encode(graph: Graph, files: Doc | None = None) -> GraphImage:
+    """The checkpoint image of ``graph`` (``files``: more fields for the tail, such as
+    the size of ``episodes.jsonl`` the checkpoint goes with).
 
     For a lazy graph, records no op changed since its checkpoint are copied
     from that checkpoint's bytes; changed and new records are serialized.
@@ -294,7 +313,7 @@ def encode(graph: Graph) -> GraphImage:
     entities, relations = graph.entities, graph.relations
     observations = graph.observations_by_id
     if saved is None:
-        return _encode_all(graph)
+        return _encode_all(graph, files)
     assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
     assert isinstance(observations, LazyDocs)
     saved_entities, saved_rels = len(saved.entity_ids), len(saved.rel_ids)
@@ -311,10 +330,10 @@ def encode(graph: Graph) -> GraphImage:
     entity_spans = writer.records(
         (data, saved.entity_spans), saved_entities, changed_entities, new_entities
     )
-    writer.raw(_MIDDLE)
+    writer.raw(MIDDLE)
     new_rels = [relations[i] for i in new_rel_ids]
     rel_spans = writer.records((data, saved.rel_spans), saved_rels, changed_rels, new_rels)
-    graph_json = _finish(writer, graph)
+    graph_json = _finish(writer, graph, files)
 
     ordinal_of_new = {e: saved_entities + i for i, e in enumerate(new_entity_ids)}
 
@@ -407,11 +426,15 @@ def _changed(docs: LazyDocs[Doc], ids: set[str]) -> dict[int, Doc]:
     return found
 
 
-def _finish(writer: _Writer, graph: Graph) -> bytes:
+def _finish(writer: _Writer, graph: Graph, files: Doc | None) -> bytes:
+    """Close ``graph.json`` with its tail line (see :mod:`memgraph.graph.records`)."""
     tail: Doc = {"nextId": graph.next_id, "checkpointSeq": graph.seq, "factFormat": LEAN_FACTS}
     if graph.extra:
         tail["memgraph"] = graph.extra
-    writer.raw(b"]," + orjson.dumps(tail)[1:])
+    tail["counts"] = {"entities": len(graph.entities), "relations": len(graph.relations)}
+    tail.update(files or {})
+    tail["checksums"] = CHECKSUMS
+    writer.raw(tail_line(tail))
     return b"".join(writer.chunks)
 
 
@@ -424,7 +447,7 @@ def _terms_of(contents: list[tuple[int, str]]) -> dict[str, list[int]]:
     return table
 
 
-def _encode_all(graph: Graph) -> GraphImage:
+def _encode_all(graph: Graph, files: Doc | None) -> GraphImage:
     """The image of a graph with no saved checkpoint: every record serialized."""
     # A lazy graph opened from this image trusts its nextId: make sure it is past
     # every id in use (an imported file's nextId may be stale).
@@ -433,9 +456,9 @@ def _encode_all(graph: Graph) -> GraphImage:
     rel_docs = list(graph.relations.values())
     writer = _Writer()
     entity_spans = writer.records(None, 0, {}, entity_docs)
-    writer.raw(_MIDDLE)
+    writer.raw(MIDDLE)
     rel_spans = writer.records(None, 0, {}, rel_docs)
-    graph_json = _finish(writer, graph)
+    graph_json = _finish(writer, graph, files)
 
     entity_ids = [e["id"] for e in entity_docs]
     ordinal_of = dict(zip(entity_ids, range(len(entity_ids)), strict=True))
@@ -521,36 +544,59 @@ class IndexUnusable(ValueError):
     """The index file cannot be used (damaged, another version, another graph.json)."""
 
 
-def read_index(raw: bytes, data: Buffer | Records, stamp: tuple[int, int]) -> SavedGraph:
-    """Parse ``graph.idx`` for the ``graph.json`` bytes ``data`` with ``stamp``.
+class IndexStale(IndexUnusable):
+    """The index describes another ``graph.json`` (a different size or time)."""
 
-    Raises :class:`ValueError` when the index does not describe this
-    ``graph.json`` or is damaged; the caller then parses ``graph.json`` in full.
+
+def read_index(
+    body: bytes | memoryview,
+    data: Buffer | Records,
+    stamp: tuple[int, int],
+    tail: Doc | None = None,
+) -> SavedGraph:
+    """Parse the body of ``graph.idx`` (its seal checked by the store) for the
+    ``graph.json`` bytes ``data`` with ``stamp``.
+
+    The index is derived: nothing is taken from it before it agrees with the
+    primary file. ``tail`` (``graph.json``'s closing line, see
+    :func:`~memgraph.graph.records.read_tail`) must give the same commit,
+    ``nextId`` and record counts, and no id in the index may reach ``nextId``.
+
+    Raises:
+        IndexUnusable: (a ``ValueError``) the index does not describe this
+            ``graph.json`` or disagrees with it; the caller parses ``graph.json``
+            in full and the next checkpoint writes a new index.
     """
-    if not raw.startswith(INDEX_MAGIC):
-        raise IndexUnusable("not a memgraph graph index")
-    start = len(INDEX_MAGIC) + 8
-    length = int.from_bytes(raw[len(INDEX_MAGIC) : start], "little")
-    header = orjson.loads(raw[start : start + length])
-    if header.get("version") != INDEX_VERSION:
-        raise IndexUnusable(f"index version {header.get('version')!r}")
+    header, blobs, highest = _read_blobs(memoryview(body))
     graph = header.get("graph") or {}
     if (graph.get("size"), graph.get("mtimeNs")) != stamp:
-        raise IndexUnusable("the index describes another graph.json")
-    body = memoryview(raw)[start + length :]
+        raise IndexStale("the index describes another graph.json")
+    saved = _saved_from_blobs(header, blobs, data)
+    _check_against_tail(saved, highest, tail)
+    return saved
+
+
+def _read_blobs(view: memoryview) -> tuple[Doc, dict[str, Any], int]:
+    """The header, the decoded blobs, and the highest number of an id among them."""
+    length = int.from_bytes(view[:8], "little")
+    header = orjson.loads(view[8 : 8 + length])
+    if not isinstance(header, dict) or header.get("version") != INDEX_VERSION:
+        raise IndexUnusable(f"index version {header.get('version')!r}")
+    body = view[8 + length :]
     blobs: dict[str, Any] = {}
+    highest = 0
     for name, (offset, size, kind) in header["blobs"].items():
         piece = body[offset : offset + size]
         if len(piece) != size:
             raise IndexUnusable(f"blob {name!r} is truncated")
-        blobs[name] = _decode_blob(kind, piece)
-    entity_ids = blobs["entity.ids"]
-    obs_ids = blobs["obs.ids"]
-    rel_ids = blobs["rel.ids"]
-    n, m, k = len(entity_ids), len(obs_ids), len(rel_ids)
-    spans = blobs["entity.spans"].reshape(-1, 2)
-    rel_spans = blobs["rel.spans"].reshape(-1, 2)
-    dangling = dict(header.get("dangling") or {})
+        blobs[name], top = _decode_blob(kind, piece)
+        highest = max(highest, top)
+    return header, blobs, highest
+
+
+def _ends(blobs: dict[str, Any], entity_ids: list[str], dangling: Doc) -> list[list[str]]:
+    """The ``from`` and ``to`` entity ids of every relation."""
+    n, k = len(entity_ids), len(blobs["rel.ids"])
     ends = []
     for side, name in enumerate(("rel.from", "rel.to")):
         ordinals = blobs[name]
@@ -560,64 +606,99 @@ def read_index(raw: bytes, data: Buffer | Records, stamp: tuple[int, int]) -> Sa
         for ordinal, pair in dangling.items():
             names[int(ordinal)] = pair[side]
         ends.append(names)
+    return ends
+
+
+def _check_lengths(blobs: dict[str, Any], data: Buffer | Records) -> None:
+    """Every array has one entry per record, and every byte span lies inside ``data``."""
+    n, m, k = len(blobs["entity.ids"]), len(blobs["obs.ids"]), len(blobs["rel.ids"])
     checks = [
-        (len(spans), n),
+        (len(blobs["entity.spans"]), 2 * n),
         (len(blobs["entity.names"]), n),
         (len(blobs["entity.display"]), n),
         (len(blobs["entity.types"]), n),
         (len(blobs["obs.owner"]), m),
         (len(blobs["obs.current"]), m),
-        (len(rel_spans), k),
+        (len(blobs["rel.spans"]), 2 * k),
         (len(blobs["rel.types"]), k),
         (len(blobs["rel.current"]), k),
     ]
     if any(have != want for have, want in checks):
         raise IndexUnusable("array lengths disagree")
-    size = len(data)
-    for array in (spans, rel_spans):
+    size = data.nbytes if isinstance(data, memoryview) else len(data)
+    for array in (blobs["entity.spans"], blobs["rel.spans"]):
         if len(array) and (int(array.min()) < 0 or int(array.max()) > size):
             raise IndexUnusable("a byte span lies outside graph.json")
-    postings = []
-    for prefix, limit in (("terms", m), ("names", n)):
-        table = Postings(
-            blobs[f"{prefix}.terms"],
-            blobs[f"{prefix}.offsets"],
-            blobs[f"{prefix}.ordinals"].astype(np.int32),
-        )
-        ordinals = table.ordinals
-        if (
-            len(table.offsets) != len(table.terms) + 1
-            or (len(table.offsets) and int(table.offsets[-1]) != len(ordinals))
-            or (len(ordinals) and (int(ordinals.min()) < 0 or int(ordinals.max()) >= limit))
-        ):
-            raise IndexUnusable(f"the {prefix} postings are inconsistent")
-        postings.append(table)
     owner = blobs["obs.owner"]
     if m and (int(owner.min()) < 0 or int(owner.max()) >= n):
         raise IndexUnusable("an observation's owner is out of range")
+
+
+def _postings(blobs: dict[str, Any], prefix: str, limit: int) -> Postings:
+    table = Postings(
+        blobs[f"{prefix}.terms"],
+        blobs[f"{prefix}.offsets"],
+        blobs[f"{prefix}.ordinals"].astype(np.int32),
+    )
+    ordinals = table.ordinals
+    if (
+        len(table.offsets) != len(table.terms) + 1
+        or (len(table.offsets) and int(table.offsets[-1]) != len(ordinals))
+        or (len(ordinals) and (int(ordinals.min()) < 0 or int(ordinals.max()) >= limit))
+    ):
+        raise IndexUnusable(f"the {prefix} postings are inconsistent")
+    return table
+
+
+def _saved_from_blobs(header: Doc, blobs: dict[str, Any], data: Buffer | Records) -> SavedGraph:
+    """The :class:`SavedGraph` the decoded blobs describe, checked for consistency."""
+    _check_lengths(blobs, data)
+    entity_ids = blobs["entity.ids"]
+    dangling = dict(header.get("dangling") or {})
+    rel_from, rel_to = _ends(blobs, entity_ids, dangling)
     return SavedGraph(
         data=data,
         seq=int(header.get("seq") or 0),
         next_id=int(header.get("nextId") or 1),
         extra=dict(header.get("memgraph") or {}),
         entity_ids=entity_ids,
-        entity_spans=spans,
+        entity_spans=blobs["entity.spans"].reshape(-1, 2),
         names=blobs["entity.display"],
         name_keys=blobs["entity.names"],
         type_keys=blobs["entity.types"],
-        obs_ids=obs_ids,
-        obs_owner=owner.astype(np.int32),
+        obs_ids=blobs["obs.ids"],
+        obs_owner=blobs["obs.owner"].astype(np.int32),
         obs_current=blobs["obs.current"],
         noted=blobs["obs.noted"],
-        rel_ids=rel_ids,
-        rel_spans=rel_spans,
-        rel_from=ends[0],
-        rel_to=ends[1],
+        rel_ids=blobs["rel.ids"],
+        rel_spans=blobs["rel.spans"].reshape(-1, 2),
+        rel_from=rel_from,
+        rel_to=rel_to,
         rel_from_ordinals=blobs["rel.from"],
         rel_to_ordinals=blobs["rel.to"],
         rel_type_keys=blobs["rel.types"],
         rel_current=blobs["rel.current"],
-        terms=postings[0],
-        name_terms=postings[1],
+        terms=_postings(blobs, "terms", len(blobs["obs.ids"])),
+        name_terms=_postings(blobs, "names", len(entity_ids)),
         dangling=dangling,
     )
+
+
+def _check_against_tail(saved: SavedGraph, highest: int, tail: Doc | None) -> None:
+    """The primary file wins: the index must agree with ``graph.json``'s own values."""
+    if tail is None:
+        return  # a graph.json of another shape: nothing of its own to compare
+    counts = tail.get("counts") or {}
+    wanted = {
+        "checkpoint commit": (saved.seq, tail.get("checkpointSeq") or 0),
+        "nextId": (saved.next_id, tail.get("nextId")),
+        "entity count": (len(saved.entity_ids), counts.get("entities")),
+        "relation count": (len(saved.rel_ids), counts.get("relations")),
+    }
+    for what, (indexed, primary) in wanted.items():
+        if indexed != primary:
+            raise IndexUnusable(f"its {what} {indexed!r} disagrees with graph.json's {primary!r}")
+    if highest >= saved.next_id:
+        raise IndexUnusable(f"it holds id number {highest}, not below nextId {saved.next_id}")
+    saved.extra = dict(tail.get("memgraph") or {})  # graph.json's own copy is the one kept
+    saved.checksummed = tail.get("checksums") == CHECKSUMS

@@ -143,12 +143,24 @@ def validate_extraction(document: Mapping[str, Any]) -> Extraction:
     return Extraction(tuple(entities), tuple(relations), tuple(expirations))
 
 
-def extract(chat: ChatModel, text: str, *, known: str, said_at: str) -> Answer[Extraction]:
-    """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities."""
+def extract(
+    chat: ChatModel,
+    text: str,
+    *,
+    known: str,
+    said_at: str,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    previous: str | None = None,
+) -> Answer[Extraction]:
+    """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
+    who said it (``speaker``), to whom (``addressee``) and the turn before it."""
     return ask_json(
         chat,
         EXTRACT_SYSTEM,
-        extract_message(text, known, said_at),
+        extract_message(
+            text, known, said_at, speaker=speaker, addressee=addressee, previous=previous
+        ),
         EXTRACT_SCHEMA,
         validate_extraction,
     )

@@ -12,10 +12,10 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ReplyError", "parse_json_reply"]
+__all__ = ["ReplyError", "parse_json_reply", "strip_thinking"]
 
-_THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
-_UNCLOSED_THINK = re.compile(r"^\s*<think(?:ing)?>.*", re.DOTALL | re.IGNORECASE)
+_OPENERS = ("<think>", "<thinking>")
+_CLOSERS = ("</think>", "</thinking>")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 MAX_REPLY_CHARS = 1_000_000
@@ -23,6 +23,40 @@ MAX_REPLY_CHARS = 1_000_000
 
 class ReplyError(ValueError):
     """The reply holds no usable JSON object; the message says why."""
+
+
+def _find_tag(lower: str, tags: tuple[str, ...], start: int) -> tuple[int, int]:
+    """The first of ``tags`` in ``lower`` at or after ``start``: (where, where it ends),
+    or (-1, -1)."""
+    found = [(i, i + len(tag)) for tag in tags if (i := lower.find(tag, start)) >= 0]
+    return min(found) if found else (-1, -1)
+
+
+def strip_thinking(text: str) -> str:
+    """``text`` without its ``<think>...</think>`` (or ``<thinking>``) blocks.
+
+    Each opener ends at the first closer after it. A reply that *starts* with an
+    opener never closed is all thinking: nothing is left of it. Linear in the
+    length of ``text``: once an opener has no closer after it, no later opener
+    has one either, so the scan stops there.
+    """
+    lower = text.lower()
+    kept: list[str] = []
+    position = 0
+    while True:
+        opener, inside = _find_tag(lower, _OPENERS, position)
+        if opener < 0:
+            break
+        closer, after = _find_tag(lower, _CLOSERS, inside)
+        if closer < 0:
+            break
+        kept.append(text[position:opener])
+        position = after
+    kept.append(text[position:])
+    rest = "".join(kept)
+    if "</think" not in rest.lower() and rest.lstrip().lower().startswith(_OPENERS):
+        return ""
+    return rest
 
 
 def _balanced_objects(text: str) -> list[str]:
@@ -64,8 +98,7 @@ def parse_json_reply(reply: str) -> dict[str, Any]:
         raise ReplyError("the reply is empty")
     if len(reply) > MAX_REPLY_CHARS:
         raise ReplyError(f"the reply is {len(reply):,} characters long, over {MAX_REPLY_CHARS:,}")
-    text = _THINK.sub("", reply)
-    text = _UNCLOSED_THINK.sub("", text) if "</think" not in text.lower() else text
+    text = strip_thinking(reply)
     candidates = [match.group(1) for match in _FENCE.finditer(text)]
     candidates.append(text)
     for candidate in candidates:

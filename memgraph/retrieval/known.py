@@ -33,7 +33,6 @@ that matched. The text is Agency's recall format (``Name (type):`` headers,
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -41,11 +40,9 @@ import numpy as np
 import numpy.typing as npt
 
 from memgraph.graph.graph import Doc, Graph
-from memgraph.graph.lazy import PostingIndex
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.names import MAX_NAME_WORDS, PARTIAL_NAMES, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import STOP_WORDS, words
-from memgraph.text import terms as name_terms
 
 __all__ = [
     "FACTS_PER_ENTITY",
@@ -63,12 +60,6 @@ __all__ = [
     "select",
 ]
 
-MAX_NAME_WORDS = 6
-"""Longest entity name (in words) found by exact lookup in a text."""
-PARTIAL_NAMES = 3
-"""A word of the text names the entities whose names contain it when at most this many do."""
-FEW_NAMES = 16
-"""A run's rarest name term held by at most this many names is checked name by name."""
 NEIGHBOURS = 12
 """Nearest observations by meaning the context considers."""
 PROBE_ROWS = 1_000
@@ -79,9 +70,6 @@ RELATIONS_PER_ENTITY = 4
 SCORED_FACTS = 256
 """A named entity's newest facts ranked by closeness to the text (older ones rarely matter)."""
 
-_OPENERS = "\"'([{<«“‘¿¡*_"
-_CLOSERS = "\"')]}>»”’.,;:!?*_"
-_POSSESSIVES = ("'s", "’s")
 
 Hits = Sequence[tuple[str, float]]
 
@@ -96,169 +84,6 @@ class Selection:
     named: set[str] = field(default_factory=set)
 
 
-# ------------------------------------------------------------------- names
-def _core(token: str, *, first: bool, last: bool) -> str:
-    """``token`` without the punctuation that surrounds a name in running text."""
-    if first:
-        token = token.lstrip(_OPENERS)
-    if last:
-        token = token.rstrip(_CLOSERS)
-        for ending in _POSSESSIVES:
-            if token.endswith(ending):
-                token = token[: -len(ending)]
-    return token
-
-
-def _usable(entity: Doc | None) -> bool:
-    # As recall's name tier: names under 3 characters match too much.
-    return entity is not None and len(str(entity["name"]).strip()) >= 3
-
-
-def _name_terms_of(token: str) -> tuple[str, ...]:
-    """The words of ``token`` a name index holds (no stop words or one-letter words)."""
-    found = _TERMS_OF.get(token)
-    if found is None:
-        found = tuple(w for w in words(token) if len(w) > 1 and w not in STOP_WORDS)
-        if len(_TERMS_OF) >= 200_000:
-            _TERMS_OF.clear()
-        _TERMS_OF[token] = found
-    return found
-
-
-_TERMS_OF: dict[str, tuple[str, ...]] = {}  # token -> its name terms (a pure function, memoized)
-
-
-def named_entities(
-    graph: Graph, text: str, *, max_words: int = MAX_NAME_WORDS, partial: int = PARTIAL_NAMES
-) -> tuple[list[str], list[str]]:
-    """Ids of the entities ``text`` names exactly, and of those it names partly.
-
-    Both in order of first mention. Exact: a run of words equal to an entity's
-    normalized name (the longest run from each word; runs do not overlap).
-    Partly: a word outside those runs that at most ``partial`` entity names
-    contain. Names under 3 characters are skipped, as in recall's name tier.
-    """
-    tokens = unicodedata.normalize("NFKC", text).casefold().split()
-    count = len(tokens)
-    index = graph.name_term_index()
-    # Per token, the name terms it holds, or None when it holds a word that no
-    # entity name contains (no name can span it). Stop words and marks hold none.
-    # Counts come from the index without building the id set of a common term.
-    counts: dict[str, int] = {}  # name term -> how many entity names hold it
-    held: list[tuple[str, ...] | None] = []
-    for token in tokens:
-        found = _name_terms_of(token)
-        for term in found:
-            holders = counts.get(term)
-            if holders is None:
-                holders = counts[term] = index.count(term)
-            if not holders:
-                held.append(None)
-                break
-        else:
-            held.append(found)
-    postings = _Postings(index, counts)
-    # next_name[i]: the first token at or after i holding a name term.
-    next_name = [count] * (count + 1)
-    for i in range(count - 1, -1, -1):
-        next_name[i] = i if held[i] else next_name[i + 1]
-    exact: dict[str, None] = {}
-    covered = [False] * count
-    position = 0
-    while position < count:
-        if held[position] is None:
-            position += 1
-            continue
-        end = position
-        while end < count and end - position < max_words and held[end] is not None:
-            end += 1
-        stop = end
-        while stop > next_name[position]:  # a run must hold a name term
-            entity = _lookup(graph, postings, tokens[position:stop], held[position:stop])
-            if entity is not None:
-                exact.setdefault(str(entity["id"]), None)
-                covered[position:stop] = [True] * (stop - position)
-                break
-            stop -= 1
-        position = stop if stop > next_name[position] else position + 1
-    partly: dict[str, None] = {}
-    graph.parse_many(
-        entity_ids=[
-            entity_id
-            for position, terms in enumerate(held)
-            if terms and not covered[position]
-            for term in terms
-            if 0 < counts[term] <= partial
-            for entity_id in postings[term]
-        ]
-    )
-    for position, terms in enumerate(held):
-        if not terms or covered[position]:
-            continue
-        for term in terms:
-            if not counts[term] or counts[term] > partial:
-                continue
-            ids = postings[term]
-            for entity_id in sorted(ids, key=_id_number, reverse=True):  # newest first
-                if entity_id not in exact and _usable(graph.entities.get(entity_id)):
-                    partly.setdefault(entity_id, None)
-    return list(exact), list(partly)
-
-
-class _Postings:
-    """The entity ids of name terms, built only for the terms that need them."""
-
-    def __init__(self, index: PostingIndex, counts: dict[str, int]) -> None:
-        self.index = index
-        self.counts = counts
-        self.sets: dict[str, set[str]] = {}
-
-    def __getitem__(self, term: str) -> set[str]:
-        found = self.sets.get(term)
-        if found is None:
-            found = self.sets[term] = self.index.get(term) or set()
-        return found
-
-
-def _lookup(
-    graph: Graph,
-    postings: _Postings,
-    span: list[str],
-    held: list[tuple[str, ...] | None],
-) -> Doc | None:
-    """The entity named exactly by ``span``: without the punctuation around it
-    (``(Acme``, ``Vorn.``, ``Mira's``), else as written (``Acme Inc.``)."""
-    terms = {term for found in held if found for term in found}
-    if len(terms) > 1:
-        # Only an entity whose name holds every term can be named by the span:
-        # check the few names holding the rarest term, or intersect the sets.
-        rarest = min(terms, key=lambda term: postings.counts.get(term, 0))
-        if postings.counts.get(rarest, 0) <= FEW_NAMES:
-            others = terms - {rarest}
-            if not any(
-                others <= set(name_terms(name or ""))
-                for name in (graph.entity_name(i) for i in postings[rarest])
-            ):
-                return None
-        else:
-            sets = sorted((postings[term] for term in terms), key=len)
-            if not sets[0].intersection(*sets[1:]):
-                return None
-    last = len(span) - 1
-    core = " ".join(_core(t, first=i == 0, last=i == last) for i, t in enumerate(span))
-    entity = graph.entity_by_name(core) if core else None
-    if entity is None:
-        raw = " ".join(span)
-        if raw != core:
-            entity = graph.entity_by_name(raw)
-    return entity if _usable(entity) else None
-
-
-def _id_number(item_id: str) -> int:
-    _, _, number = item_id.rpartition("-")
-    return int(number) if number.isdigit() else 0
-
-
 # -------------------------------------------------------------- neighbours
 def neighbours(
     graph: Graph,
@@ -271,7 +96,9 @@ def neighbours(
     """The ``k`` current observations nearest ``text``: by vector when there are
     vectors, else by keywords (IDF share)."""
     if vectors is not None and len(vectors) and query_vector is not None:
-        return vectors.search(query_vector, k, tiers.SEMANTIC_THRESHOLD, max_rows=PROBE_ROWS)
+        return vectors.search(
+            query_vector, k, tiers.SEMANTIC_THRESHOLD, max_rows=PROBE_ROWS, kind="facts"
+        )
     scores = tiers.keyword_matches(graph, text)
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     return best[:k]

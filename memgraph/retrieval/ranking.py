@@ -1,47 +1,66 @@
-"""Recall: one function per tier, the fusion rule, and the text format.
+"""Recall: one function per tier, the query's analysis, and the fusion rule.
 
-Tier 1 (structured, from indexes): entity names matched both ways on word
-boundaries, entity types, and observation keywords (IDF-weighted).
-Tier 2 (semantic): one matrix-vector product over the scope's vectors.
+Tier 1 (structured, from indexes): the entities the query names, entity
+types, observation keywords (IDF-weighted) and the episode tier's BM25 over
+the remembered texts (:mod:`memgraph.retrieval.episode_index`).
+Tier 2 (semantic): one matrix-vector product over the scope's vectors, which
+hold observations and episodes alike.
 Tier 3 (re-rank): the LLM keeps the relevant candidates, in its order.
 
-Fusion rule. Each current observation gets four signals in [0, 1]:
-``semantic`` (cosine rescaled so the 0.3 threshold maps to 0), ``keyword``
-(share of the query's IDF weight it contains), ``name`` (its entity's name
-matched) and ``type`` (its entity's type matched). They combine as a noisy-or,
-``1 - Π(1 - w·signal)`` with weights 0.9, 0.8, 0.7 and 0.3, so any one strong
-signal ranks a fact, agreeing signals rank it higher, and nothing exceeds 1.
-Hits under :data:`RELEVANCE_FLOOR` are dropped: an off-topic query returns
-nothing rather than the least-bad match. Ties break by recency.
+Candidates are facts (observations) and episodes (remembered texts). Fusion
+rule: the query's words are split into the names it mentions and the rest,
+its *content*. A candidate's evidence is ``content`` (the share of the
+content's IDF weight it holds: keyword share for a fact, BM25 share for an
+episode) and ``semantic`` (cosine rescaled so the 0.3 threshold maps to 0),
+combined as a noisy-or ``1 - Π(1 - w·signal)`` with weights 0.8 and 0.9. A
+name is not evidence on its own, it is a focus: a candidate about an entity
+the query names (the fact's entity, the episode's speaker or a name in its
+text) gains half of its remaining headroom in proportion to its evidence,
+and one about none of the named entities keeps only three quarters of its
+score. So "When did Maria join a gym?" ranks Maria's facts about a gym first,
+then others' facts about a gym, and never Maria's unrelated small talk. A
+query with no content words ("Who is Bob?") is an identity query: the named
+entities' facts are the candidates. Hits under :data:`RELEVANCE_FLOOR` are
+dropped: an off-topic query returns nothing. Ties break by recency.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from memgraph.attributes import asked_attributes
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.prompts import RERANK_SCHEMA, RERANK_SYSTEM, rerank_message
 from memgraph.llm_calls.provider import ChatModel
+from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import STOP_WORDS, index_terms, terms, words
+from memgraph.text import index_terms, terms, words
 
 __all__ = [
     "CURRENT",
     "RELEVANCE_FLOOR",
+    "SEARCH_FLOOR",
     "SEMANTIC_THRESHOLD",
     "Candidate",
+    "EpisodeSignals",
     "Lens",
+    "Query",
+    "analyze",
+    "answers_something",
     "format_entities",
     "fuse",
     "keyword_matches",
     "name_matches",
+    "named_facts",
     "relation_lines",
     "rerank",
     "semantic_matches",
@@ -49,15 +68,41 @@ __all__ = [
 ]
 
 SEMANTIC_THRESHOLD = 0.3
-RELEVANCE_FLOOR = 0.25
-WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "name": 0.7, "type": 0.2}
-"""A type match alone (0.2) stays under the floor: it only boosts other evidence."""
+RELEVANCE_FLOOR = 0.12
+SEARCH_FLOOR = 0.1
+"""search() ranks down to this score (recall's text keeps to RELEVANCE_FLOOR): a ranked
+list is read best first, so weak hits at its end cost nothing and may be what was asked."""
+WEIGHTS = {"semantic": 0.9, "keyword": 0.8, "content": 0.8, "name": 0.7, "type": 0.1}
+"""A type match alone (0.1) stays under the floor: it only boosts other evidence."""
+NAME_BOOST = 0.8  # share of the remaining headroom a named candidate gains, times its evidence
+OFF_NAME = 0.75  # what a candidate about none of the named entities keeps of its score
 KEYWORD_BUDGET = 3_000  # candidates the keyword tier may generate per query
-MAX_KEYWORD_HITS = 500  # keyword candidates kept per query (the best by score)
+MAX_KEYWORD_HITS = 200  # keyword candidates kept per query (the best by score)
+RECALL_PROBE_ROWS = 4_000  # rows of the approximate vector index one recall scores
+READ_FACTS = 60  # facts found by words or meaning that are read (the best on a first look)
 MIN_KEYWORD_SHARE = 0.15  # below this share of the query's weight a keyword hit is noise
 MAX_POSTINGS = 5_000  # terms this common only re-score, they do not generate candidates
-ENTITY_FACTS = 20  # facts a name or type match brings in per entity (the newest)
+ENTITY_FACTS = 20  # facts an identity query brings in per named entity (the newest)
+NAMED_FACTS = 256  # a named entity's newest facts the keyword tier scores whatever the postings
 MAX_TYPED = 50  # entities a type match brings in (the newest)
+RERANK_LIMIT = 40  # candidates the re-ranker sees
+PARTIAL_NAMES = 8  # a query word names the entities whose names hold it when at most this many do
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
+ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words aside)
+IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
+TIMELESS = 0.85  # what an episode that names no time keeps of its score for a "when" question
+RECENCY = 0.3  # how much a "now" question prefers what was said last
+UPDATE_BOOST = 1.1  # a text that says something changed ("moved to", "now", "not the 14th")
+_WHEN = re.compile(
+    r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
+    r"(?:on |in )?which (?:date|day|year|month|week)\b)",
+    re.IGNORECASE,
+)
+_NOW = re.compile(
+    r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
+    r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -93,79 +138,164 @@ CURRENT = Lens()
 
 @dataclass
 class Candidate:
-    """A recall candidate: an observation, or a whole entity when ``obs`` is None."""
+    """A recall candidate: an observation, an episode, or a whole entity.
 
-    entity: Doc
+    ``obs`` is set for a fact; ``episode`` (an episode id) for a remembered
+    text, whose ``entity`` is its speaker's entity when there is one; neither
+    for an entity that stands for itself. ``label`` is the text the re-ranker
+    sees for an episode (the engine fills it in).
+    """
+
+    entity: Doc | None
     obs: Doc | None
     signals: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
+    episode: str | None = None
+    label: str | None = None
 
     @property
     def id(self) -> str:
-        return str(self.obs["id"] if self.obs is not None else self.entity["id"])
+        if self.obs is not None:
+            return str(self.obs["id"])
+        if self.episode is not None:
+            return self.episode
+        assert self.entity is not None
+        return str(self.entity["id"])
 
     def text(self) -> str:
+        if self.episode is not None:
+            return self.label or self.episode
+        assert self.entity is not None
         head = f"{self.entity['name']} ({self.entity.get('type') or 'thing'})"
         return f"{head}: {self.obs['content']}" if self.obs is not None else head
 
 
-# --------------------------------------------------------------------- tier 1
-def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
-    size = len(needle)
-    if size == 0 or size > len(haystack):
-        return False
-    if size == 1:
-        return needle[0] in haystack
-    hay, pin = tuple(haystack), tuple(needle)
-    return any(hay[i : i + size] == pin for i in range(len(hay) - size + 1))
+@dataclass(frozen=True)
+class Query:
+    """A query split into the entities it names and the rest (its content).
 
-
-def name_matches(graph: Graph, query: str) -> set[str]:
-    """Entities whose name the query mentions, or whose name contains the query.
-
-    Both on word boundaries; names shorter than 3 characters and names made
-    only of stop words are skipped.
+    Attributes:
+        text: the query as asked.
+        terms: its index terms (stemmed, no stop words), in order, once each.
+        named: ids of the entities it names (by name, or the user's entity
+            for first-person words).
+        name_terms: the terms that only name those entities.
+        mentions: how a text mentions a named entity: it holds every term of
+            one group (see :func:`memgraph.retrieval.names.mention_groups`).
     """
-    query_words = words(query)
-    query_terms = [w for w in query_words if w not in STOP_WORDS]
-    index = graph.name_term_index()
-    found: set[str] = set()
-    holders = {e for t in set(query_terms) for e in index.get(t, ())}
-    graph.parse_many(entity_ids=holders)
-    for entity_id in holders:
-        entity = graph.entities.get(entity_id)
-        if entity is None:
-            continue
-        name_words = graph.name_words(entity_id)
-        if len(entity["name"].strip()) < 3 or all(w in STOP_WORDS for w in name_words):
-            continue
-        if _contains(query_words, name_words) or _contains(name_words, query_terms):
-            found.add(entity_id)
-    return found
+
+    text: str
+    terms: tuple[str, ...]
+    named: frozenset[str]
+    name_terms: frozenset[str]
+    mentions: tuple[frozenset[str], ...] = ()
+
+    @functools.cached_property
+    def attributes(self) -> set[str]:
+        """The single-valued attributes asked about (residence, employer, ...)."""
+        return asked_attributes(words(self.text))
+
+    @functools.cached_property
+    def asks_when(self) -> bool:
+        """A question about time ("When did ...", "What day ...")."""
+        return _WHEN.search(self.text) is not None
+
+    @functools.cached_property
+    def asks_now(self) -> bool:
+        """A question about the present or latest state ("... now?", "currently")."""
+        return _NOW.search(self.text) is not None
+
+    @property
+    def content_terms(self) -> tuple[str, ...]:
+        """The terms that say what is asked about the named entities."""
+        return tuple(t for t in self.terms if t not in self.name_terms)
+
+    @property
+    def identity(self) -> bool:
+        """True when the query only names entities ("Who is Bob?")."""
+        return bool(self.named) and not self.content_terms
 
 
-def type_matches(graph: Graph, query: str) -> set[str]:
-    """Entities whose type is a word of the query (``"people"`` also finds ``person``)."""
+def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
+    """Split ``text`` into named entities and content terms.
+
+    ``user`` is the entity first-person words ("I", "my") stand for.
+    """
+    named = set(name_matches(graph, text))
+    if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
+        named.add(user)
+    query_terms = tuple(dict.fromkeys(index_terms(text)))
+    name_terms: set[str] = set()
+    for entity_id in named:
+        name = graph.entity_name(entity_id) or ""
+        name_terms.update(index_terms(name))
+    return Query(
+        text,
+        query_terms,
+        frozenset(named),
+        frozenset(name_terms & set(query_terms)),
+        mention_groups(graph, sorted(named), partial=PARTIAL_NAMES),
+    )
+
+
+# --------------------------------------------------------------------- tier 1
+def name_matches(graph: Graph, query: str) -> set[str]:
+    """Entities the query names: exactly (a run of its words is the name) or by a
+    distinctive word of their name (one at most :data:`PARTIAL_NAMES` names hold).
+
+    Names shorter than 3 characters are skipped. The cost follows the query's
+    words, not the number of entities, even when thousands share a surname.
+    """
+    exact, partly = named_entities(graph, query, partial=PARTIAL_NAMES)
+    return {*exact, *partly}
+
+
+def type_matches(graph: Graph, query: str, *, among: Iterable[str] | None = None) -> set[str]:
+    """Entities whose type is a word of the query (``"people"`` also finds ``person``).
+
+    With ``among`` (the entities the query names, all that :func:`fuse` uses a type
+    match for), only those: "Who is Person_17?" does not copy the ids of every person.
+    """
+    wanted = None if among is None else set(among)
     found: set[str] = set()
     for word in set(terms(query)):
         for variant in {word, word.rstrip("s"), "person" if word == "people" else word}:
-            found |= graph.entities_of_type(variant)
+            of_type = graph.entities_of_type(variant)
+            if wanted is None:
+                found |= of_type
+            elif of_type:
+                found.update(entity_id for entity_id in wanted if entity_id in of_type)
     return found
 
 
-def keyword_matches(graph: Graph, query: str, *, history: bool = False) -> dict[str, float]:
+def keyword_matches(
+    graph: Graph,
+    query: str | Sequence[str],
+    *,
+    history: bool = False,
+    facts: Sequence[str] = (),
+) -> dict[str, float]:
     """Observations containing query terms, scored by their share of IDF weight.
 
-    Only current observations, unless ``history`` (time travel) asks for all.
+    ``query`` is a text or its index terms. Only current observations, unless
+    ``history`` (time travel) asks for all. ``facts`` (the named entities' facts,
+    :func:`named_facts`) are scored and kept even when every query term is too
+    common to find them through its postings: "Where does Maria Smith work?"
+    among 20,000 Smiths who all work somewhere.
     """
-    query_terms = list(dict.fromkeys(index_terms(query)))
+    source = index_terms(query) if isinstance(query, str) else query
+    query_terms = list(dict.fromkeys(source))
     if not query_terms:
         return {}
     index = graph.all_term_index() if history else graph.term_index()
     total = max(graph.observation_count, 1)
-    idf = {t: math.log(1.0 + total / (1 + len(index.get(t, ())))) for t in query_terms}
+    rarest = min((len(index.get(t, ())) for t in query_terms if index.get(t)), default=1)
+    # A term no fact holds weighs as much as the rarest one that some fact holds:
+    # an unknown word in the query still counts as unanswered.
+    idf = {t: math.log(1.0 + total / (1 + (len(index.get(t, ())) or rarest))) for t in query_terms}
     weight = sum(idf.values())
-    scores: dict[str, float] = {}
+    scores: dict[str, float] = dict.fromkeys(facts, 0.0)
+    seeded = len(scores)
     # Rarest terms first: they carry the most weight. Once the candidate budget is
     # spent, commoner terms only add to the scores of candidates already found.
     for term in sorted(query_terms, key=lambda t: len(index.get(t, ()))):
@@ -173,7 +303,7 @@ def keyword_matches(graph: Graph, query: str, *, history: bool = False) -> dict[
         if not postings:
             continue
         value = idf[term]
-        fits = not scores or len(scores) + len(postings) <= KEYWORD_BUDGET
+        fits = len(scores) == seeded or len(scores) + len(postings) <= KEYWORD_BUDGET + seeded
         if len(postings) <= MAX_POSTINGS and fits:
             get = scores.get
             for obs_id in postings:
@@ -190,7 +320,28 @@ def keyword_matches(graph: Graph, query: str, *, history: bool = False) -> dict[
     kept = [(score, obs_id) for obs_id, score in scores.items() if score >= cutoff]
     if len(kept) > MAX_KEYWORD_HITS:
         kept = heapq.nlargest(MAX_KEYWORD_HITS, kept)
+        # The named entities' facts are not lost among thousands of equal scores.
+        kept += [(scores[i], i) for i in facts if scores[i] >= cutoff]
     return {obs_id: score / weight for score, obs_id in kept}
+
+
+def named_facts(graph: Graph, entity_ids: Iterable[str], *, history: bool = False) -> list[str]:
+    """Ids of the newest :data:`NAMED_FACTS` facts of each of these entities (the ones
+    a query names; current facts only, unless ``history``). The keyword and semantic
+    tiers score them whatever else matches, so a named entity's facts are never lost
+    among thousands of facts that match as well, nor missed by the approximate
+    vector index."""
+    found: list[str] = []
+    for entity_id in entity_ids:
+        entity = graph.entities.get(entity_id)
+        taken = 0
+        for obs in reversed(entity["observations"]) if entity is not None else ():
+            if history or obs.get("validTo") is None:
+                found.append(str(obs["id"]))
+                taken += 1
+                if taken >= NAMED_FACTS:
+                    break
+    return found
 
 
 # --------------------------------------------------------------------- tier 2
@@ -203,11 +354,15 @@ def semantic_matches(
     threshold: float = SEMANTIC_THRESHOLD,
     query_vector: np.ndarray | None = None,
     mask: np.ndarray | None = None,
+    kind: str | None = None,
+    facts: Sequence[str] = (),
 ) -> dict[str, float]:
-    """Observations whose vectors are closest to the query's (cosine >= threshold).
+    """Observations (and episodes) whose vectors are closest to the query's
+    (cosine >= threshold); ``kind`` keeps only ``"facts"`` or ``"episodes"``.
 
     ``mask`` (one boolean per row) replaces the index's own liveness, for
-    reads of the past.
+    reads of the past. ``facts`` (the named entities' facts) are scored exactly
+    too, beside the ``k`` nearest.
     """
     if index is None or len(index) == 0:
         return {}
@@ -215,66 +370,124 @@ def semantic_matches(
         if embed is None:
             return {}
         query_vector = embed([query])[0]
-    return dict(index.search(query_vector, k, threshold, mask=mask))
+    rows = RECALL_PROBE_ROWS if mask is None else None
+    found = dict(index.search(query_vector, k, threshold, mask=mask, kind=kind, max_rows=rows))
+    for obs_id, score in index.similarities(query_vector, facts).items():
+        if score >= threshold:
+            found.setdefault(obs_id, score)
+    return found
 
 
 # ---------------------------------------------------------------------- fusion
-def _noisy_or(signals: dict[str, float]) -> float:
+def _noisy_or(signals: Mapping[str, float]) -> float:
     miss = 1.0
     for name, value in signals.items():
         miss *= 1.0 - WEIGHTS.get(name, 0.5) * max(0.0, min(1.0, value))
     return 1.0 - miss
 
 
+def _rescale(cosine: float) -> float:
+    return max(0.0, (cosine - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD))
+
+
+@dataclass(frozen=True)
+class EpisodeSignals:
+    """What the episode tier found for a query, and how to judge each episode.
+
+    Attributes:
+        content: episode id -> BM25 share of the query's content.
+        semantic: episode id -> cosine with the query.
+        speaker: episode id -> the entity id of its speaker, when known.
+        mentions: whether an episode's text names one of the query's entities.
+        retired: whether every fact an episode stated has since expired.
+    """
+
+    content: Mapping[str, float] = field(default_factory=dict)
+    semantic: Mapping[str, float] = field(default_factory=dict)
+    speaker: Callable[[str], str | None] = lambda _episode: None
+    mentions: Callable[[str], bool] = lambda _episode: False
+    retired: Callable[[str], bool] = lambda _episode: False
+    timed: Callable[[str], bool] = lambda _episode: True
+    updates: Callable[[str], bool] = lambda _episode: False
+    recency: Callable[[str], float] = lambda _episode: 1.0
+
+
+def _focus(score: float, evidence: float, named: bool, any_named: bool) -> float:
+    if named:
+        return score + (1.0 - score) * NAME_BOOST * min(1.0, evidence)
+    return score * OFF_NAME if any_named else score
+
+
 def fuse(
     graph: Graph,
+    query: Query | None = None,
     *,
     names: Iterable[str] = (),
     types: Iterable[str] = (),
-    keywords: dict[str, float] | None = None,
-    semantic: dict[str, float] | None = None,
+    keywords: Mapping[str, float] | None = None,
+    semantic: Mapping[str, float] | None = None,
+    episodes: EpisodeSignals | None = None,
     floor: float = RELEVANCE_FLOOR,
     limit: int = 200,
     lens: Lens = CURRENT,
 ) -> list[Candidate]:
-    """Merge tier signals into one ranked list of observation (or entity) candidates."""
+    """Merge tier signals into one ranked list of fact and episode candidates.
+
+    ``query`` gives the named entities (``names`` adds more, for callers that
+    found them elsewhere); ``keywords`` and ``semantic`` score observations,
+    ``episodes`` scores remembered texts.
+    """
     is_current = lens.visible
-    named = set(names)
+    named = set(names) | (set(query.named) if query is not None else set())
+    identity = query.identity if query is not None else not (keywords or semantic or episodes)
     typed = types if isinstance(types, (set, frozenset)) else set(types)
     candidates: dict[str, Candidate] = {}
 
-    def candidate(entity: Doc, obs: Doc | None) -> Candidate:
-        key = obs["id"] if obs is not None else entity["id"]
+    def candidate(entity: Doc | None, obs: Doc | None, episode: str | None = None) -> Candidate:
+        key = obs["id"] if obs is not None else episode or (entity or {}).get("id", "")
         found = candidates.get(key)
         if found is None:
-            found = candidates[key] = Candidate(entity, obs)
+            found = candidates[key] = Candidate(entity, obs, episode=episode)
         return found
 
-    graph.parse_many(observation_ids=[*(keywords or ()), *(semantic or ())], entity_ids=named)
-    for signal, values in (("keyword", keywords or {}), ("semantic", semantic or {})):
+    # Facts found by words or meaning: scored first from the saved arrays (whose fact,
+    # owned by whom), and only the best are read, so a common word costs no parsing.
+    found: dict[str, dict[str, float]] = {}
+    for signal, values in (("content", keywords or {}), ("semantic", semantic or {})):
         for obs_id, value in values.items():
-            pair = graph.observation(obs_id)
-            if pair is None or not is_current(pair[1]):
+            found.setdefault(obs_id, {})[signal] = (
+                _rescale(value) if signal == "semantic" else value
+            )
+    if len(found) > READ_FACTS:
+        found = dict(heapq.nlargest(READ_FACTS, found.items(), key=_first_look(graph, named)))
+    graph.parse_many(observation_ids=found, entity_ids=named)
+    for obs_id, signals in found.items():
+        pair = graph.observation(obs_id)
+        if pair is None or not is_current(pair[1]):
+            continue
+        candidate(*pair).signals.update(signals)
+    asked = query.attributes if query is not None else set()
+    if asked and named and lens.at is None:
+        # "Where does Ana live now?": the named entities' facts stating that attribute
+        # answer it, whatever their words ("moved to Berlin").
+        for entity_id in sorted(named):
+            if entity_id not in graph.entities:
                 continue
-            if signal == "semantic":
-                value = (value - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD)
-            candidate(*pair).signals[signal] = value
-    if WEIGHTS["type"] >= floor:
-        newest_typed = heapq.nlargest(MAX_TYPED, typed, key=_id_number)
-    else:
-        # A type match alone stays under the floor, so of the typed entities' facts
-        # only those already named can be kept: skip ranking thousands of typed
-        # entities ("people" types every person) unless some are also named.
-        both = named & typed
-        ranked_typed = heapq.nlargest(MAX_TYPED, typed, key=_id_number) if both else []
-        newest_typed = [entity_id for entity_id in ranked_typed if entity_id in both]
-    for signal, entity_ids in (("name", sorted(named)), ("type", newest_typed)):
-        for entity_id in entity_ids:
+            held = graph.facts_of(entity_id)
+            for attribute in asked:
+                for obs_id in held.attributes.get(attribute, ()):
+                    pair = graph.observation(obs_id)
+                    if pair is not None and is_current(pair[1]):
+                        item = candidate(*pair)
+                        item.signals["content"] = max(
+                            item.signals.get("content", 0.0), ATTRIBUTE_EVIDENCE
+                        )
+    if identity:
+        # No content words: the named entities' newest visible facts stand for them.
+        for entity_id in sorted(named):
             entity = graph.entities.get(entity_id)
             if entity is None:
                 continue
-            # The newest visible facts stand for the entity; older facts that match
-            # the query by keyword or meaning are already candidates.
             newest: list[Doc] = []
             for obs in reversed(entity["observations"]):
                 if is_current(obs):
@@ -285,24 +498,118 @@ def fuse(
                 continue
             facts: list[Doc | None] = list(newest) or [None]
             for fact in facts:
-                candidate(entity, fact).signals[signal] = 1.0
+                candidate(entity, fact).signals["name"] = 1.0
+    if episodes is not None:
+        for signal, values in (("content", episodes.content), ("semantic", episodes.semantic)):
+            for episode_id, value in values.items():
+                if episodes.retired(episode_id):
+                    continue
+                speaker = episodes.speaker(episode_id)
+                entity = graph.entities.get(speaker) if speaker else None
+                item = candidate(entity, None, episode_id)
+                item.signals[signal] = _rescale(value) if signal == "semantic" else value
+    newest_typed = set(heapq.nlargest(MAX_TYPED, typed & named, key=id_number)) if typed else set()
+    # A fact of another entity is about a named one when it mentions it in the
+    # query's own words ("Maria" for "Maria Smith"; not "Smith" alone among many).
+    asked = set(query.terms) if query is not None else set()
+    mentioned = [g for g in query.mentions if g <= asked] if query is not None else []
     for item in candidates.values():
-        entity_signals = {"name", "type"} & set(item.signals)
-        if item.obs is not None and not entity_signals:
-            for signal in ("name", "type"):
-                if item.entity["id"] in (named if signal == "name" else typed):
-                    item.signals[signal] = 1.0
-        item.score = _noisy_or(item.signals)
+        if "name" in item.signals:
+            item.score = _noisy_or(item.signals)
+            continue
+        evidence = max(item.signals.get("content", 0.0), item.signals.get("semantic", 0.0))
+        score = _noisy_or(item.signals)
+        if item.episode is not None:
+            about = bool(named) and (
+                (item.entity is not None and item.entity["id"] in named)
+                or (episodes is not None and episodes.mentions(item.episode))
+            )
+        else:
+            about = item.entity is not None and item.entity["id"] in named
+            if not about and mentioned and item.obs is not None:
+                said = set(index_terms(item.obs["content"]))
+                about = any(group <= said for group in mentioned)
+            if item.entity is not None and item.entity["id"] in newest_typed:
+                item.signals["type"] = 1.0
+                score = _noisy_or(item.signals)
+        if about:
+            item.signals["name"] = 1.0
+        item.score = _focus(score, evidence, about, bool(named))
+        if query is not None and episodes is not None:
+            item.score *= _prior(item, query, episodes)
+        if identity and item.episode is not None:
+            item.score *= IDENTITY_TEXTS  # "Who is Bob?": Bob's facts first, then texts
     ranked = [c for c in candidates.values() if c.score >= floor]
-    ranked.sort(
-        key=lambda c: (c.score, (c.obs or c.entity).get("validFrom") or "", c.id), reverse=True
-    )
+    ranked.sort(key=_rank_key, reverse=True)
     return ranked[:limit]
 
 
-def _id_number(item_id: str) -> int:
-    _, _, number = item_id.rpartition("-")
-    return int(number) if number.isdigit() else 0
+ANSWER_EVIDENCE = 0.2
+STRONG_MEANING = 0.3
+TEXT_EVIDENCE = 0.3
+"""How much of a question's content the best candidate about a named entity must hold
+for recall to answer at all."""
+
+
+def answers_something(ranked: Sequence[Candidate], query: Query) -> bool:
+    """Whether ``ranked`` holds an answer to ``query`` worth handing out: when the query
+    names entities, some candidate about one of them must hold enough of what is asked
+    ("What is the name of Chidi's cat?" is not answered by Dana's cat, nor by Chidi's
+    unrelated lines). Identity queries and queries naming nobody always pass."""
+    if not query.named or query.identity:
+        return True
+    for item in ranked:
+        if "name" not in item.signals:
+            continue
+        # A vector close to a question that names someone is often close for the name
+        # alone: meaning counts here only when it is strong.
+        meaning = item.signals.get("semantic", 0.0) - STRONG_MEANING
+        # A text's share counts the turns before it at half weight: it must hold more.
+        needed = ANSWER_EVIDENCE if item.episode is None else TEXT_EVIDENCE
+        if max(item.signals.get("content", 0.0), meaning) >= needed:
+            return True
+    return False
+
+
+def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
+    """What the kind of question says about a candidate: a "when" question wants a
+    text that says when; a "now" question wants what was said last."""
+    source = item.episode or (item.obs or {}).get("episode")
+    factor = 1.0
+    if query.asks_when and item.episode is not None and not episodes.timed(item.episode):
+        factor *= TIMELESS
+    if query.asks_now and source:
+        factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
+    if item.episode is not None and episodes.updates(item.episode):
+        factor *= UPDATE_BOOST  # "it got moved to the 21st": the latest word on something
+    return factor
+
+
+def _first_look(graph: Graph, named: set[str]) -> Callable[[tuple[str, dict[str, float]]], float]:
+    """A fact's score before it is read: its signals and whether a named entity owns it."""
+
+    owner_of = graph.owner_of
+
+    def score(item: tuple[str, dict[str, float]]) -> float:
+        obs_id, signals = item
+        best = max(signals.values(), default=0.0)
+        if named:  # only a named entity's facts gain
+            return best * (2.0 if owner_of(obs_id) in named else OFF_NAME)
+        return best
+
+    return score
+
+
+def _rank_key(candidate: Candidate) -> tuple[float, int, str, str]:
+    # Facts before episodes at equal scores (the distilled form reads better),
+    # then the most recent.
+    doc = candidate.obs or candidate.entity or {}
+    return (
+        candidate.score,
+        0 if candidate.episode is not None else 1,
+        doc.get("validFrom") or "",
+        candidate.id,
+    )
 
 
 def every_entity(graph: Graph, lens: Lens = CURRENT) -> list[Candidate]:
@@ -319,7 +626,7 @@ def every_entity(graph: Graph, lens: Lens = CURRENT) -> list[Candidate]:
 
 # --------------------------------------------------------------------- tier 3
 def rerank(
-    chat: ChatModel, query: str, candidates: list[Candidate], *, limit: int = 40
+    chat: ChatModel, query: str, candidates: list[Candidate], *, limit: int = RERANK_LIMIT
 ) -> list[Candidate] | None:
     """Keep the candidates the model calls relevant, in its order; ``None`` if it failed."""
     shown = candidates[:limit]
@@ -391,6 +698,8 @@ def format_entities(
     is_current = lens.visible
     order: dict[str, list[Doc]] = {}
     for item in ranked:
+        if item.entity is None:
+            continue
         facts = order.setdefault(item.entity["id"], [])
         if item.obs is not None:
             facts.append(item.obs)

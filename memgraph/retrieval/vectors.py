@@ -54,6 +54,10 @@ def normalize_rows(matrix: npt.ArrayLike) -> Matrix:
     return np.ascontiguousarray(array / norms, dtype=np.float32)
 
 
+EPISODE_PREFIX = "episode-"
+"""Row ids starting with this are episodes (remembered texts); the rest observations."""
+
+
 class VectorIndex:
     """Vectors of one scope's observations, keyed by observation id."""
 
@@ -80,6 +84,12 @@ class VectorIndex:
         # Only the latest row of an id is live (an id repeats when its vector was replaced).
         self._alive = np.zeros(len(self.base_ids), dtype=bool)
         self._alive[np.fromiter(self.row_of.values(), np.intp, len(self.row_of))] = True
+        # Rows of episodes (the remembered texts) beside those of observations.
+        self._episode = np.fromiter(
+            (row_id.startswith(EPISODE_PREFIX) for row_id in self.base_ids),
+            bool,
+            len(self.base_ids),
+        )
         self.coarse: CoarseIndex | None = None  # approximate index over a prefix of the rows
 
     def __len__(self) -> int:
@@ -117,9 +127,14 @@ class VectorIndex:
             self._tail = grown
         self._tail[count:needed] = rows
         if len(self._alive) < len(self.base_ids) + needed:
-            alive = np.ones(max(len(self.base_ids) + needed, 2 * len(self._alive)), dtype=bool)
+            size = max(len(self.base_ids) + needed, 2 * len(self._alive))
+            alive = np.ones(size, dtype=bool)
             alive[: len(self._alive)] = self._alive
             self._alive = alive
+        if len(self._episode) < len(self._alive):
+            kinds = np.zeros(len(self._alive), dtype=bool)
+            kinds[: len(self._episode)] = self._episode
+            self._episode = kinds
         for offset, obs_id in enumerate(ids):
             old = self.row_of.get(obs_id)
             if old is not None:
@@ -127,6 +142,7 @@ class VectorIndex:
             row = len(self.base_ids) + count + offset
             self.row_of[obs_id] = row
             self._alive[row] = True
+            self._episode[row] = obs_id.startswith(EPISODE_PREFIX)
         self.tail_ids.extend(ids)
         if self.coarse is not None and self.coarse.covered == len(self) - len(ids):
             self.coarse.extend(rows)
@@ -152,8 +168,11 @@ class VectorIndex:
         *,
         mask: npt.NDArray[np.bool_] | None = None,
         max_rows: int | None = None,
+        kind: str | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` most similar live rows with cosine >= ``threshold``, best first.
+
+        ``kind`` keeps only ``"facts"`` (observations) or ``"episodes"``.
 
         ``mask`` (one boolean per row) replaces the liveness of rows. With the
         approximate index, ``max_rows`` caps the rows of the nearest lists that
@@ -166,7 +185,7 @@ class VectorIndex:
         vector = normalize_rows(query)[0]
         if vector.shape[0] != self.dimension:
             return []
-        alive = self._alive[:total] if mask is None else mask[:total]
+        alive = self._of_kind(self._alive[:total] if mask is None else mask[:total], kind)
         coarse = self.coarse
         if coarse is not None and mask is None and coarse.covered <= total:
             # Approximate: only the rows of the nearest lists (and rows not yet
@@ -194,6 +213,7 @@ class VectorIndex:
         threshold: float = 0.0,
         *,
         max_rows: int | None = None,
+        kind: str | None = None,
     ) -> list[list[tuple[str, float]]]:
         """:meth:`search` for each row of ``queries``, in one pass over the vectors.
 
@@ -208,7 +228,7 @@ class VectorIndex:
             return [[] for _ in range(count)]
         if matrix.shape[1] != self.dimension:
             return [[] for _ in range(count)]
-        alive = self._alive[:total]
+        alive = self._of_kind(self._alive[:total], kind)
         coarse = self.coarse
         if coarse is None or coarse.covered > total:
             rows = np.flatnonzero(alive)
@@ -253,6 +273,16 @@ class VectorIndex:
             scores = np.concatenate(score_parts[query])
             results.append(self._top(rows, scores, k, threshold))
         return results
+
+    def _of_kind(self, alive: npt.NDArray[np.bool_], kind: str | None) -> npt.NDArray[np.bool_]:
+        if kind is None:
+            return alive
+        episodes: npt.NDArray[np.bool_] = self._episode[: len(alive)]
+        if kind == "episodes":
+            return np.logical_and(alive, episodes)
+        if kind == "facts":
+            return np.logical_and(alive, np.logical_not(episodes))
+        raise ValueError(f"kind must be 'facts', 'episodes' or None, got {kind!r}")
 
     def similarities(self, query: npt.ArrayLike, obs_ids: Sequence[str]) -> dict[str, float]:
         """Cosine of ``query`` with each of ``obs_ids`` that has a vector (live or not)."""
@@ -378,8 +408,12 @@ class VectorIndex:
         return mask
 
     def set_live(self, obs_ids: Iterable[str]) -> None:
-        """Make exactly these observations searchable (their latest row each)."""
+        """Make exactly these observations searchable (their latest row each); every
+        episode's latest row stays searchable."""
         get = self.row_of.get
         rows = np.array([get(obs_id, -1) for obs_id in obs_ids], dtype=np.intp)
+        total = len(self)
+        episodes = self._episode[:total] & self._alive[:total]
         self._alive[:] = False
         self._alive[rows[rows >= 0]] = True
+        self._alive[:total] |= episodes

@@ -201,6 +201,24 @@ class Store(Protocol):
         """Every checkpointed episode record."""
         ...
 
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        """Checkpointed episodes stored after ``mark``, each with its location, and
+        the mark of the end. ``mark`` 0 is the beginning; a mark past the end (the
+        episodes were rewritten) raises ``ValueError``."""
+        ...
+
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        """The episodes at these locations (as :meth:`episodes_after` gave them)."""
+        ...
+
+    def read_derived(self, name: str) -> bytes | None:
+        """A derived file kept with the scope (an index), or ``None``."""
+        ...
+
+    def write_derived(self, name: str, data: bytes) -> None:
+        """Replace a derived file atomically (readers see the old or the new one)."""
+        ...
+
     def read_summary(self) -> Doc | None: ...
 
     def write_summary(self, summary: Doc) -> None: ...

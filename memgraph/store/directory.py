@@ -25,8 +25,8 @@ import io
 import logging
 import mmap
 import os
-import re
-import shlex
+import threading
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,73 +36,51 @@ import orjson
 
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.graph import Graph
+from memgraph.graph.records import (
+    ChecksumMismatch,
+    RecordDamaged,
+    has_checksum,
+    read_record,
+    read_tail,
+    seal_record,
+)
 from memgraph.graph.saved import SavedGraph
-from memgraph.graph.snapshot import GraphImage, encode, indexable, read_index
+from memgraph.graph.snapshot import INDEX_MAGIC, GraphImage, encode, indexable, read_index
 from memgraph.retrieval.ivf import CoarseIndex
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
-from memgraph.store.files import FILE_MODE, FileLock, atomic_write, ensure_dir, fsync_dir
+from memgraph.store.files import (
+    FILE_MODE,
+    FileLock,
+    atomic_write,
+    ensure_dir,
+    fsync_dir,
+    read_derived,
+    seal,
+    write_all,
+)
+from memgraph.store.readers import (
+    NPY_HEADER_BYTES,
+    VECTOR_FORMAT,
+    block_crc,
+    damaged,
+    decode_error,
+    doctor_hint,
+    parse_episodes,
+    parse_graph,
+    parse_summary,
+    parse_vectors_header,
+    read_coarse,
+    read_npy_rows,
+    vector_blocks_damaged,
+)
 
 log = logging.getLogger("memgraph")
 
-__all__ = ["NPY_HEADER_BYTES", "DirectoryStore", "doctor_hint", "read_npy_rows"]
-
-VECTOR_FORMAT = 1
-NPY_HEADER_BYTES = 128
+__all__ = ["NPY_HEADER_BYTES", "VECTOR_FORMAT", "DirectoryStore", "doctor_hint", "read_npy_rows"]
 MIN_JOURNAL_BYTES = 1 << 20
 JOURNAL_RATIO = 0.25
 OPS_RATIO = 0.125  # journal ops (replayed through the graph on load) per byte of graph.json
-
-_JSON_POSITION = re.compile(r"line (\d+) column (\d+)|char (\d+)")
-
-
-def doctor_hint(path: Path, *, repair: bool = False) -> str:
-    """The ``memgraph doctor`` command that checks (or repairs) the scope holding ``path``."""
-    scope_dir = path.parent
-    flag = " --repair" if repair else ""
-    return (
-        f"`memgraph doctor --dir {shlex.quote(str(scope_dir.parent))} "
-        f"--scope {shlex.quote(scope_dir.name)}{flag}`"
-    )
-
-
-def _damaged(path: Path, position: str, problem: str, *, vectors: bool = False) -> StoreCorrupt:
-    """A StoreCorrupt naming ``path``, the ``position`` and what is wrong there."""
-    advice = (
-        f"run {doctor_hint(path, repair=True)} to rebuild the vectors from the observations"
-        if vectors
-        else f"run {doctor_hint(path)} to inspect it"
-    )
-    return StoreCorrupt(
-        f"{str(path)!r} is damaged at {position}: {problem}. It was left untouched; {advice}.",
-        path=str(path),
-        position=position,
-    )
-
-
-def _decode_error(
-    path: Path, exc: Exception, line: int | None = None, data: bytes | None = None
-) -> StoreCorrupt:
-    """A StoreCorrupt naming ``path`` and where in it (``data``: the file's bytes) it broke."""
-    text = str(exc)
-    match = _JSON_POSITION.search(text)
-    where = f"line {line}" if line is not None else ""
-    if match and line is None:
-        where = f"line {match.group(1)}, column {match.group(2)}" if match.group(1) else ""
-        where = where or f"byte {match.group(3)}"
-    if data is not None and line is None:
-        try:  # orjson reports invalid UTF-8 at char 0 whatever its place: find the byte
-            data.decode("utf-8")
-        except UnicodeDecodeError as bad:
-            number = data.count(b"\n", 0, bad.start) + 1
-            where = f"byte {bad.start} (line {number})"
-    return StoreCorrupt(
-        f"{str(path)!r} is damaged at {where or 'an unknown position'}: {text}. "
-        f"It was left untouched; run {doctor_hint(path)} to inspect it "
-        "(add --repair to rebuild what can be rebuilt).",
-        path=str(path),
-        position=where,
-    )
 
 
 def _npy_header(rows: int, dim: int) -> bytes:
@@ -127,44 +105,6 @@ def _random_access(mapping: mmap.mmap | None) -> None:
     if mapping is not None and hasattr(mmap, "MADV_RANDOM"):
         with contextlib.suppress(OSError, ValueError):
             mapping.madvise(mmap.MADV_RANDOM)
-
-
-def read_npy_rows(path: Path, rows: int) -> np.ndarray[Any, np.dtype[np.float32]]:
-    """The first ``rows`` rows of a memgraph ``vectors.npy``, memory-mapped read-only.
-
-    Raises:
-        StoreCorrupt: the file is missing, truncated, or not a float32 matrix
-            of at least ``rows`` rows (naming the file and the position).
-    """
-    try:
-        matrix = np.load(path, mmap_mode="r")  # never unpickles: allow_pickle is False
-    except (OSError, ValueError, EOFError) as exc:
-        try:
-            size = os.path.getsize(path)
-        except OSError:
-            size = -1
-        if size < 0:
-            where = "byte 0 (the file is missing)"
-        elif size < NPY_HEADER_BYTES:
-            where = f"byte {size} (the file ends inside its {NPY_HEADER_BYTES}-byte header)"
-        elif "header" in str(exc).lower() or "magic" in str(exc).lower():
-            where = f"header (bytes 0-{NPY_HEADER_BYTES - 1})"
-        else:
-            where = f"byte {size} (the file ends before the rows its header declares)"
-        raise StoreCorrupt(
-            f"{str(path)!r} is damaged at {where}: {exc}. It was left untouched; run "
-            f"{doctor_hint(path, repair=True)} to rebuild the vectors from the observations",
-            path=str(path),
-            position=where,
-        ) from exc
-    if matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[0] < rows:
-        raise _damaged(
-            path,
-            f"header (shape {matrix.shape})",
-            f"it holds {matrix.dtype} rows, expected at least {rows} float32 rows",
-            vectors=True,
-        )
-    return matrix[:rows]  # type: ignore[no-any-return]
 
 
 class DirectoryStore:
@@ -196,6 +136,10 @@ class DirectoryStore:
         self._vector_count = 0
         self._vector_dim: int | None = None
         self._vector_model: str | None = None
+        self._vector_blocks: list[tuple[int, int]] = []
+        self._journal_sealed = False  # a line with a checksum was read: later ones need one
+        self._vector_check: threading.Thread | None = None
+        self.vector_problems: list[tuple[int, int]] = []  # row ranges failing their checksum
 
     # ------------------------------------------------------------------ reading
     def exists(self) -> bool:
@@ -203,7 +147,6 @@ class DirectoryStore:
 
     def load(self) -> Snapshot:
         snapshot = Snapshot()
-        checkpoint_seq = 0
         # Open the journal *before* reading the checkpoint: if a checkpoint lands in
         # between, the journal opened here still holds every commit the checkpoint
         # read below may lack (and the newer journal would miss them).
@@ -214,58 +157,71 @@ class DirectoryStore:
             pass
         except OSError as exc:
             raise StoreUnavailable(f"cannot read {str(self.journal_path)!r}: {exc}") from exc
-        raw: bytes | None = None
+        tail: Doc | None = None
         saved = self._open_saved()
         if saved is not None:
             snapshot.saved = saved
             checkpoint_seq = saved.seq
             self._checkpoint_bytes = len(saved.data)
+            tail = saved.tail
         else:
             self._graph_stamp = self._stamp(self.graph_path)
-            try:
-                raw = self.graph_path.read_bytes()
-            except FileNotFoundError:
-                raw = None
-            except OSError as exc:
-                raise StoreUnavailable(f"cannot read {str(self.graph_path)!r}: {exc}") from exc
+            raw = self._read_bytes(self.graph_path)
             self._checkpoint_bytes = len(raw or b"")
-        if raw is not None:  # an empty graph.json is damaged too (memgraph never writes one)
-            try:
-                document = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise _decode_error(self.graph_path, exc, data=raw) from exc
-            if (
-                not isinstance(document, dict)
-                or not isinstance(document.get("entities", []), list)
-                or type(document.get("checkpointSeq") or 0) is not int
-            ):
-                raise _damaged(
-                    self.graph_path,
-                    "top level",
-                    "not a graph document (no 'entities' list, or a bad 'checkpointSeq')",
-                )
-            snapshot.document = document
-            checkpoint_seq = document.get("checkpointSeq") or 0
+            # An empty graph.json is damaged too (memgraph never writes one).
+            snapshot.document = parse_graph(self.graph_path, raw) if raw is not None else None
+            tail = snapshot.document
+            checkpoint_seq = (snapshot.document or {}).get("checkpointSeq") or 0
+        self._check_episodes_size(tail)
         self._last_seq = checkpoint_seq
         self._offset = 0
         self._journal_lines = 0
         self._journal_vector_bytes = 0
+        self._journal_sealed = False
         snapshot.commits = [c for c in self._read_journal() if c.seq > checkpoint_seq]
         snapshot.vectors = self._load_vectors()
         return snapshot
+
+    @staticmethod
+    def _read_bytes(path: Path) -> bytes | None:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot read {str(path)!r}: {exc}") from exc
+
+    def _check_episodes_size(self, tail: Doc | None) -> None:
+        """Warn when ``episodes.jsonl`` is shorter than the checkpoint says it was
+        (episodes are lost: damage, not a crash, since episodes are appended before
+        the checkpoint that counts them is written)."""
+        expected = (tail or {}).get("episodesBytes")
+        if type(expected) is not int or not expected:
+            return
+        try:
+            size = os.stat(self.episodes_path).st_size
+        except FileNotFoundError:
+            size = 0
+        if size < expected:
+            log.warning(
+                "memgraph: %s holds %d bytes but the checkpoint was written when it held %d: "
+                "remembered texts were lost; run %s",
+                self.episodes_path,
+                size,
+                expected,
+                doctor_hint(self.episodes_path),
+            )
 
     def _open_saved(self) -> SavedGraph | None:
         """The checkpoint memory-mapped with its index, if the index describes it.
 
         The index is derived data: when it is missing, stale (another
-        ``graph.json``) or unreadable, the caller parses ``graph.json`` in full.
+        ``graph.json``), fails its checksum or disagrees with ``graph.json``'s own
+        values, the caller parses ``graph.json`` in full (and the next checkpoint
+        writes a new index).
         """
-        try:
-            raw_index = self.index_path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            log.warning("memgraph: ignoring unreadable %s (%s)", self.index_path, exc)
+        body = read_derived(self.index_path, INDEX_MAGIC)
+        if body is None:
             return None
         try:
             fd = os.open(self.graph_path, os.O_RDONLY)
@@ -282,82 +238,107 @@ class DirectoryStore:
         finally:
             os.close(fd)
         try:
-            saved = read_index(raw_index, data, (stat.st_size, stat.st_mtime_ns))
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-            log.info("memgraph: parsing %s in full (%s: %s)", self.graph_path, self.index_path, exc)
+            tail = read_tail(data)
+            saved = read_index(body, data, (stat.st_size, stat.st_mtime_ns), tail)
+        except RecordDamaged:
+            data.close()
+            return None  # graph.json itself is damaged: the full parse says where
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError, zlib.error) as exc:
+            log.warning(
+                "memgraph: ignoring %s, which is derived data: %s; parsing %s in full",
+                self.index_path,
+                exc,
+                self.graph_path,
+            )
             data.close()
             return None
         saved.path = str(self.graph_path)
+        saved.tail = tail
         self._graph_stamp = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
         return saved
 
     def _load_vectors(self) -> VectorSet | None:
-        try:
-            raw = self.header_path.read_bytes()
-        except FileNotFoundError:
-            self._vector_count, self._vector_model = 0, None
+        raw = self._read_bytes(self.header_path)
+        if raw is None:
+            self._vector_count, self._vector_model, self._vector_blocks = 0, None, []
             return None
-        try:
-            header = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise _decode_error(self.header_path, exc, data=raw) from exc
-        if not isinstance(header, dict):
-            raise _damaged(
-                self.header_path, "top level", "not a vectors header (a JSON object)", vectors=True
-            )
-        ids = header.get("ids") or []
-        count = header.get("count", len(ids) if isinstance(ids, list) else 0)
-        if (
-            header.get("format") != VECTOR_FORMAT
-            or not isinstance(ids, list)
-            or not all(isinstance(i, str) for i in ids)
-            or type(count) is not int
-            or count != len(ids)
-        ):
-            shown = len(ids) if isinstance(ids, list) else "no"
-            raise _damaged(
-                self.header_path,
-                "header",
-                f"an unknown format, or {shown} ids for {count!r} rows",
-                vectors=True,
-            )
+        header = parse_vectors_header(self.header_path, raw)
+        count = len(header.ids)
         matrix = read_npy_rows(self.vectors_path, count) if count else None
-        dim = header.get("dim")
-        if matrix is not None and type(dim) is int and matrix.shape[1] != dim:
-            raise _damaged(
+        if matrix is not None and header.dim is not None and matrix.shape[1] != header.dim:
+            raise damaged(
                 self.vectors_path,
                 f"header (shape {matrix.shape})",
-                f"rows of {matrix.shape[1]} floats, but {str(self.header_path)!r} says {dim}",
+                f"rows of {matrix.shape[1]} floats, but {str(self.header_path)!r} says "
+                f"{header.dim}",
                 vectors=True,
             )
-        self._vector_count, self._vector_model = count, header.get("model")
+        self._vector_count, self._vector_model = count, header.model
+        self._vector_blocks = list(header.blocks)
         self._vector_dim = matrix.shape[1] if matrix is not None else None
         if matrix is None:
-            return VectorSet(header.get("model") or "", [], np.zeros((0, 0), np.float32))
-        return VectorSet(header.get("model") or "", ids, matrix, self._load_coarse(count))
+            return VectorSet(header.model, [], np.zeros((0, 0), np.float32))
+        self._check_vectors_later(matrix, header.blocks)
+        return VectorSet(header.model, header.ids, matrix, self._load_coarse(count))
+
+    def _check_vectors_later(
+        self, matrix: np.ndarray[Any, np.dtype[np.float32]], blocks: list[tuple[int, int]]
+    ) -> None:
+        """Verify the rows' checksums in the background (reading every row costs about
+        0.1 s per 100,000 rows of 384 floats, too much for an open); a damaged block
+        is logged with the repair command, and :meth:`wait_for_vector_check` tells."""
+        self.vector_problems = []
+        if not blocks:
+            return
+
+        def check() -> None:
+            found = vector_blocks_damaged(matrix, blocks)
+            self.vector_problems = found
+            for start, end in found:
+                log.warning(
+                    "memgraph: %s rows %d-%d fail their checksum: those vectors are damaged; "
+                    "run %s to rebuild them from the observations",
+                    self.vectors_path,
+                    start,
+                    end - 1,
+                    doctor_hint(self.vectors_path, repair=True),
+                )
+
+        self._vector_check = threading.Thread(target=check, name="memgraph-crc", daemon=True)
+        self._vector_check.start()
+
+    def wait_for_vector_check(self, timeout: float | None = None) -> list[tuple[int, int]]:
+        """Wait for the background check of the vectors' checksums; the damaged row ranges."""
+        if self._vector_check is not None:
+            self._vector_check.join(timeout)
+        return list(self.vector_problems)
 
     def _load_coarse(self, count: int) -> CoarseIndex | None:
         """The saved approximate index, if it fits these vectors (it is derived data:
         anything unusable is ignored and rebuilt in the background)."""
         try:
-            with np.load(self.ivf_path) as saved:
-                centroids = np.ascontiguousarray(saved["centroids"], dtype=np.float32)
-                labels = np.ascontiguousarray(saved["labels"], dtype=np.int32)
+            centroids, labels = read_coarse(self.ivf_path)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError) as exc:
-            log.warning("memgraph: ignoring unreadable %s (%s)", self.ivf_path, exc)
+        except ValueError as exc:
+            log.warning(
+                "memgraph: ignoring %s, which is derived data: %s; rebuilding it",
+                self.ivf_path,
+                exc,
+            )
             return None
-        if len(labels) > count or (len(labels) and int(labels.max()) >= len(centroids)):
+        if len(labels) > count or (
+            len(labels) and (int(labels.min()) < 0 or int(labels.max()) >= len(centroids))
+        ):
             return None
         return CoarseIndex(centroids, labels)
 
     def _read_journal(self) -> list[Commit]:
-        """Commits from the consumed offset on; complete, parseable lines only.
+        """Commits from the consumed offset on; complete, intact lines only.
 
         A damaged *last* line is a write torn by a crash: it is not consumed,
         and the next commit truncates it away. A damaged line before the last
-        one is corruption and raises.
+        one (unparseable, or failing its checksum) is corruption and raises.
         """
         if self._pin is None:
             return []
@@ -368,12 +349,15 @@ class DirectoryStore:
         for index, line in enumerate(lines):
             number = self._journal_lines + index + 1
             try:
-                record = orjson.loads(line)
+                record = read_record(line, required=self._journal_sealed)
                 commit = Commit.from_record(record)
-            except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError) as exc:
-                if index == len(lines) - 1 and consumed + len(line) + 1 == len(data):
-                    break  # torn last line: leave it unconsumed
-                raise _decode_error(self.journal_path, exc, line=number) from exc
+            except (RecordDamaged, AttributeError, KeyError, TypeError, ValueError) as exc:
+                last = index == len(lines) - 1 and consumed + len(line) + 1 == len(data)
+                if last and not isinstance(exc, ChecksumMismatch):
+                    break  # torn last line: leave it unconsumed (a whole line that fails
+                    # its checksum was written completely, so it is damage, not a tear)
+                raise decode_error(self.journal_path, exc, line=number) from exc
+            self._journal_sealed = self._journal_sealed or has_checksum(line)
             consumed += len(line) + 1
             self._journal_vector_bytes += _vector_payload(record)
             if commit.seq <= self._last_seq:
@@ -431,44 +415,98 @@ class DirectoryStore:
             self._pin = None
 
     def episodes(self) -> Iterator[Doc]:
-        try:
-            data = self.episodes_path.read_bytes()
-        except FileNotFoundError:
+        raw = self._read_bytes(self.episodes_path)
+        if raw is None:
             return iter(())
-        seen: dict[str, Doc] = {}
-        lines = data.split(b"\n")
-        for number, line in enumerate(lines, start=1):
+        found = parse_episodes(raw)
+        if found.bad:
+            number, problem = found.bad[0]
+            raise StoreCorrupt(
+                f"{str(self.episodes_path)!r} line {number} is damaged ({problem}). It was "
+                f"left untouched; run {doctor_hint(self.episodes_path)} to inspect it.",
+                path=str(self.episodes_path),
+                position=f"line {number}",
+            )
+        return iter(found.episodes.values())
+
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        try:
+            fd = os.open(self.episodes_path, os.O_RDONLY)
+        except FileNotFoundError:
+            if mark:
+                raise ValueError(
+                    f"mark {mark} is past the end of a missing episodes file"
+                ) from None
+            return [], 0
+        try:
+            size = os.fstat(fd).st_size
+            if mark > size:
+                raise ValueError(f"mark {mark} is past the end of {str(self.episodes_path)!r}")
+            data = _read_from(fd, mark)
+        finally:
+            os.close(fd)
+        end = data.rfind(b"\n") + 1  # a torn last line is not an episode yet
+        found: list[tuple[int, Doc]] = []
+        offset = 0
+        for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
+            location = mark + offset
+            offset += len(line) + 1
             if not line.strip():
                 continue
             try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                if number == len(lines):
-                    break  # torn tail of an interrupted checkpoint
-                raise _decode_error(self.episodes_path, exc, line=number) from exc
-            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                record = read_record(line)
+            except RecordDamaged as exc:
+                where = f"line {number}" if mark == 0 else f"byte {location}"
                 raise StoreCorrupt(
-                    f"{str(self.episodes_path)!r} line {number} is not an episode (a JSON "
-                    f"object with an 'id'). It was left untouched; run "
-                    f"{doctor_hint(self.episodes_path)} to inspect it.",
+                    f"{str(self.episodes_path)!r} is damaged at {where}: {exc}. It was "
+                    f"left untouched; run {doctor_hint(self.episodes_path)} to inspect it.",
                     path=str(self.episodes_path),
-                    position=f"line {number}",
-                )
-            seen[record["id"]] = record
-        return iter(seen.values())
+                    position=where,
+                ) from exc
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                found.append((location, record))
+        return found, mark + end
 
-    def read_summary(self) -> Doc | None:
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        found: dict[int, Doc] = {}
+        if not locations:
+            return found
         try:
-            raw = self.summary_path.read_bytes()
+            fd = os.open(self.episodes_path, os.O_RDONLY)
+        except FileNotFoundError:
+            return found
+        try:
+            for location in locations:
+                chunk = os.pread(fd, 8192, location)
+                while chunk and b"\n" not in chunk and len(chunk) % 8192 == 0:
+                    more = os.pread(fd, 65536, location + len(chunk))
+                    if not more:
+                        break
+                    chunk += more
+                line = chunk.split(b"\n", 1)[0]
+                try:
+                    record = read_record(line)
+                except RecordDamaged:
+                    continue  # a location from a stale index: the caller rebuilds it
+                if isinstance(record, dict) and isinstance(record.get("id"), str):
+                    found[location] = record
+        finally:
+            os.close(fd)
+        return found
+
+    def read_derived(self, name: str) -> bytes | None:
+        try:
+            return (self.path / _derived_name(name)).read_bytes()
         except FileNotFoundError:
             return None
-        try:
-            summary = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise _decode_error(self.summary_path, exc, data=raw) from exc
-        if not isinstance(summary, dict):
-            raise _damaged(self.summary_path, "top level", "not a JSON object")
-        return summary
+
+    def write_derived(self, name: str, data: bytes) -> None:
+        ensure_dir(self.path)
+        atomic_write(self.path / _derived_name(name), data)
+
+    def read_summary(self) -> Doc | None:
+        raw = self._read_bytes(self.summary_path)
+        return None if raw is None else parse_summary(self.summary_path, raw)
 
     # ------------------------------------------------------------------ writing
     def lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
@@ -532,19 +570,21 @@ class DirectoryStore:
                 f"{self._last_seq}; reload and retry"
             )
         self._check_current()
-        fd = self._journal()
-        if os.fstat(fd).st_size > self._offset:
-            # Bytes past the last good line were torn by a writer that crashed
-            # (we hold the lock, so nobody is writing them now): drop them.
-            os.ftruncate(fd, self._offset)
         record = commit.to_record()
-        line = orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+        line = seal_record(orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY)) + b"\n"
+        fd: int | None = None
         try:
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
+            fd = self._journal()
+            if os.fstat(fd).st_size > self._offset:
+                # Bytes past the last good line were torn by a writer that crashed
+                # (we hold the lock, so nobody is writing them now): drop them.
+                os.ftruncate(fd, self._offset)
+            write_all(fd, line)
             os.fsync(fd)
         except OSError as exc:
+            if fd is not None:  # a line written in part (or not synced) must not be read
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, self._offset)
             raise StoreUnavailable(
                 f"could not append to {str(self.journal_path)!r}: {exc}; nothing was saved"
             ) from exc
@@ -552,6 +592,7 @@ class DirectoryStore:
         self._offset = os.fstat(fd).st_size
         self._journal_lines += 1
         self._journal_vector_bytes += _vector_payload(record)
+        self._journal_sealed = True
 
     def checkpoint_due(self) -> bool:
         """Whether the journal outgrew its share of the checkpoint (cheap: one stat).
@@ -587,6 +628,14 @@ class DirectoryStore:
         *,
         force: bool = False,
     ) -> bool:
+        """Fold the journal into a new ``graph.json`` when due (or forced).
+
+        Raises:
+            StoreConflict: another writer moved the scope on.
+            StoreUnavailable: a file could not be written (a full disk, an I/O
+                error). Every commit is still in the journal: nothing is lost, and
+                the next checkpoint starts over.
+        """
         if not (force or self.checkpoint_due()):
             return False
         self._require_lock()
@@ -597,12 +646,18 @@ class DirectoryStore:
                 f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
                 f"up to {self._last_seq}; catch up and retry"
             )
-        if episodes:
-            self._append_episodes(episodes)
-        if vectors is not None and len(vectors):
-            self._save_vectors(vectors)
-            self._save_coarse(vectors)
-        self._replace_checkpoint(graph)
+        try:
+            if episodes:
+                self._append_episodes(episodes)
+            if vectors is not None and len(vectors):
+                self._save_vectors(vectors)
+                self._save_coarse(vectors)
+            self._replace_checkpoint(graph)
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"could not write a checkpoint of scope {self.scope!r} in {str(self.path)!r}: "
+                f"{exc}; every write is still in the journal"
+            ) from exc
         return True
 
     def _append_episodes(self, episodes: Sequence[Doc]) -> None:
@@ -615,10 +670,13 @@ class DirectoryStore:
                 # A tail torn by a checkpoint that crashed: appending after it would
                 # glue it to the next record and damage that line for good.
                 os.ftruncate(fd, complete)
-            view = memoryview(b"".join(orjson.dumps(e) + b"\n" for e in episodes))
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            try:
+                write_all(fd, _episode_lines(episodes))
+                os.fsync(fd)
+            except OSError:  # a full disk: leave no part of a line behind
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, complete)
+                raise
         finally:
             os.close(fd)
 
@@ -634,10 +692,11 @@ class DirectoryStore:
         if appendable and self._vector_count == total:
             return
         if appendable:
+            rows = np.ascontiguousarray(index.rows(self._vector_count, total), dtype="<f4")
+            blocks = [*self._vector_blocks, (total, block_crc(rows))]
             with open(self.vectors_path, "r+b") as handle:
                 handle.seek(NPY_HEADER_BYTES + self._vector_count * dim * 4)
-                rows = index.rows(self._vector_count, total)
-                handle.write(np.ascontiguousarray(rows, dtype="<f4").tobytes())
+                handle.write(rows.tobytes())
                 handle.truncate()
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -646,19 +705,29 @@ class DirectoryStore:
                 handle.flush()
                 os.fsync(handle.fileno())
         else:
-            # Every row is new (a new model or a rewrite): an approximate index saved
-            # for the old rows must not be loaded with these.
-            with contextlib.suppress(FileNotFoundError):
-                self.ivf_path.unlink()
-            matrix = index.rows(0, total)
-            atomic_write(
-                self.vectors_path,
-                _npy_header(total, dim) + np.ascontiguousarray(matrix, "<f4").tobytes(),
-            )
-        header = {"format": VECTOR_FORMAT, "model": index.model, "dim": dim, "count": total}
+            # Every row is new (a new model or a rewrite). The header goes first: a
+            # crash before the new one is written leaves no vectors.json, which
+            # means "no vectors" (they are embedded again on open), never an old
+            # header over rows it does not describe. An approximate index saved for
+            # the old rows must not be loaded with these either.
+            for stale in (self.header_path, self.ivf_path):
+                with contextlib.suppress(FileNotFoundError):
+                    stale.unlink()
+            fsync_dir(self.path)
+            self._vector_count, self._vector_model, self._vector_blocks = 0, None, []
+            matrix = np.ascontiguousarray(index.rows(0, total), "<f4")
+            blocks = [(total, block_crc(matrix))]
+            atomic_write(self.vectors_path, _npy_header(total, dim) + matrix.tobytes())
+        header = {
+            "format": VECTOR_FORMAT,
+            "model": index.model,
+            "dim": dim,
+            "count": total,
+            "blocks": [list(block) for block in blocks],
+        }
         atomic_write(self.header_path, orjson.dumps({**header, "ids": index.ids()}))
         self._vector_count, self._vector_model = total, index.model
-        self._vector_dim = dim
+        self._vector_dim, self._vector_blocks = dim, blocks
 
     def _save_coarse(self, index: VectorIndex) -> None:
         coarse = index.coarse
@@ -668,18 +737,26 @@ class DirectoryStore:
         np.savez(buffer, centroids=coarse.centroids, labels=coarse.labels)
         atomic_write(self.ivf_path, buffer.getvalue())
 
-    def _replace_checkpoint(self, graph: Graph) -> None:
+    def _replace_checkpoint(self, graph: Graph, episodes_bytes: int | None = None) -> None:
+        """Write ``graph.json`` (and its index), then replace the journal with an empty
+        one. ``episodes_bytes``: the size ``episodes.jsonl`` goes with (default: now)."""
         # The old index goes first: a crash before the new one is written leaves
         # no index (graph.json is then parsed in full), never a misleading one.
         with contextlib.suppress(FileNotFoundError):
             self.index_path.unlink()
-        image = encode(graph) if indexable(graph) else None
-        data = image.graph_json if image is not None else orjson.dumps(graph.to_document())
-        atomic_write(self.graph_path, data)
-        self._checkpoint_bytes = len(data)
-        if image is not None:
+        if episodes_bytes is None:
+            try:
+                episodes_bytes = os.stat(self.episodes_path).st_size
+            except FileNotFoundError:
+                episodes_bytes = 0
+        image = encode(graph, {"episodesBytes": episodes_bytes})
+        image_for_index = image if indexable(graph) else None
+        atomic_write(self.graph_path, image.graph_json)
+        self._checkpoint_bytes = len(image.graph_json)
+        if image_for_index is not None:
             stat = os.stat(self.graph_path)
-            atomic_write(self.index_path, image.index_bytes((stat.st_size, stat.st_mtime_ns)))
+            body = image.index_bytes((stat.st_size, stat.st_mtime_ns))
+            atomic_write(self.index_path, seal(INDEX_MAGIC, body))
         tmp = self.path / ".journal.jsonl.tmp"
         pin = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         try:
@@ -696,8 +773,9 @@ class DirectoryStore:
         self._offset = 0
         self._journal_lines = 0
         self._journal_vector_bytes = 0
+        self._journal_sealed = False
         self._last_seq = graph.seq
-        if image is not None:
+        if image_for_index is not None:
             self._rebase(graph, image)
 
     def _rebase(self, graph: Graph, image: GraphImage) -> None:
@@ -720,23 +798,44 @@ class DirectoryStore:
         graph.rebase(image.saved(data, str(self.graph_path)))
 
     def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
+        """Replace everything with exactly this state (a purge, a migration, a repair).
+
+        Order, so that a crash at any point leaves a scope that opens: the vectors
+        (a missing ``vectors.json`` means they are embedded again), then
+        ``graph.json`` with the journal, then ``episodes.jsonl`` (until it is
+        replaced, the old file holds at least the episodes the new checkpoint
+        counts; a purge interrupted there leaves erased texts in it, which the
+        same purge, run again, erases).
+
+        Raises:
+            StoreUnavailable: a file could not be written.
+        """
         self._require_lock()
         self._check_current()
         ensure_dir(self.path)
-        atomic_write(self.episodes_path, b"".join(orjson.dumps(e) + b"\n" for e in episodes))
-        if vectors is not None and len(vectors):
-            self._vector_model = None  # force a full rewrite
-            self._save_vectors(vectors)
-        else:
-            for path in (self.vectors_path, self.header_path):
+        lines = _episode_lines(episodes)
+        try:
+            if vectors is not None and len(vectors):
+                self._vector_model = None  # force a full rewrite
+                self._save_vectors(vectors)
+            else:
+                for path in (self.header_path, self.vectors_path):
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                self._vector_count, self._vector_model, self._vector_blocks = 0, None, []
+            for derived in (self.ivf_path, self.path / "episodes.idx"):
                 with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-            self._vector_count, self._vector_model = 0, None
-        with contextlib.suppress(FileNotFoundError):
-            self.ivf_path.unlink()  # row numbers changed: the approximate index is rebuilt
-        self._replace_checkpoint(Graph.from_document(document))
+                    derived.unlink()  # rows and episodes changed: derived indexes are rebuilt
+            self._replace_checkpoint(Graph.from_document(document), len(lines))
+            atomic_write(self.episodes_path, lines)
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"could not rewrite scope {self.scope!r} in {str(self.path)!r}: {exc}"
+            ) from exc
 
     def write_summary(self, summary: Doc) -> None:
+        """Replace ``summary.json`` atomically (callers hold the scope's lock, so
+        that a purge redacting it cannot overwrite a newer summary)."""
         ensure_dir(self.path)
         atomic_write(self.summary_path, orjson.dumps(summary, option=orjson.OPT_INDENT_2))
 
@@ -745,6 +844,20 @@ class DirectoryStore:
             os.close(self._journal_fd)
             self._journal_fd = None
         self._unpin()
+
+
+DERIVED_NAMES = frozenset({"episodes.idx"})
+
+
+def _derived_name(name: str) -> str:
+    if name not in DERIVED_NAMES:
+        raise ValueError(f"{name!r} is not a derived file of a scope ({sorted(DERIVED_NAMES)})")
+    return name
+
+
+def _episode_lines(episodes: Sequence[Doc]) -> bytes:
+    """``episodes.jsonl`` lines of ``episodes``, each with its checksum."""
+    return b"".join(seal_record(orjson.dumps(e)) + b"\n" for e in episodes)
 
 
 def _read_from(fd: int, offset: int) -> bytes:

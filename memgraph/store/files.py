@@ -1,18 +1,41 @@
-"""Small file helpers for crash-safe, owner-only storage."""
+"""Small file helpers for crash-safe, owner-only storage, and for derived files.
+
+A *derived* file (an index rebuilt from a scope's primary files) is written
+with :func:`seal`: an 8-byte magic naming its kind and version, the CRC-32 of
+the body, then the body. :func:`read_derived` verifies both and hands back the
+body, or ``None`` (logging once) when the file is missing, of another kind or
+version, or damaged: the caller then rebuilds it from the primary files and
+never decides anything from a file that failed its check.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import fcntl
+import logging
 import os
+import secrets
+import struct
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from memgraph.errors import StoreConflict, StoreUnavailable
 
-__all__ = ["FileLock", "atomic_write", "ensure_dir", "fsync_dir"]
+__all__ = [
+    "DerivedUnusable",
+    "FileLock",
+    "atomic_write",
+    "ensure_dir",
+    "fsync_dir",
+    "read_derived",
+    "seal",
+    "unseal",
+]
+
+log = logging.getLogger("memgraph")
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -40,20 +63,98 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+def write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def atomic_write(path: Path, data: bytes | memoryview) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file.
+
+    The temporary file has a name of its own per call (writers in other threads
+    or processes never share it) and is removed when the write fails.
+
+    Raises:
+        StoreUnavailable: the file could not be written (a full disk, an I/O
+            error); ``path`` is unchanged.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise StoreUnavailable(
+            f"could not write {str(path)!r}: {exc}; the previous version is unchanged"
+        ) from exc
+
+
+# ------------------------------------------------------------------- derived files
+_SEAL = struct.Struct("<8sI")
+
+
+class DerivedUnusable(ValueError):
+    """A derived file is of another kind or version, or fails its checksum."""
+
+
+def seal(magic: bytes, body: bytes | memoryview) -> bytes:
+    """A derived file's bytes: ``magic`` (8 bytes: kind and version), the CRC-32 of
+    ``body``, then ``body``."""
+    if len(magic) != 8:
+        raise ValueError(f"a derived file's magic is 8 bytes, got {magic!r}")
+    return _SEAL.pack(magic, zlib.crc32(body)) + bytes(body)
+
+
+def unseal(magic: bytes, data: bytes | memoryview) -> memoryview:
+    """The body of a file :func:`seal` wrote with ``magic``.
+
+    Raises:
+        DerivedUnusable: another magic (kind or version), or the checksum fails.
+    """
+    view = memoryview(data)
+    if len(view) < _SEAL.size:
+        raise DerivedUnusable(f"{len(view)} bytes, shorter than its {_SEAL.size}-byte header")
+    found, crc = _SEAL.unpack_from(view)
+    if found != magic:
+        raise DerivedUnusable(f"kind or version {found!r}, expected {magic!r}")
+    body = view[_SEAL.size :]
+    if zlib.crc32(body) != crc:
+        raise DerivedUnusable("its checksum does not match its content")
+    return body
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def read_derived(path: Path, magic: bytes) -> memoryview | None:
+    """The verified body of the derived file ``path``, or None when it is missing or
+    unusable (logged once per file and reason): the caller rebuilds it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        problem = f"unreadable ({exc})"
+    else:
+        try:
+            return unseal(magic, data)
+        except DerivedUnusable as exc:
+            problem = str(exc)
+    if (str(path), problem) not in _warned:
+        _warned.add((str(path), problem))
+        log.warning(
+            "memgraph: ignoring %s, which is derived data: %s; rebuilding it", path, problem
+        )
+    return None
 
 
 class FileLock:

@@ -25,6 +25,7 @@ class InMemoryStore:
         self._document: Doc | None = None
         self._commits: list[Commit] = []
         self._episodes: dict[str, Doc] = {}
+        self._derived: dict[str, bytes] = {}
         self._vectors: VectorSet | None = None
         self._summary: Doc | None = None
         self._lock = threading.Lock()
@@ -106,6 +107,11 @@ class InMemoryStore:
     def rewrite(self, document: Doc, vectors: VectorIndex | None, episodes: Sequence[Doc]) -> None:
         self._document = copy.deepcopy(document)
         self._commits = []
+        if (
+            self._episodes
+            and list(self._episodes) != [e["id"] for e in episodes][: len(self._episodes)]
+        ):
+            self._derived.clear()  # episodes were removed or reordered: indexes are stale
         self._episodes = {e["id"]: dict(e) for e in episodes}
         if vectors is not None and len(vectors):
             matrix = np.array(vectors.rows(0, len(vectors)), dtype=np.float32)
@@ -117,6 +123,22 @@ class InMemoryStore:
 
     def episodes(self) -> Iterator[Doc]:
         return iter(list(self._episodes.values()))
+
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        docs = list(self._episodes.values())
+        if mark > len(docs):
+            raise ValueError(f"mark {mark} is past the {len(docs)} stored episodes")
+        return [(mark + i, dict(doc)) for i, doc in enumerate(docs[mark:])], len(docs)
+
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        docs = list(self._episodes.values())
+        return {i: dict(docs[i]) for i in locations if 0 <= i < len(docs)}
+
+    def read_derived(self, name: str) -> bytes | None:
+        return self._derived.get(name)
+
+    def write_derived(self, name: str, data: bytes) -> None:
+        self._derived[name] = bytes(data)
 
     def read_summary(self) -> Doc | None:
         return copy.deepcopy(self._summary)

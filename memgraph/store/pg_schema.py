@@ -155,7 +155,11 @@ def is_dsn(value: str) -> bool:
     return value.startswith(DSN_PREFIXES)
 
 
-_URI_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^:@/?#]*):[^@/?#]*@")
+# The password of a URI runs from the first ':' of its user part to the *last* '@'
+# (a raw '@', '/', '#' or '?' may be part of it: libpq and people write them
+# unescaped). Reaching past an '@' that belongs to the query masks more than the
+# password, never less.
+_URI_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^:@/?#]*):(.*)@", re.DOTALL)
 _PARAM_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)", re.IGNORECASE)
 
 
@@ -166,13 +170,17 @@ def mask_dsn(dsn: str) -> str:
 
 def _passwords(dsn: str) -> list[str]:
     found: list[str] = []
-    match = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://[^:@/?#]*:([^@/?#]*)@", dsn)
-    if match and match.group(1):
-        found += [match.group(1), unquote(match.group(1))]
+    match = _URI_PASSWORD.match(dsn)
+    if match and match.group(2):
+        found += [match.group(2), unquote(match.group(2))]
     for param in _PARAM_PASSWORD.finditer(dsn):
         value = param.group(2).strip("'")
         if value:
             found += [value, unquote(value)]
+    # libpq ends the user part at the first raw '@' and the host at a '/', '?' or '#',
+    # so its messages may quote a piece of the password ("could not resolve host
+    # 'Secret@127.0.0.1'"): each piece between such characters is masked too.
+    found += [piece for p in list(found) for piece in re.split(r"[@/?#:]", p) if len(piece) >= 3]
     return sorted({p for p in found if p}, key=len, reverse=True)
 
 

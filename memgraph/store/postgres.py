@@ -632,6 +632,38 @@ class PostgresStore:
 
         return iter(self._run("reading episodes of", work))
 
+    def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        def work(conn: Connection[tuple[Any, ...]]) -> tuple[list[tuple[int, Doc]], int]:
+            rows = conn.execute(
+                f"SELECT ordinal, id, record::text FROM {self._s}.episodes "
+                "WHERE scope = %s AND ordinal > %s ORDER BY ordinal",
+                [self.scope, mark],
+            ).fetchall()
+            found = [
+                (int(ordinal), self._decode(text, "episodes.record", f"episode {id_!r}"))
+                for ordinal, id_, text in rows
+            ]
+            return found, (found[-1][0] if found else mark)
+
+        return self._run("reading episodes of", work)
+
+    def read_episodes(self, locations: Sequence[int]) -> dict[int, Doc]:
+        if not locations:
+            return {}
+
+        def work(conn: Connection[tuple[Any, ...]]) -> dict[int, Doc]:
+            rows = conn.execute(
+                f"SELECT ordinal, id, record::text FROM {self._s}.episodes "
+                "WHERE scope = %s AND ordinal = ANY(%s)",
+                [self.scope, list(locations)],
+            ).fetchall()
+            return {
+                int(ordinal): self._decode(text, "episodes.record", f"episode {id_!r}")
+                for ordinal, id_, text in rows
+            }
+
+        return self._run("reading episodes of", work)
+
     def read_summary(self) -> Doc | None:
         def work(conn: Connection[tuple[Any, ...]]) -> Doc | None:
             row = conn.execute(

@@ -3,9 +3,10 @@
 :class:`MockChatModel` reads the phase from the reply schema (``extract``,
 ``rerank``, ``forget``, ``summarize``, ``merge``) and answers from the tagged
 parts of the last user message (see :mod:`memgraph.llm_calls.prompts`) with simple,
-deterministic rules. Without a schema it chats: it answers from a memory
-context system message when one is present, calls a tool the user names, or
-echoes the user.
+deterministic rules. Without a schema it chats like a simple assistant
+(:mod:`memgraph.providers.mock.reply`): it answers a question from the facts of
+a memory context system message in a sentence, or says it does not know; it
+calls a tool the user names, and acknowledges anything else.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from memgraph.providers.mock.embedder import stem
+from memgraph.providers.mock.reply import reply
 from memgraph.providers.mock.rules import extract, split_sentences
 
+from memgraph.attributes import asked_attributes, attribute_of
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
-from memgraph.text import STOP_WORDS, content_key, words
+from memgraph.text import STOP_WORDS, content_key, stem, words
 
 __all__ = [
     "MEMORY_HEADERS",
@@ -72,6 +74,7 @@ _OBSERVATION = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\): (?P<content>.
 _HEADER_ONLY = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\):?(?P<content>)$")
 _MEMORY_LINE = re.compile(r"^(?P<name>.+?) \((?P<type>[^()]+)\)\s*(?::\s*(?P<fact>.*))?$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:tell|remind|show)\s+me\b", re.IGNORECASE)
 _ROLE_PREFIX = re.compile(r"^(?:user|assistant)\s*:\s*", re.IGNORECASE)
 
 
@@ -94,6 +97,14 @@ def overlap_terms(text: str) -> set[str]:
     return out
 
 
+def _asked_attributes(query: set[str]) -> set[str]:
+    """The attributes a query's (stemmed) terms ask about: "live" → residence."""
+    return asked_attributes(sorted(query | {_UNSTEM.get(t, t) for t in query}))
+
+
+_UNSTEM = {stem(w): w for w in ("lives", "living", "works", "working", "named", "called")}
+
+
 def relevance(query: set[str], fact: str) -> float:
     """How well ``fact`` (``Name (type): content`` or plain text) matches query terms.
 
@@ -105,7 +116,17 @@ def relevance(query: set[str], fact: str) -> float:
     content = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
     if not (query & (name | content)) - _WEAK:
         return 0.0
-    return len(query & content) + 1.5 * len(query & name)
+    asked = query - name - {"user"} - _WEAK
+    said = (
+        " ".join((match["content"] or "").replace("_", " ").replace("→", " ").split())
+        if match
+        else ""
+    )
+    attribute = attribute_of(said) if said else None
+    stated = 2.0 if attribute is not None and attribute in _asked_attributes(query) else 0.0
+    if asked and not (query & content) - _WEAK and not stated:
+        return 0.0  # the name matches, but nothing of what is asked about it
+    return len(query & content) + 1.5 * len(query & name) + stated
 
 
 def _candidates(body: str) -> list[tuple[str, str]]:
@@ -125,6 +146,23 @@ def _empty_reply(schema: Mapping[str, Any]) -> Any:
         props = schema.get("properties", {})
         return {key: _empty_reply(value) for key, value in props.items()}
     return {"array": [], "string": "", "number": 0, "integer": 0, "boolean": False}.get(str(kind))
+
+
+def _last_user(messages: Sequence[Message]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return message_text(message)
+    return ""
+
+
+def _field(prompt: str, label: str, *, first_word: bool = False) -> str | None:
+    """The value of a ``Label: value`` line of the prompt (outside the tagged data)."""
+    head = prompt.split("<text>", 1)[0]
+    match = re.search(rf"^{re.escape(label)}: (.+)$", head, re.MULTILINE)
+    if match is None:
+        return None
+    value = match.group(1).strip()
+    return value.split()[0] if first_word and value else value or None
 
 
 def _tagged(messages: Sequence[Message], tag: str) -> str | None:
@@ -205,7 +243,15 @@ class MockChatModel:
         if text is None:
             user = [message_text(m) for m in messages if m.get("role") == "user"]
             text = user[-1] if user else ""
-        reply: dict[str, Any] = extract(text, _tagged(messages, "known") or "")
+        prompt = _last_user(messages)
+        reply: dict[str, Any] = extract(
+            text,
+            _tagged(messages, "known") or "",
+            speaker=_field(prompt, "Speaker"),
+            addressee=_field(prompt, "Addressee"),
+            said_at=_field(prompt, "Said at", first_word=True),
+            previous=_tagged(messages, "previous"),
+        )
         return reply
 
     def _rerank(self, messages: Sequence[Message]) -> dict[str, Any]:
@@ -310,14 +356,8 @@ class MockChatModel:
             text = message_text(message)
             if message.get("role") == "system" and text.startswith(MEMORY_HEADERS):
                 facts += _memory_facts(text)
-        wanted = overlap_terms(said)
-        ranked = sorted((-relevance(wanted, f), i, f) for i, f in enumerate(facts))
-        ranked = [item for item in ranked if item[0] < 0]
-        if ranked:
-            return self._completion(
-                "From memory: " + "; ".join(f for *_, f in ranked[:5]) + ".", prompt
-            )
-        return self._completion(f"(mock) You said: {said.strip()}", prompt)
+        wanted = overlap_terms(_REQUEST.sub("", said))  # "tell me about X" is about X
+        return self._completion(reply(said, facts, lambda fact: relevance(wanted, fact)), prompt)
 
 
 class _ForgetCandidate:
@@ -374,6 +414,7 @@ def _memory_facts(text: str) -> list[str]:
     """Facts of a memory context message, each as ``Name (type): fact``."""
     facts: list[str] = []
     header = ""
+    other_section = False  # e.g. the texts the facts came from: not facts
     for line in text.splitlines()[1:]:
         stripped = line.strip()
         if not stripped:
@@ -381,6 +422,11 @@ def _memory_facts(text: str) -> list[str]:
         bullet = re.match(r"^[-*•]\s+", stripped)
         body = stripped[bullet.end() :] if bullet else stripped
         match = _MEMORY_LINE.match(body)
+        top_level = not line[:1].isspace() and not bullet
+        if top_level:
+            other_section = match is None and body.endswith(":")
+        if other_section:
+            continue
         if match and not (line[:1].isspace() and bullet and header):
             header = f"{match['name']} ({match['type']})"
             if match["fact"]:

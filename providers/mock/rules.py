@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memgraph.providers.mock.embedder import stems
@@ -77,6 +78,9 @@ from memgraph.providers.mock.lexicon import (
     third_person,
 )
 
+from memgraph.clock import parse_iso
+from memgraph.dates import mentions_time, resolve_relative_dates
+from memgraph.speakers import split_speaker
 from memgraph.text import STOP_WORDS, content_key, name_key
 
 __all__ = ["KnownEntity", "extract", "parse_known", "split_sentences", "third_person"]
@@ -195,6 +199,9 @@ _CONTRACTIONS = [
 _LEAD = re.compile(
     r"^(?:(?:hi|hello|hey|hiya|thanks|thank you|btw|by the way|fyi|also|and|but|so|plus|"
     r"anyway|anyways|actually|well|oh|ah|um|uh|please|just so you know|for the record|"
+    r"honestly|basically|seriously|literally|lol|haha+|omg|wow|ugh|yay|aww+|guess what|"
+    r"(?:quick|one|small|big|good|bad|fun|random|funny|huge|exciting|sad) (?:thing|news|update|"
+    r"fact|question|note|one)|update|news|"
     r"for context|good (?:morning|afternoon|evening)|(?:please )?(?:remember|note|keep in mind)"
     r"(?: that)?|(?:yes|yeah|yep|no|nope|ok|okay|sure|great|cool|alright|right|hmm)(?=[,.!:;]))"
     r"(?:[\s,.!:;-]+|$))+",
@@ -403,8 +410,19 @@ _TRAILING = _set("too thanks please now currently , !")
 
 
 class _Extractor:
-    def __init__(self, known: list[KnownEntity]) -> None:
+    def __init__(
+        self,
+        known: list[KnownEntity],
+        *,
+        speaker: str | None = None,
+        addressee: str | None = None,
+        said_at: datetime | None = None,
+    ) -> None:
         self.known = known
+        self.speaker = speaker or "User"
+        self.addressee = addressee
+        self.said_at = said_at
+        self.context_people: list[str] = []  # person names of the previous turn
         self.known_by_key = {name_key(k.name): k for k in known}
         self.known_max = max((len(k.name.split()) for k in known), default=0)
         self.entities: dict[str, _Entity] = {}
@@ -432,11 +450,27 @@ class _Extractor:
         return ent
 
     def user(self) -> _Entity:
+        """The speaker's entity (first-person words)."""
         if self.user_entity is None:
-            known = self.known_by_key.get("user")
-            name, type_ = (known.name, known.type) if known else ("User", "person")
+            known = self.known_by_key.get(name_key(self.speaker))
+            name, type_ = (known.name, known.type) if known else (self.speaker, "person")
             self.user_entity = self.entities.get(name_key(name)) or self._new(name, type_, KNOWN)
+            self.user_entity.cue("person", KNOWN)
         return self.user_entity
+
+    def switch_speaker(self, speaker: str, *, addressee: str | None) -> None:
+        """A new line of a transcript, said by ``speaker`` to ``addressee``."""
+        self.speaker, self.addressee = speaker, addressee
+        self.user_entity = None
+        self.bound = {}
+
+    def you(self) -> _Entity | None:
+        """The addressee's entity ("you"), when the conversation says who it is."""
+        if not self.addressee or name_key(self.addressee) == name_key(self.speaker):
+            return None
+        ent = self.entity(self.addressee)
+        ent.cue("person", KNOWN)
+        return ent
 
     def _alias(self, key: str, names: Iterable[str]) -> str | None:
         if " " in key:
@@ -451,7 +485,7 @@ class _Extractor:
     def entity(self, raw: str) -> _Entity:
         name = _clean_name(raw)
         key = name_key(name)
-        if key in ("i", "me", "we", "us", "myself", "user"):
+        if key in ("i", "me", "we", "us", "myself") or key == name_key(self.speaker):
             return self.user()
         found = self.entities.get(key)
         if found is None:
@@ -487,6 +521,25 @@ class _Extractor:
                 j += 2
             else:
                 break
+        if initial and j == i + 1 and not toks[i].endswith("'s"):
+            # A capitalised first word is a name only when it reads as a subject:
+            # a verb, "and" or an apposition follows ("Maria moved", not "Honestly I").
+            k = j
+            while k < len(toks) and toks[k].lower() in KEEP_ADVERBS | FILLERS | NEGATIONS | {
+                "no",
+                "longer",
+            }:
+                k += 1
+            after = toks[k].lower() if k < len(toks) else ""
+            apposition = (
+                after == ","
+                and toks[j + 1 : j + 2]
+                and (
+                    toks[j + 1].lower() in DETERMINERS | {"my", "his", "her", "our", "their", "who"}
+                )
+            )
+            if not (after in ("and", "&") or apposition or (after and _finite(toks[k], False))):
+                return i
         return j
 
     def mention(self, entities: Iterable[_Entity], subject: bool = False) -> None:
@@ -519,12 +572,19 @@ class _Extractor:
                 for e in pool
                 if fits(e.type, e.rank, loose)
             ),
-            pools[1][0] if pools[1] else None,
+            None,
         )
-        if choice is None:
-            knowns = [k for k in self.known if name_key(k.name) != "user"]
-            pick = next((k for k in knowns if fits(k.type, 0, True)), knowns[0] if knowns else None)
-            choice = self.entity(pick.name) if pick else None
+        if choice is None and want == "person":
+            # Not named in this text: the one person the previous turn named, else the
+            # one known person (other than the speakers). Never a guess among several.
+            speakers = {name_key(self.speaker), name_key(self.addressee or "")}
+            for pool in (self.context_people, [k.name for k in self.known if k.type == "person"]):
+                people = [n for n in dict.fromkeys(pool) if name_key(n) not in speakers]
+                if len(people) == 1:
+                    choice = self.entity(people[0])
+                    break
+                if people:
+                    break
         if choice is not None:
             if want == "person":
                 choice.cue("person", PRONOUN)
@@ -573,9 +633,66 @@ class _Extractor:
                 if place not in old:
                     self.expire(ent, [fact])
 
+    def correct(self, raw: str) -> bool:
+        """A correction ("The trip moved to November 21, not the 14th"; "it's on
+        Friday, not Thursday"): the known fact holding the old value gives way to the
+        same fact with the new one. True when a fact was corrected."""
+        match = _CORRECTION.search(raw.replace("’", "'"))
+        if match is None:
+            return False
+        new, old = match.group("new").strip(), match.group("old").strip()
+        new_number, old_number = _NUMBER_IN.search(new), _NUMBER_IN.search(old)
+        topic = set(stems(raw[: match.start("new")])) - set(stems(new))
+        best: tuple[int, KnownEntity, str] | None = None
+        for known in self.known:
+            for fact in known.facts:
+                if old_number is not None:
+                    holds = re.search(rf"\b{old_number.group(0)}\b", fact) is not None
+                else:
+                    holds = old.lower() in fact.lower()
+                shared = len(topic & set(stems(fact)))
+                if holds and shared and (best is None or shared > best[0]):
+                    best = (shared, known, fact)
+        if best is None:
+            return False
+        _shared, known, fact = best
+        if old_number is not None and new_number is not None:
+            fixed = re.sub(rf"\b{old_number.group(0)}\b", new_number.group(0), fact)
+        else:
+            fixed = re.sub(re.escape(old), new, fact, flags=re.IGNORECASE)
+        owner = self.entity(known.name)
+        self.expire(owner, [fact])
+        owner.observe(fixed)
+        return True
+
     # ----------------------------------------------------------------- clauses
 
     def sentence(self, raw: str) -> None:
+        if self.correct(raw):
+            return
+        counts = {id(ent): len(ent.observations) for ent in self.order}
+        self._sentence(raw)
+        when = self.sentence_date(raw)
+        if when is None:
+            return
+        # "Miso had her dental yesterday, they pulled two teeth": the day is the
+        # sentence's, for the facts of every clause that names none.
+        for ent in self.order:
+            for index in range(counts.get(id(ent), 0), len(ent.observations)):
+                fact = ent.observations[index]
+                if not mentions_time(fact):
+                    ent.observations[index] = f"{fact} ({when})"
+
+    def sentence_date(self, raw: str) -> str | None:
+        """The date a sentence's relative or partial date resolves to, if it has one."""
+        if self.said_at is None:
+            return None
+        found = _RESOLVED.findall(resolve_relative_dates(raw, self.said_at))
+        known = set(_RESOLVED.findall(raw))
+        fresh = [d for d in found if d not in known]
+        return fresh[0] if fresh else None
+
+    def _sentence(self, raw: str) -> None:
         prepared = _prepare(raw)
         if not prepared:
             return
@@ -644,6 +761,11 @@ class _Extractor:
             return _Subject([self.user()], clause[1:], conj=True)
         if low in ("my", "our"):
             return _Subject([self.user()], clause[1:], possessive=True)
+        if low in ("you", "your"):
+            addressee = self.you()
+            if addressee is None:
+                return None
+            return _Subject([addressee], clause[1:], conj=low == "you", possessive=low == "your")
         if low == "it" and clause[2:3] and clause[2].lower() in IMPERSONAL:
             return None
         if low in ("he", "she", "they", "it", "his", "her", "their", "its"):
@@ -707,8 +829,16 @@ class _Extractor:
             pred = pred[:-2]
         if conj:
             pred = _conjugate(pred)
-        table = _USER_SUBSTITUTES if owner is self.user_entity else _OTHER_SUBSTITUTES
-        return [table.get(t.lower(), t) for t in pred]
+        if owner is self.user_entity:
+            return [_USER_SUBSTITUTES.get(t.lower(), t) for t in pred]
+        mine = f"{self.user().name}'s"
+        other = {"my": mine, "mine": mine, "our": mine, "ours": mine}
+        other |= {"me": self.user().name, "myself": self.user().name, "us": self.user().name}
+        you = self.you()
+        if you is not None and you is not owner:
+            yours = f"{you.name}'s"
+            other |= {"your": yours, "yours": yours, "you": you.name}
+        return [other.get(t.lower(), t) for t in pred]
 
     def predicate(self, ent: _Entity, rest: list[str], conj: bool) -> None:
         pred = self.clean(rest, conj, ent)
@@ -724,6 +854,18 @@ class _Extractor:
             self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
         if ent is self.user_entity and len(low) == 2 and low[0] in BE and low[1] in SMALLTALK:
             return
+        companions = _COMPANIONS.search(text)
+        if companions is not None and companions.start() > 0:
+            # "lives in Toronto with their partner Sam and their dog Biscuit": three
+            # facts, so a move retires the address and not the partner and the dog.
+            for role, name in _companion_pairs(companions.group(0)):
+                companion = self.entity(name)
+                companion.cue(_head_type(role), RELATION)
+                ent.observe(f"has a {role} named {companion.name}")
+                self.relate(companion, f"{_snake([role])}_of", ent)
+                self.mention([companion])
+            text = text[: companions.start()].rstrip(" ,")
+            pred = pred[: len(_tokenize(text))]
         ent.observe(text)
         self.supersede(ent, text, possessive=False)
         head = _copula_head(pred)
@@ -872,9 +1014,10 @@ class _Extractor:
         for ent in self.order:
             if ent.used and id(ent) not in seen:
                 seen.add(id(ent))
-                entities.append(
-                    {"name": ent.name, "type": ent.type, "observations": list(ent.observations)}
-                )
+                observations = list(ent.observations)
+                if self.said_at is not None:
+                    observations = [resolve_relative_dates(o, self.said_at) for o in observations]
+                entities.append({"name": ent.name, "type": ent.type, "observations": observations})
         return {
             "entities": entities,
             "relations": list(self.relations),
@@ -882,20 +1025,110 @@ class _Extractor:
         }
 
 
-def extract(text: str, known: str = "") -> dict[str, Any]:
+def extract(
+    text: str,
+    known: str = "",
+    *,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    said_at: str | datetime | None = None,
+    previous: str | None = None,
+) -> dict[str, Any]:
     """Extract entities, relations and expirations from English ``text``.
 
     Args:
-        text: the text to remember (one or more sentences; ``user:`` line prefixes allowed).
+        text: the text to remember (one or more sentences; ``Name:`` line labels
+            allowed: each labelled line is that speaker's).
         known: relevant existing entities in recall's text format; their names and
             types are reused and their facts are what expirations point at.
+        speaker: who said the text: first-person words are about them
+            (default ``"User"``).
+        addressee: who "you" is, when known.
+        said_at: when it was said: relative dates ("yesterday") are resolved
+            against it in the facts.
+        previous: the turn before, for pronouns that point into it.
 
     Returns:
         ``{"entities": [{"name", "type", "observations"}], "relations": [{"from", "to",
         "type"}], "expirations": [{"entityName", "observationContent"}]}`` — empty lists
         for questions, greetings and text with nothing to extract.
     """
-    extractor = _Extractor(parse_known(known))
-    for sentence in split_sentences(text):
-        extractor.sentence(sentence)
+    moment = None
+    if said_at is not None:
+        try:
+            moment = parse_iso(said_at)
+        except ValueError:
+            moment = None
+    extractor = _Extractor(parse_known(known), speaker=speaker, addressee=addressee, said_at=moment)
+    if previous:
+        extractor.context_people = _names_in(previous, extractor)
+    current = speaker or "User"
+    for line in text.replace("\r", "\n").split("\n"):
+        label, words_ = split_speaker(line)
+        if label is not None and label.lower() != "user":
+            if label.lower() == "assistant":
+                continue
+            if name_key(label) != name_key(current):
+                extractor.switch_speaker(label, addressee=current)
+                current = label
+            line = words_
+        for sentence in split_sentences(_captions(line)):
+            extractor.sentence(sentence)
     return extractor.result()
+
+
+def _names_in(text: str, extractor: _Extractor) -> list[str]:
+    """Person-like names of ``text``: known persons, and capitalised words that do
+    not start a sentence (the speaker label aside)."""
+    _label, text = split_speaker(text)
+    found: list[str] = []
+    for sentence in split_sentences(text):
+        toks = _tokenize(sentence)
+        i = 0
+        while i < len(toks):
+            end = extractor.name_end(toks, i, i == 0)
+            if end > i:
+                name = _clean_name(" ".join(toks[i:end]))
+                known = extractor.known_by_key.get(name_key(name))
+                if (known is not None and known.type == "person") or (known is None and i > 0):
+                    found.append(known.name if known else name)
+                i = end
+            else:
+                i += 1
+    return found
+
+
+_CORRECTION = re.compile(
+    r"(?:^|\s)(?:to|on|for|at|is|was|it's|its|now)\s+(?P<new>[^,.;!?]{1,40}?),?\s+"
+    r"(?:not|instead of|rather than)\s+(?:the\s+|on\s+|at\s+|in\s+)?(?P<old>[^,.;!?]{1,40})",
+    re.IGNORECASE,
+)
+_NUMBER_IN = re.compile(r"\d+")
+_RESOLVED = re.compile(r"\(((?:the (?:week|weekend) (?:of|before|after) )?[^()]*\d{4})\)")
+_OWNER = r"(?:my|their|our|his|her|your)"
+_COMPANIONS = re.compile(
+    rf"\bwith {_OWNER} [a-z]+(?: [a-z]+)? [A-Z][\w'-]+(?:,? and {_OWNER} [a-z]+(?: [a-z]+)? [A-Z][\w'-]+)*"
+)
+_COMPANION = re.compile(rf"{_OWNER} ([a-z]+(?: [a-z]+)?) ([A-Z][\w'-]+)")
+
+
+def _companion_pairs(text: str) -> list[tuple[str, str]]:
+    """``(role, name)`` of ``with my partner Sam and my dog Biscuit``."""
+    return [(m.group(1), m.group(2)) for m in _COMPANION.finditer(text)]
+
+
+_CAPTION = re.compile(
+    r"\[\s*(?:shared|sent|attached)?\s*(?:an?\s+)?(?:image|photo|picture|pic)s?\s*:\s*([^\]]+)\]",
+    re.IGNORECASE,
+)
+_CAPTION_HEAD = re.compile(r"^(?:an?\s+)?(?:photo|picture|image|pic)\s+of\s+", re.IGNORECASE)
+
+
+def _captions(line: str) -> str:
+    """A shared image's caption as a sentence of its own: ``I shared a photo of ...``."""
+
+    def sentence(match: re.Match[str]) -> str:
+        caption = _CAPTION_HEAD.sub("", match.group(1).strip().rstrip("."))
+        return f" . I shared a photo of {caption}. "
+
+    return _CAPTION.sub(sentence, line)

@@ -11,7 +11,7 @@ import re
 
 from memgraph.text import content_key
 
-__all__ = ["SINGLE_VALUED_RELATIONS", "attribute_of"]
+__all__ = ["SINGLE_VALUED_RELATIONS", "asked_attributes", "attribute_of"]
 
 SINGLE_VALUED_RELATIONS = {
     "works_at": "employer",
@@ -24,7 +24,12 @@ SINGLE_VALUED_RELATIONS = {
     "reports_to": "manager",
 }
 _VERB_ATTRIBUTES = [
-    (re.compile(r"^(?:now\s+)?(?:works|is working|worked)\s+(?:at|for)\s+\S"), "employer"),
+    (
+        re.compile(
+            r"^(?:now\s+)?(?:works|is working|worked)\s+(?:as\s+[^,;]{1,60}?\s+)?(?:at|for)\s+\S"
+        ),
+        "employer",
+    ),
     (re.compile(r"^(?:is\s+)?employed\s+(?:at|by)\s+\S"), "employer"),
     (re.compile(r"^(?:now\s+)?(?:lives|is living|resides)\s+in\s+\S"), "residence"),
     (re.compile(r"^(?:has\s+)?moved\s+to\s+\S"), "residence"),
@@ -56,3 +61,33 @@ def attribute_of(content: str) -> str | None:
         if subject.split()[0] not in _NOT_ATTRIBUTES:
             return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
     return None
+
+
+_ASKED = {
+    "residence": (
+        "live lives living lived reside resides residing home address based moved move "
+        "moving relocated city town country neighborhood neighbourhood where"
+    ),
+    "employer": "work works working worked job employer company employed office career",
+    "name": "name named called",
+    "age": "age old",
+    "spouse": "married spouse wife husband partner",
+    "manager": "manager boss reports supervisor",
+}
+_ASKED_BY_WORD = {word: attribute for attribute, text in _ASKED.items() for word in text.split()}
+_NEEDS_TWO = {"where", "city", "town", "country", "office", "old", "partner", "move", "moving"}
+
+
+def asked_attributes(words: list[str]) -> set[str]:
+    """The single-valued attributes a question asks about ("Where do I live now?" →
+    residence, "Who does Ana work for?" → employer). A word that may mean other
+    things ("where", "old") counts only beside another word of the attribute."""
+    counts: dict[str, int] = {}
+    strong: set[str] = set()
+    for word in words:
+        attribute = _ASKED_BY_WORD.get(word)
+        if attribute is not None:
+            counts[attribute] = counts.get(attribute, 0) + 1
+            if word not in _NEEDS_TWO:
+                strong.add(attribute)
+    return {a for a, n in counts.items() if a in strong or n > 1}

@@ -1,0 +1,422 @@
+"""Relative dates: "yesterday", "last week", "on Saturday", "May 19" resolved against
+when a text was said.
+
+A fact keeps its speaker's words and gains the date they meant:
+``resolve_relative_dates("went camping last week", said)`` →
+``"went camping last week (the week before 9 June 2023)"``. Days print as
+``7 May 2023``: unambiguous in every locale and what people write in answers.
+
+Whether a weekday or a month lies before or after the moment of speaking is
+read from the clause around it: past-tense verbs point back ("we got rained
+out Saturday"), plans point forward ("starting in August", "I'll go on
+Friday"); without either, a weekday is the coming one and a month the
+nearest. A day of the month without a month ("the 13th") is the nearest such
+day in that direction; a month and day without a year ("May 19") takes the
+year that puts it within half a year of the moment, nudged by tense.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+__all__ = [
+    "format_day",
+    "format_month",
+    "mentions_time",
+    "mentions_update",
+    "resolve_relative_dates",
+]
+
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}
+_MONTH_INDEX = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
+_MONTH_INDEX |= {name[:3].lower(): i + 1 for i, name in enumerate(MONTHS)} | {"sept": 9}
+_WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
+
+_IRREGULAR_PAST = (
+    "was were did had went got came saw met made took gave told said bought brought caught "
+    "thought found ran won lost felt sat slept spent sent wrote heard began flew drove "
+    "ate drank fell broke chose forgot knew paid put read rode rose sang sold shot shut sold "
+    "spoke stood stole struck swam threw understood woke wore became held kept led meant "
+    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born"
+)
+_PAST = re.compile(
+    r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
+    r"used to|ago|already|yesterday)\b",
+    re.IGNORECASE,
+)
+_FUTURE = re.compile(
+    r"\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|planned|next|upcoming|coming|"
+    r"starting|starts|scheduled|due|until|till|by|hope|hoping|want to|wants to|would like|"
+    r"can't wait|cannot wait|looking forward|soon|tomorrow|is on|are on|is set for|"
+    r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[.!?;]|,\s|\s(?:and|but|so)\s", re.IGNORECASE)
+
+_NUMBER = (
+    r"(?P<n>\d{1,3}|a couple(?: of)?|couple of|a few|few|several|an?|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+_WEEKDAY = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MONTH = (
+    r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_NOT_OWNED = r"(?<!\bhis )(?<!\bher )(?<!\bmy )(?<!\btheir )(?<!\bour )(?<!\bits )(?<!\byour )"
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in [
+        ("day_before_yesterday", r"\bthe day before yesterday\b"),
+        ("day_after_tomorrow", r"\bthe day after tomorrow\b"),
+        ("yesterday", r"\byesterday(?: (?:morning|afternoon|evening|night))?\b"),
+        ("tomorrow", r"\btomorrow(?: (?:morning|afternoon|evening|night))?\b"),
+        ("last_night", r"\blast night\b"),
+        ("from_now", _NUMBER + r" (?P<unit>day|week|month|year)s? from (?:now|today)\b"),
+        ("ago", _NUMBER + r" (?P<unit>day|week|month|year|weekend)s? ago\b"),
+        ("in_n", r"\bin " + _NUMBER + r" (?P<unit>day|week|month|year)s?\b"),
+        ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
+        ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
+        ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
+        ("day_month", r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})"),
+        ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b(?! (?:of )?[a-z]{3})"),
+        ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b(?! (?:of )?[a-z]{3})"),
+        ("today", r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"),
+        ("rel_weekend", r"\b(?P<rel>last|this|next|this past|this coming) weekend\b"),
+        (
+            "rel_unit",
+            _NOT_OWNED + r"\b(?P<rel>last|this|next|this past) (?P<unit>week|month|year)\b",
+        ),
+        (
+            "rel_weekday",
+            r"\b(?P<rel>last|this|next|this past|this coming|on) " + _WEEKDAY + r"s?\b",
+        ),
+        ("rel_season", r"\b(?P<rel>last|this|next) " + _SEASON + r"\b"),
+        (
+            "in_month",
+            r"\b(?P<rel>in|last|this|next|since|until|by|early|late|mid) " + _MONTH + r"\b(?! \d)",
+        ),
+        ("weekday", r"\b" + _WEEKDAY + r"\b(?! (?:the )?\d)"),
+    ]
+]
+
+
+def format_day(day: date) -> str:
+    """``7 May 2023``."""
+    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+
+
+def format_month(year: int, month: int) -> str:
+    """``May 2023``."""
+    return f"{MONTHS[month - 1]} {year}"
+
+
+def _add_months(year: int, month: int, delta: int) -> tuple[int, int]:
+    index = year * 12 + (month - 1) + delta
+    return index // 12, index % 12 + 1
+
+
+def _number(text: str | None) -> int | None:
+    text = " ".join((text or "").lower().split())
+    if text.isdigit():
+        return int(text)
+    return _NUMBERS.get(text)
+
+
+def _tense(text: str, start: int, end: int) -> int:
+    """-1 when the clause around ``text[start:end]`` speaks of the past, 1 of the
+    future, 0 when it does not say."""
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text)]
+    left = max(b for b in bounds if b <= start)
+    right = min((b for b in bounds if b >= end), default=len(text))
+    clause = text[left:start] + " " + text[end:right]
+    past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
+    if past and not future:
+        return -1
+    if future and not past:
+        return 1
+    return 0
+
+
+def _day_in(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
+    """The date ``month``/``day`` within half a year of ``said``, nudged by tense."""
+    options = [
+        d for y in (said.year - 1, said.year, said.year + 1) if (d := _day_in(y, month, day))
+    ]
+    if not options:
+        return None
+    best = min(options, key=lambda d: abs((d - said).days))
+    if tense == 0 and best < said - timedelta(days=30):
+        # Said without a tense ("It's May 19", "a trip for November 14"): a plan,
+        # unless it was only days ago.
+        later = [d for d in options if d >= said]
+        best = min(later) if later else best
+    if tense < 0 and best > said + timedelta(days=7):
+        earlier = [d for d in options if d <= said]
+        best = max(earlier) if earlier else best
+    elif tense > 0 and best < said - timedelta(days=7):
+        later = [d for d in options if d >= said]
+        best = min(later) if later else best
+    return best
+
+
+def _weekday(said: date, weekday: int, direction: int, *, strictly: bool = True) -> date:
+    if direction < 0:
+        delta = (said.weekday() - weekday) % 7 or (7 if strictly else 0)
+        return said - timedelta(days=delta)
+    delta = (weekday - said.weekday()) % 7 or (7 if strictly else 0)
+    return said + timedelta(days=delta)
+
+
+def _day_of_month(said: date, day: int, direction: int, weekday: int | None) -> date | None:
+    candidates = []
+    for offset in (-1, 0, 1):
+        year, month = _add_months(said.year, said.month, offset)
+        found = _day_in(year, month, day)
+        if found is not None and (weekday is None or found.weekday() == weekday):
+            candidates.append(found)
+    if not candidates:
+        return None
+    if direction < 0:
+        before = [d for d in candidates if d <= said]
+        return max(before) if before else None
+    after = [d for d in candidates if d >= said]
+    if direction > 0 or after:
+        return min(after) if after else None
+    return min(candidates, key=lambda d: abs((d - said).days))
+
+
+def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | None:
+    groups = {k: (v.lower() if isinstance(v, str) else v) for k, v in match.groupdict().items()}
+    if kind in ("yesterday", "last_night"):
+        return format_day(said - timedelta(days=1))
+    if kind == "day_before_yesterday":
+        return format_day(said - timedelta(days=2))
+    if kind == "tomorrow":
+        return format_day(said + timedelta(days=1))
+    if kind == "day_after_tomorrow":
+        return format_day(said + timedelta(days=2))
+    if kind == "today":
+        return format_day(said)
+    if kind in ("ago", "in_n", "from_now"):
+        count = _number(groups.get("n"))
+        if count is None:
+            return None
+        sign = -1 if kind == "ago" else 1
+        unit = groups["unit"]
+        if unit == "day":
+            return format_day(said + timedelta(days=sign * count))
+        if unit in ("week", "weekend"):
+            moment = said + timedelta(weeks=sign * count)
+            return format_day(moment) if kind == "from_now" else f"the week of {format_day(moment)}"
+        if unit == "month":
+            return format_month(*_add_months(said.year, said.month, sign * count))
+        return str(said.year + sign * count)
+    if kind in ("month_day_year", "day_month_year"):
+        return None  # already absolute
+    if kind in ("month_day", "day_month"):
+        month, day = _MONTH_INDEX.get(groups["mon"].rstrip(".")), int(groups["day"])
+        if month is None or not 1 <= day <= 31:
+            return None
+        found = _nearest_year(month, day, said, tense)
+        return format_day(found) if found else None
+    if kind in ("weekday_day", "day_only"):
+        day = int(groups["day"])
+        if not 1 <= day <= 31:
+            return None
+        weekday = _WEEKDAY_INDEX.get(groups.get("wd") or "")
+        found = _day_of_month(said, day, tense, weekday)
+        return format_day(found) if found else None
+    if kind == "rel_weekend":
+        rel = groups["rel"]
+        this_saturday = (
+            said - timedelta(days=1)
+            if said.weekday() == 6
+            else _weekday(said, 5, 1, strictly=False)
+        )
+        if rel in ("last", "this past"):
+            saturday = this_saturday - timedelta(days=7)
+            if rel == "this past" and said.weekday() >= 5:
+                saturday = this_saturday
+        elif rel == "next":
+            saturday = this_saturday + timedelta(days=7)
+        else:
+            saturday = this_saturday
+        return f"the weekend of {format_day(saturday)}"
+    if kind == "rel_unit":
+        rel, unit = groups["rel"], groups["unit"]
+        step = {"last": -1, "this past": -1, "this": 0, "next": 1}[rel]
+        if unit == "week":
+            kind_word = "before" if step < 0 else "after" if step > 0 else "of"
+            return f"the week {kind_word} {format_day(said)}"
+        if unit == "month":
+            return format_month(*_add_months(said.year, said.month, step))
+        return str(said.year + step)
+    if kind in ("rel_weekday", "weekday"):
+        rel = groups.get("rel") or ""
+        weekday = _WEEKDAY_INDEX[groups["wd"]]
+        if rel in ("last", "this past") or (rel in ("on", "") and tense < 0):
+            return format_day(_weekday(said, weekday, -1))
+        if rel == "next":
+            return format_day(_weekday(said, weekday, 1))
+        return format_day(_weekday(said, weekday, 1, strictly=False))  # a plan: the coming one
+    if kind == "rel_season":
+        rel, season = groups["rel"], groups["season"]
+        month = _SEASONS[season]
+        year = said.year
+        if rel == "last":
+            year = year - 1 if said.month < month + 3 or season == "winter" else year
+        elif rel == "next":
+            year = year + 1 if said.month >= month else year
+        return f"{season} {year}"
+    if kind == "in_month":
+        rel, month = groups["rel"], _MONTH_INDEX.get(groups["mon"].rstrip("."))
+        if month is None:
+            return None
+        if rel in ("last", "since") or (rel not in ("next", "until", "by") and tense < 0):
+            year = said.year if month <= said.month else said.year - 1
+            if rel == "last" and month == said.month:
+                year -= 1
+        elif rel in ("next", "until", "by") or tense > 0:
+            year = said.year if month >= said.month else said.year + 1
+            if rel == "next" and month == said.month:
+                year += 1
+        else:
+            year = (
+                said.year
+                if abs(month - said.month) <= 6
+                else (said.year + 1 if month < said.month else said.year - 1)
+            )
+        return format_month(year, month)
+    return None
+
+
+def _same_month_as_before(
+    text: str, start: int, match: re.Match[str], spans: list[tuple[int, int, str]]
+) -> str | None:
+    """ "November 21, not the 14th": a bare day after a dated day in the same sentence
+    is in that month."""
+    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
+    if not earlier:
+        return None
+    _end, resolved = max(earlier)
+    parts = resolved.split()
+    if len(parts) != 3 or parts[1] not in MONTHS or not parts[2].isdigit():
+        return None
+    found = _day_in(int(parts[2]), MONTHS.index(parts[1]) + 1, int(match.group("day")))
+    return format_day(found) if found else None
+
+
+def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
+    """``text`` with each relative or partial date followed by the date it means,
+    in parentheses.
+
+    Expressions already followed by a parenthesis are left alone, so resolving
+    twice changes nothing. Unknown or absolute expressions are kept as they are.
+    """
+    said = said_at.date() if isinstance(said_at, datetime) else said_at
+    spans: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < b and a < end for a, b in taken):
+                continue
+            if text[end : end + 2].lstrip().startswith("("):
+                continue
+            if kind in ("month_day_year", "day_month_year"):
+                taken.append((start, end))
+                continue
+            tense = _tense(text, start, end)
+            resolved = None
+            if kind == "day_only":
+                resolved = _same_month_as_before(text, start, match, spans)
+            if resolved is None:
+                resolved = _resolve(kind, match, said, tense)
+            if resolved is None:
+                continue
+            taken.append((start, end))
+            spans.append((start, end, resolved))
+    for _start, end, resolved in sorted(spans, reverse=True):
+        text = f"{text[:end]} ({resolved}){text[end:]}"
+    return text
+
+
+_TIME_WORDS = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|weekend|morning|evening|afternoon|"
+    r"(?:last|next|this|past|coming) (?:week|month|year|night|time)|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|"
+    r"spring|summer|autumn|fall|winter|christmas|thanksgiving|easter|birthday|anniversary|"
+    r"\d{1,2}(?:st|nd|rd|th)|\d{4}|\d{1,2}[:/.]\d{1,2}|\d{1,2} ?(?:am|pm))\b",
+    re.IGNORECASE,
+)
+
+
+def mentions_time(text: str) -> bool:
+    """Whether ``text`` says when something happened (a date, a day, "last week", ...)."""
+    return _TIME_WORDS.search(text) is not None
+
+
+_UPDATE_WORDS = re.compile(
+    r"\b(?:now|anymore|any more|no longer|not anymore|actually|instead|switched|changed|"
+    r"moved (?:to|up|back|out|in)|pushed (?:to|back)|postponed|rescheduled|cancell?ed|"
+    r"officially|finally|ended up|turns out|update|new (?:job|place|apartment|house|role)|"
+    r"started (?:at|a new)|quit|left|, not )\b",
+    re.IGNORECASE,
+)
+
+
+def mentions_update(text: str) -> bool:
+    """Whether ``text`` says that something changed ("it got moved to the 21st",
+    "I'm not at Deloitte anymore", "we finally closed")."""
+    return _UPDATE_WORDS.search(text) is not None

@@ -1,0 +1,568 @@
+"""The episode tier's lexical index: BM25F over remembered texts.
+
+Every remembered text (an episode) is a document made of two fields: its own
+words (with the speaker's name, as a transcript line reads) and, at half
+weight, the words of the turn just before it in the same conversation, so an
+answer such as "A golden retriever, his name's Max" is found by a question
+about a dog that only the previous turn named. Terms are Snowball stems of the
+content words (:func:`episode_terms`).
+
+Scores are BM25 (k1 = 1.2, b = 0.75) divided by the query's total IDF weight,
+so a score is the share of the query an episode answers, in [0, 1], directly
+comparable with the fact tier's keyword share. Query terms that no episode
+holds weigh as much as the rarest term that does: an unknown word in a query
+still counts as unanswered.
+
+The index has a saved part, loaded from bytes (``episodes.idx``) as flat
+arrays that stay memory-mapped, and a part added since in Python containers.
+:meth:`EpisodeIndex.encode` writes both as one new saved part.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from memgraph.dates import mentions_time, mentions_update
+from memgraph.text import index_terms
+
+__all__ = ["CONTEXT_GAP_MS", "EpisodeIndex", "conversation_key", "episode_terms"]
+
+K1 = 1.2
+B = 0.75
+CONTEXT_WEIGHTS = (0.5, 0.25)
+"""Weights of the turn before an episode and of the one before that."""
+CONTEXT_GAP_MS = 6 * 3600 * 1000
+"""Turns further apart than this are not each other's context."""
+MAGIC = b"MGEPIDX2"
+TIMED = 1
+UPDATE = 2
+
+Floats = npt.NDArray[np.float32]
+
+
+TURN_CHARS = 600
+"""How much of the last turn's text is kept as the next turn's context."""
+
+
+class _Turn(NamedTuple):
+    conversation: str
+    at_ms: int
+    terms: tuple[str, ...]
+    speaker: str | None
+    text: str
+    other: str | None  # the speaker before this turn's speaker, in the conversation
+    before: tuple[str, ...] = ()  # the previous turn's own terms
+
+
+def episode_terms(text: str) -> list[str]:
+    """The terms the episode tier indexes and looks up: the engine's index terms
+    (content words reduced to their Snowball stems, so "adoption" finds "adopt")."""
+    return index_terms(text)
+
+
+def _number(item_id: str) -> int:
+    _, _, number = item_id.rpartition("-")
+    return int(number) if number.isdigit() else -1
+
+
+def conversation_key(doc: dict[str, Any]) -> str:
+    """Which conversation an episode belongs to: its source plus its thread, if any."""
+    metadata = doc.get("metadata") or {}
+    thread = metadata.get("thread") if isinstance(metadata, dict) else None
+    return f"{doc.get('source') or ''}\x00{thread or ''}"
+
+
+def _weighted_terms(
+    own: Sequence[str], contexts: Sequence[Sequence[str]]
+) -> tuple[dict[str, float], float]:
+    weights: dict[str, float] = {}
+    for term in own:
+        weights[term] = weights.get(term, 0.0) + 1.0
+    length = float(len(own))
+    for weight, context in zip(CONTEXT_WEIGHTS, contexts, strict=False):
+        for term in context:
+            weights[term] = weights.get(term, 0.0) + weight
+        length += weight * len(context)
+    return weights, length
+
+
+class _Grow:
+    """A numpy array that grows by doubling (appends are amortized O(1))."""
+
+    def __init__(self, dtype: Any, values: npt.ArrayLike = ()) -> None:
+        initial = np.asarray(values, dtype=dtype)
+        self._data = np.array(initial, dtype=dtype, copy=True)
+        self._size = len(initial)
+
+    def append(self, value: float) -> None:
+        if self._size == len(self._data):
+            bigger = np.empty(max(16, 2 * len(self._data)), dtype=self._data.dtype)
+            bigger[: self._size] = self._data[: self._size]
+            self._data = bigger
+        self._data[self._size] = value
+        self._size += 1
+
+    def view(self) -> npt.NDArray[Any]:
+        return self._data[: self._size]
+
+    def __len__(self) -> int:
+        return self._size
+
+
+class EpisodeIndex:
+    """BM25F postings of episodes, with their ids, times, sources and speakers."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.ordinal: dict[str, int] = {}
+        self._at = _Grow(np.int64)
+        self.sources: list[str | None] = []
+        self.speakers: list[str | None] = []
+        self._lengths = _Grow(np.float32)
+        self._length_total = 0.0
+        # saved part: term -> row; rows' postings in flat arrays
+        self._rows: dict[str, int] = {}
+        self._indptr: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
+        self._ords: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
+        self._tfs: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)  # 2 × weighted tf
+        self._saved = 0
+        # added part: flat (term code, ordinal, weighted tf) triples
+        self._vocab: dict[str, int] = {}
+        self._add_codes = _Grow(np.int32)
+        self._add_ords = _Grow(np.int32)
+        self._add_tfs = _Grow(np.float32)
+        # the last episode's own terms, conversation and time: the next one's context
+        # The last episode: the next one's context (its conversation, time, terms,
+        # speaker, text and the speaker before it).
+        self._last: _Turn | None = None
+        self._removed: set[int] = set()
+        self._loc = _Grow(np.int64)  # where the store keeps each episode; -1 while pending
+        # The facts each episode states, as id numbers (ids share one counter): saved
+        # part in CSR arrays, added part in a dict; episodes from before facts were
+        # recorded have none (-1 in the saved counts).
+        self._facts_indptr: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
+        self._facts_flat: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._facts_known = _Grow(np.bool_)
+        # bit 1: the text says when something happened; bit 2: it says something changed
+        self._flags = _Grow(np.uint8)
+        self._range: tuple[int, int, int] | None = None
+        self._facts_added: dict[int, tuple[int, ...]] = {}
+        self.mark = 0  # the store's episodes up to this mark are indexed
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, episode_id: object) -> bool:
+        return episode_id in self.ordinal
+
+    # ------------------------------------------------------------------ adding
+    def add(
+        self,
+        episode_id: str,
+        text: str,
+        *,
+        at_ms: int,
+        source: str | None = None,
+        speaker: str | None = None,
+        conversation: str = "",
+        terms: list[str] | None = None,
+        location: int = -1,
+        facts: Sequence[str] | None = None,
+    ) -> None:
+        """Index one episode; an id already indexed only gets its ``location``."""
+        if episode_id in self.ordinal:
+            if location >= 0:
+                self.locate(episode_id, location)
+            return
+        own = terms if terms is not None else episode_terms(f"{speaker or ''} {text}")
+        contexts: list[Sequence[str]] = []
+        last = self.previous(conversation, at_ms)
+        if last is not None:
+            contexts = [last.terms, last.before]
+        weights, length = _weighted_terms(own, contexts)
+        ordinal = len(self.ids)
+        self.ids.append(episode_id)
+        self.ordinal[episode_id] = ordinal
+        self._at.append(at_ms)
+        self._loc.append(location)
+        self._facts_known.append(facts is not None)
+        self._flags.append(TIMED * mentions_time(text) | UPDATE * mentions_update(text))
+        if facts:
+            self._facts_added[ordinal] = tuple(_number(f) for f in facts)
+        self.sources.append(source)
+        self.speakers.append(speaker)
+        self._lengths.append(length)
+        self._length_total += length
+        vocab = self._vocab
+        for term, weight in weights.items():
+            code = vocab.get(term)
+            if code is None:
+                code = vocab[term] = len(vocab)
+            self._add_codes.append(code)
+            self._add_ords.append(ordinal)
+            self._add_tfs.append(weight)
+        other = None
+        if last is not None:
+            other = last.speaker if last.speaker != speaker else last.other
+        before = last.terms if last is not None else ()
+        self._last = _Turn(
+            conversation, at_ms, tuple(own), speaker, text[:TURN_CHARS], other, before
+        )
+
+    def previous(self, conversation: str, at_ms: int) -> _Turn | None:
+        """The last indexed turn, when it belongs to ``conversation`` and is recent
+        enough before ``at_ms`` to be its context."""
+        last = self._last
+        if last is None or last.conversation != conversation:
+            return None
+        return last if 0 <= at_ms - last.at_ms <= CONTEXT_GAP_MS else None
+
+    @property
+    def added_postings(self) -> int:
+        """Postings added since the saved part (they are searched by scanning)."""
+        return len(self._add_codes)
+
+    def sealed(self) -> EpisodeIndex:
+        """The same index with everything in the flat saved form."""
+        return EpisodeIndex.decode(self.encode())
+
+    def locate(self, episode_id: str, location: int) -> None:
+        """Record where the store keeps an episode (once it is checkpointed)."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is not None:
+            self._loc.view()[ordinal] = location
+
+    def location(self, episode_id: str) -> int | None:
+        """Where the store keeps the episode (None: unknown id or not yet checkpointed)."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None:
+            return None
+        found = int(self._loc.view()[ordinal])
+        return found if found >= 0 else None
+
+    def at_of(self, episode_id: str) -> int | None:
+        """When the episode was said, in epoch milliseconds."""
+        ordinal = self.ordinal.get(episode_id)
+        return None if ordinal is None else int(self._at.view()[ordinal])
+
+    def set_facts(self, episode_id: str, facts: Sequence[str]) -> None:
+        """Record the facts an episode stated (extracted after it was stored)."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is not None:
+            self._facts_known.view()[ordinal] = True
+            self._facts_added[ordinal] = tuple(_number(f) for f in facts)
+
+    def facts_of(self, episode_id: str) -> tuple[int, ...] | None:
+        """Id numbers of the facts the episode stated (None: not recorded for it)."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None or not self._facts_known.view()[ordinal]:
+            return None
+        found = self._facts_added.get(ordinal)
+        if found is not None:
+            return found
+        if ordinal + 1 < len(self._facts_indptr):
+            start, stop = self._facts_indptr[ordinal], self._facts_indptr[ordinal + 1]
+            return tuple(int(n) for n in self._facts_flat[start:stop])
+        return ()
+
+    def timed(self, episode_id: str) -> bool:
+        """Whether the episode's text says when something happened."""
+        ordinal = self.ordinal.get(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & TIMED)
+
+    def updates(self, episode_id: str) -> bool:
+        """Whether the episode's text says that something changed."""
+        ordinal = self.ordinal.get(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
+
+    def recency(self, episode_id: str) -> float:
+        """Where the episode falls between the first (0) and the latest (1) said."""
+        ordinal = self.ordinal.get(episode_id)
+        times = self._at.view()
+        if ordinal is None or not len(times):
+            return 0.0
+        low, high = self._time_range()
+        return 1.0 if high <= low else float(times[ordinal] - low) / float(high - low)
+
+    def _time_range(self) -> tuple[int, int]:
+        cached = self._range
+        if cached is None or cached[2] != len(self.ids):
+            times = self._at.view()
+            cached = self._range = (int(times.min()), int(times.max()), len(self.ids))
+        return cached[0], cached[1]
+
+    def source_of(self, episode_id: str) -> str | None:
+        ordinal = self.ordinal.get(episode_id)
+        return None if ordinal is None else self.sources[ordinal]
+
+    def holds(self, episode_id: str, term: str) -> bool:
+        """Whether the episode's own words (or its context) hold ``term``."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None:
+            return False
+        row = self._rows.get(term)
+        if row is not None:
+            start, stop = int(self._indptr[row]), int(self._indptr[row + 1])
+            ords = self._ords[start:stop]
+            at = int(np.searchsorted(ords, ordinal))
+            if at < len(ords) and int(ords[at]) == ordinal:
+                return True
+        code = self._vocab.get(term)
+        if code is None:
+            return False
+        codes, ords_added = self._add_codes.view(), self._add_ords.view()
+        return bool(np.any((codes == code) & (ords_added == ordinal)))
+
+    def holding(self, groups: Iterable[Iterable[str]]) -> npt.NDArray[np.bool_]:
+        """Per episode, in index order: whether its words (or its context) hold every
+        term of one of ``groups``. One pass over each term's postings, however many
+        episodes are then asked about."""
+        count = len(self.ids)
+        found = np.zeros(count, dtype=bool)
+        for group in groups:
+            held: npt.NDArray[np.bool_] | None = None
+            for term in group:
+                posting = self._postings(term)
+                if posting is None:
+                    held = None
+                    break
+                mask = np.zeros(count, dtype=bool)
+                mask[posting[0]] = True
+                held = mask if held is None else held & mask
+            if held is not None:
+                found |= held
+        return found
+
+    def speaker_of(self, episode_id: str) -> str | None:
+        ordinal = self.ordinal.get(episode_id)
+        return None if ordinal is None else self.speakers[ordinal]
+
+    def remove(self, episode_ids: Iterable[str]) -> None:
+        """Hide episodes from search (a purge); :meth:`encode` drops them for good."""
+        for episode_id in episode_ids:
+            ordinal = self.ordinal.get(episode_id)
+            if ordinal is not None:
+                self._removed.add(ordinal)
+
+    # ------------------------------------------------------------------ search
+    def _postings(self, term: str) -> tuple[npt.NDArray[np.int32], Floats] | None:
+        row = self._rows.get(term)
+        code = self._vocab.get(term)
+        parts_o: list[npt.NDArray[np.int32]] = []
+        parts_w: list[Floats] = []
+        if row is not None:
+            start, stop = int(self._indptr[row]), int(self._indptr[row + 1])
+            parts_o.append(np.asarray(self._ords[start:stop], dtype=np.int32))
+            parts_w.append(np.asarray(self._tfs[start:stop], dtype=np.float32) * 0.5)
+        if code is not None:
+            where = np.flatnonzero(self._add_codes.view() == code)
+            parts_o.append(self._add_ords.view()[where])
+            parts_w.append(self._add_tfs.view()[where])
+        if not parts_o:
+            return None
+        if len(parts_o) == 1:
+            return parts_o[0], parts_w[0]
+        return np.concatenate(parts_o), np.concatenate(parts_w)
+
+    def search(
+        self,
+        query_terms: Sequence[str],
+        *,
+        k: int = 50,
+        floor: float = 0.0,
+        at_ms: int | None = None,
+        source: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best episodes for ``query_terms`` as ``(id, share)``, best first.
+
+        ``at_ms`` hides episodes said after that moment; ``source`` keeps only
+        one source's episodes.
+        """
+        count = len(self.ids)
+        unique = list(dict.fromkeys(query_terms))
+        if not count or not unique:
+            return []
+        postings = {t: self._postings(t) for t in unique}
+        known = [len(p[0]) for p in postings.values() if p is not None]
+        if not known:
+            return []
+        rarest = min(known)
+
+        def idf(df: int) -> float:
+            return math.log(1.0 + (count - df + 0.5) / (df + 0.5))
+
+        total_weight = sum(idf(len(p[0]) if p is not None else rarest) for p in postings.values())
+        if total_weight <= 0:
+            return []
+        lengths = self._lengths.view()
+        average = max(self._length_total / count, 1e-9)
+        scores = np.zeros(count, dtype=np.float32)
+        for posting in postings.values():
+            if posting is None:
+                continue
+            ords, tfs = posting
+            norm = K1 * (1.0 - B + B * lengths[ords] / average)
+            scores[ords] += idf(len(ords)) * tfs * (K1 + 1.0) / (tfs + norm)
+        scores /= total_weight
+        np.minimum(scores, 1.0, out=scores)
+        if self._removed:
+            scores[list(self._removed)] = 0.0
+        if at_ms is not None:
+            scores[self._at.view() > at_ms] = 0.0
+        if source is not None:
+            keep = np.fromiter((s == source for s in self.sources), bool, count)
+            scores[~keep] = 0.0
+        candidates = np.flatnonzero(scores > max(floor, 0.0))
+        if len(candidates) > k:
+            top = np.argpartition(-scores[candidates], k - 1)[:k]
+            candidates = candidates[top]
+        order = sorted(candidates.tolist(), key=lambda o: (-float(scores[o]), -o))
+        return [(self.ids[o], float(scores[o])) for o in order]
+
+    def _fact_list(self, ordinal: int) -> tuple[int, ...]:
+        found = self._facts_added.get(ordinal)
+        if found is not None:
+            return found
+        if ordinal + 1 < len(self._facts_indptr):
+            start, stop = self._facts_indptr[ordinal], self._facts_indptr[ordinal + 1]
+            return tuple(int(n) for n in self._facts_flat[start:stop])
+        return ()
+
+    # ------------------------------------------------------------------ saved form
+    def encode(self) -> bytes:
+        """Everything indexed, as one saved part (removed episodes dropped)."""
+        count = len(self.ids)
+        keep = np.ones(count, dtype=bool)
+        if self._removed:
+            keep[list(self._removed)] = False
+        renumber = np.cumsum(keep, dtype=np.int64) - 1
+        terms = sorted(set(self._rows) | set(self._vocab))
+        row_of = {term: row for row, term in enumerate(terms)}
+        # saved postings, re-labelled with their rows in the new term order
+        saved_terms = sorted(self._rows, key=self._rows.__getitem__)
+        relabel = np.fromiter((row_of[t] for t in saved_terms), np.int64, len(saved_terms))
+        counts = np.diff(self._indptr)
+        parts_rows = [np.repeat(relabel, counts)]
+        parts_ords = [self._ords.astype(np.int64)]
+        parts_tfs = [self._tfs.astype(np.uint8)]
+        if len(self._add_codes):
+            vocab_terms = sorted(self._vocab, key=self._vocab.__getitem__)
+            code_rows = np.fromiter((row_of[t] for t in vocab_terms), np.int64, len(vocab_terms))
+            parts_rows.append(code_rows[self._add_codes.view()])
+            parts_ords.append(self._add_ords.view().astype(np.int64))
+            weights = np.rint(self._add_tfs.view() * 2.0)
+            parts_tfs.append(np.minimum(weights, 255).astype(np.uint8))
+        rows = np.concatenate(parts_rows)
+        ords = np.concatenate(parts_ords)
+        tfs = np.concatenate(parts_tfs)
+        alive = keep[ords]
+        rows, ords, tfs = rows[alive], renumber[ords[alive]], tfs[alive]
+        order = np.lexsort((ords, rows))
+        rows, ords, tfs = rows[order], ords[order], tfs[order]
+        indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
+        kept = np.flatnonzero(keep)
+        fact_lists = [self._fact_list(int(o)) for o in kept]
+        facts_indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+        np.cumsum([len(f) for f in fact_lists], out=facts_indptr[1:])
+        facts_flat = np.fromiter(
+            (n for f in fact_lists for n in f), np.int64, int(facts_indptr[-1])
+        )
+        header = {
+            "count": len(kept),
+            "terms": len(terms),
+            "postings": len(ords),
+            "last": list(self._last) if self._last is not None else None,
+            "mark": self.mark,
+        }
+        meta = {
+            "ids": [self.ids[o] for o in kept],
+            "sources": [self.sources[o] for o in kept],
+            "speakers": [self.speakers[o] for o in kept],
+        }
+        blobs = [
+            orjson.dumps(header),
+            zlib.compress(orjson.dumps(meta), 1),
+            zlib.compress("\n".join(terms).encode("utf-8"), 1),
+            indptr.astype("<i8").tobytes(),
+            ords.astype("<i4").tobytes(),
+            tfs.tobytes(),
+            self._lengths.view()[kept].astype("<f4").tobytes(),
+            self._at.view()[kept].astype("<i8").tobytes(),
+            self._loc.view()[kept].astype("<i8").tobytes(),
+            np.asarray(self._facts_known.view()[kept], dtype=np.uint8).tobytes(),
+            np.asarray(self._flags.view()[kept], dtype=np.uint8).tobytes(),
+            facts_indptr.astype("<i8").tobytes(),
+            facts_flat.astype("<i8").tobytes(),
+        ]
+        body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
+        return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+
+    @classmethod
+    def decode(cls, data: bytes | memoryview) -> EpisodeIndex:
+        """The index saved by :meth:`encode`.
+
+        Raises:
+            ValueError: ``data`` is not a saved episode index or fails its checksum.
+        """
+        view = memoryview(data)
+        if bytes(view[:8]) != MAGIC:
+            raise ValueError("not an episode index")
+        (crc,) = struct.unpack("<I", view[8:12])
+        body = view[12:]
+        if zlib.crc32(body) != crc:
+            raise ValueError("episode index checksum mismatch")
+        blobs: list[memoryview] = []
+        offset = 0
+        while offset < len(body):
+            (size,) = struct.unpack("<Q", body[offset : offset + 8])
+            blobs.append(body[offset + 8 : offset + 8 + size])
+            offset += 8 + size
+        if len(blobs) != 13:
+            raise ValueError("episode index is incomplete")
+        header = orjson.loads(bytes(blobs[0]))
+        meta = orjson.loads(zlib.decompress(blobs[1]))
+        terms = zlib.decompress(blobs[2]).decode("utf-8").split("\n") if header["terms"] else []
+        index = cls()
+        index.ids = list(meta["ids"])
+        index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
+        index.sources = list(meta["sources"])
+        index.speakers = list(meta["speakers"])
+        index._rows = {term: row for row, term in enumerate(terms)}
+        index._indptr = np.frombuffer(blobs[3], dtype="<i8")
+        index._ords = np.frombuffer(blobs[4], dtype="<i4")
+        index._tfs = np.frombuffer(blobs[5], dtype=np.uint8)
+        lengths = np.frombuffer(blobs[6], dtype="<f4")
+        index._lengths = _Grow(np.float32, lengths)
+        index._at = _Grow(np.int64, np.frombuffer(blobs[7], dtype="<i8"))
+        index._loc = _Grow(np.int64, np.frombuffer(blobs[8], dtype="<i8"))
+        index.mark = int(header.get("mark") or 0)
+        index._facts_known = _Grow(np.bool_, np.frombuffer(blobs[9], dtype=np.uint8).astype(bool))
+        index._flags = _Grow(np.uint8, np.frombuffer(blobs[10], dtype=np.uint8))
+        index._facts_indptr = np.frombuffer(blobs[11], dtype="<i8")
+        index._facts_flat = np.frombuffer(blobs[12], dtype="<i8")
+        index._length_total = float(lengths.sum())
+        index._saved = len(index.ids)
+        last = header.get("last")
+        if last:
+            conversation, at_ms, terms, speaker, text, other, *rest = last
+            before = tuple(rest[0]) if rest else ()
+            index._last = _Turn(
+                conversation, int(at_ms), tuple(terms), speaker, text, other, before
+            )
+        if (
+            len(index.ids) != header["count"]
+            or len(index._indptr) != header["terms"] + 1
+            or len(index._ords) != header["postings"]
+            or len(lengths) != header["count"]
+        ):
+            raise ValueError("episode index sizes disagree")
+        return index

@@ -1,0 +1,233 @@
+"""The text ``recall`` returns: the ranked facts grouped by entity, then the remembered
+messages that no shown fact covers, each line dated.
+
+```
+Caroline (person):
+  - [8 May 2023] went to an LGBTQ support group yesterday (7 May 2023)
+Related messages:
+  - [25 May 2023] Caroline: I'm researching adoption agencies, it's been a dream to have a family.
+```
+
+A fact line starts with the date it was said (its ``validFrom``); relative
+dates inside messages are resolved against when they were said
+(:mod:`memgraph.dates`). An entity shows only the facts that matched, and the
+relations whose words the query asks about (all of them, up to a few, for an
+identity query). A message is left out when a shown fact came from it and
+matched at least as well. Blocks come in the order of their best candidate,
+and the text stops at the token budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from memgraph.clock import parse_iso
+from memgraph.dates import format_day, resolve_relative_dates
+from memgraph.graph.graph import Doc, Graph
+from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query
+from memgraph.text import content_key, index_terms, words
+
+__all__ = ["MESSAGES_HEADER", "format_recall", "said_on", "snippet"]
+
+MESSAGES_HEADER = "Related messages:"
+MAX_MESSAGES = 10
+RELATIONS_SHOWN = 3
+SNIPPET_WORDS = 60
+COVER_MARGIN = 0.2
+
+
+def said_on(timestamp: str | None) -> str:
+    """``7 May 2023`` for an ISO timestamp ("" when missing or unreadable)."""
+    if not timestamp:
+        return ""
+    try:
+        return format_day(parse_iso(timestamp).date())
+    except ValueError:
+        return ""
+
+
+def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> str:
+    """``text`` cut to about ``limit`` words around where the ``terms`` cluster."""
+    tokens = text.split()
+    if len(tokens) <= limit:
+        return text
+    wanted = set(terms)
+    hits = [i for i, token in enumerate(tokens) if wanted & set(index_terms(token))]
+    if not hits:
+        return " ".join(tokens[:limit]) + " …"
+    best_start, best_count = 0, -1
+    for start in range(0, len(tokens) - limit + 1, max(1, limit // 6)):
+        count = sum(1 for i in hits if start <= i < start + limit)
+        if count > best_count:
+            best_start, best_count = start, count
+    head = "… " if best_start else ""
+    tail = " …" if best_start + limit < len(tokens) else ""
+    return head + " ".join(tokens[best_start : best_start + limit]) + tail
+
+
+@dataclass
+class _Block:
+    entity: Doc
+    score: float
+    facts: list[Candidate] = field(default_factory=list)
+
+
+def format_recall(
+    graph: Graph,
+    ranked: Sequence[Candidate],
+    *,
+    query: Query,
+    episode_docs: Mapping[str, Doc],
+    count_tokens: Callable[[str], int],
+    budget: int = 2000,
+    max_entities: int = 10,
+    max_messages: int = MAX_MESSAGES,
+    lens: Lens = CURRENT,
+) -> str:
+    """The recall text for ``ranked`` candidates (best first); "" when none shows."""
+    blocks: dict[str, _Block] = {}
+    shown_facts: dict[str, float] = {}  # episode id -> best score of a shown fact from it
+    seen_content: set[tuple[str, str]] = set()
+    for item in ranked:
+        if item.episode is not None or item.entity is None:
+            continue
+        entity_id = str(item.entity["id"])
+        block = blocks.get(entity_id)
+        if block is None:
+            if len(blocks) >= max_entities:
+                continue
+            block = blocks[entity_id] = _Block(item.entity, item.score)
+        if item.obs is None:
+            continue
+        key = (entity_id, content_key(item.obs["content"]))
+        if key in seen_content:
+            continue
+        seen_content.add(key)
+        block.facts.append(item)
+        source = item.obs.get("episode")
+        if source:
+            shown_facts[source] = max(shown_facts.get(source, 0.0), item.score)
+    messages: list[Candidate] = []
+    for item in ranked:
+        if item.episode is None or len(messages) >= max_messages:
+            continue
+        if item.episode not in episode_docs:
+            continue
+        if shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN:
+            continue  # a shown fact says what this message says, at least as relevantly
+        messages.append(item)
+    if any(block.facts for block in blocks.values()):
+        # A named entity with nothing to show of its own ("Who is Bob?" answered by
+        # Alice's "mentors Bob") shows only relations no shown fact states.
+        blocks = {
+            key: block
+            for key, block in blocks.items()
+            if block.facts or _has_relation_lines(graph, block, query, lens)
+        }
+    sections: list[tuple[float, Iterator[str]]] = [
+        (block.score, _entity_lines(graph, block, query, lens)) for block in blocks.values()
+    ]
+    if messages:
+        sections.append((messages[0].score, _message_lines(messages, episode_docs, query)))
+    sections.sort(key=lambda pair: -pair[0])
+    out: list[str] = []
+    used = 0
+    for _score, lines in sections:
+        for index, line in enumerate(lines):
+            cost = count_tokens(line) + 1
+            if used + cost > budget:
+                if index > 1:  # keep what fitted of this block
+                    break
+                return "\n".join(out)
+            out.append(line)
+            used += cost
+        if used >= budget:
+            break
+    return "\n".join(out)
+
+
+def _fact_line(obs: Doc) -> str:
+    day = said_on(obs.get("validFrom"))
+    return f"  - [{day}] {obs['content']}" if day else f"  - {obs['content']}"
+
+
+def _entity_lines(graph: Graph, block: _Block, query: Query, lens: Lens) -> Iterator[str]:
+    entity = block.entity
+    yield f"{entity['name']} ({entity.get('type') or 'thing'}):"
+    for item in block.facts:
+        assert item.obs is not None
+        yield _fact_line(item.obs)
+    yield from itertools.islice(_relations_for(graph, block, query, lens), RELATIONS_SHOWN)
+
+
+def _has_relation_lines(graph: Graph, block: _Block, query: Query, lens: Lens) -> bool:
+    return next(_relations_for(graph, block, query, lens), None) is not None
+
+
+def _relations_for(graph: Graph, block: _Block, query: Query, lens: Lens) -> Iterator[str]:
+    # Relations stated with a fact print as that fact; the others are who an entity
+    # is linked to, which an identity query ("Who is Bob?") asks for.
+    entity = block.entity
+    wanted = set(query.content_terms)
+    identity = query.identity and entity["id"] in query.named
+    if not identity:
+        return iter(())
+    shown_text = " ".join(item.obs["content"] for item in block.facts if item.obs is not None)
+    shown_words = set(words(shown_text))
+    return _matching_relations(graph, entity, lens, wanted, identity, shown_words)
+
+
+def _matching_relations(
+    graph: Graph,
+    entity: Doc,
+    lens: Lens,
+    wanted: set[str],
+    identity: bool,
+    shown_words: set[str],
+) -> Iterator[str]:
+    """Relation lines of ``entity`` that the query asks about and no shown fact states."""
+    for rel in graph.relations_of(entity["id"]):
+        if not lens.visible(rel):
+            continue
+        linked = graph.observation(rel["obs"]) if rel.get("obs") else None
+        if linked is not None and lens.visible(linked[1]):
+            continue  # the observation it was stated with says it
+        outgoing = rel["from"] == entity["id"]
+        other = graph.entity_name(rel["to"] if outgoing else rel["from"])
+        if other is None:
+            continue
+        kind = rel["type"].replace("_", " ")
+        phrase = f"{kind} {other}"
+        if not identity and not wanted & set(index_terms(phrase)):
+            continue
+        if set(words(other)) <= shown_words and set(words(kind)) & shown_words:
+            continue  # a shown fact already says it ("works at Acme" / works_at → Acme)
+        line = (
+            f"  - {rel['type']} → {other}"
+            if outgoing
+            else f"  - {other} {rel['type']} → {entity['name']}"
+        )
+        yield line
+
+
+def _message_lines(
+    messages: Sequence[Candidate],
+    episode_docs: Mapping[str, Doc],
+    query: Query,
+) -> Iterator[str]:
+    yield MESSAGES_HEADER
+    for item in messages:
+        doc = episode_docs[str(item.episode)]
+        text = " ".join(str(doc.get("text") or "").split())
+        at = doc.get("at")
+        if at:
+            with contextlib.suppress(ValueError):
+                text = resolve_relative_dates(text, parse_iso(at))
+        text = snippet(text, query.terms)
+        speaker = doc.get("speaker")
+        day = said_on(at)
+        prefix = f"[{day}] " if day else ""
+        yield f"  - {prefix}{speaker}: {text}" if speaker else f"  - {prefix}{text}"

@@ -1,0 +1,134 @@
+"""Who said a text: the ``Name: words`` label of a transcript line.
+
+``remember("Maria: I joined a gym!")`` is Maria speaking when no ``speaker``
+is given. A label is one to three capitalised words (or ``user`` /
+``assistant``) before a colon at the start of a single-line text; labels that
+are ordinary words at the head of a note ("Correction:", "Note:", "Update:")
+are not speakers.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["NOT_SPEAKERS", "split_speaker"]
+
+_LABEL = re.compile(
+    r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}|user|assistant)\s*:\s+(\S.*)$", re.S
+)
+
+NOT_SPEAKERS = frozenset(
+    [
+        "note",
+        "notes",
+        "update",
+        "updates",
+        "correction",
+        "corrections",
+        "reminder",
+        "reminders",
+        "summary",
+        "todo",
+        "to-do",
+        "re",
+        "subject",
+        "question",
+        "answer",
+        "q",
+        "a",
+        "tip",
+        "tips",
+        "warning",
+        "error",
+        "errors",
+        "ps",
+        "p.s",
+        "fyi",
+        "important",
+        "edit",
+        "edited",
+        "result",
+        "results",
+        "step",
+        "steps",
+        "example",
+        "examples",
+        "source",
+        "sources",
+        "quote",
+        "title",
+        "date",
+        "time",
+        "location",
+        "address",
+        "status",
+        "priority",
+        "agenda",
+        "action",
+        "actions",
+        "decision",
+        "decisions",
+        "remember",
+        "recap",
+        "context",
+        "background",
+        "goal",
+        "goals",
+        "task",
+        "tasks",
+        "issue",
+        "issues",
+        "problem",
+        "problems",
+        "fix",
+        "solution",
+        "idea",
+        "ideas",
+        "news",
+        "headline",
+        "caption",
+        "image",
+        "photo",
+        "link",
+        "http",
+        "https",
+        "www",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "today",
+        "yesterday",
+        "tomorrow",
+        "breakfast",
+        "lunch",
+        "dinner",
+        "morning",
+        "evening",
+        "afternoon",
+        "night",
+        "chapter",
+        "part",
+        "section",
+    ]
+)
+
+
+def split_speaker(text: str) -> tuple[str | None, str]:
+    """``(speaker, words)`` of a labelled single-line text, else ``(None, text)``."""
+    if "\n" in text.strip():
+        return None, text
+    match = _LABEL.match(text)
+    if match is None:
+        return None, text
+    label = match.group(1).strip()
+    if label.lower().rstrip(".") in NOT_SPEAKERS or any(ch.isdigit() for ch in label):
+        return None, text
+    if label.lower() == "user":
+        label = "User"
+    elif label.lower() == "assistant":
+        label = "assistant"
+    return label, match.group(2).strip()

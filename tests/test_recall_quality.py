@@ -1,0 +1,142 @@
+"""Recall hands back the right fact first, for the right person, once, with its date.
+
+Behaviour tests of the issues a new user met on realistic chats (the offline mock
+provider): the quality benchmark (``python -m bench.quality``) measures the same on
+long conversations.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memgraph import Memory
+from memgraph.cli import cli
+from tests.conftest import load_fixture
+
+CHAT = load_fixture("conversations/priya.json")
+DATED = re.compile(r"^  - \[\d{1,2} [A-Z][a-z]+ \d{4}\] ")
+
+
+def facts(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("  - ")]
+
+
+@pytest.fixture
+def priya(tmp_path: Path) -> Memory:
+    memory = Memory(tmp_path / "mem", "priya", provider="mock")
+    for turn in CHAT["turns"]:
+        memory.remember(turn["text"], at=turn["at"])
+    return memory
+
+
+def test_a_month_of_chat_answers_nine_of_ten_questions_in_the_first_three_lines(
+    priya: Memory,
+) -> None:
+    answered = []
+    for item in CHAT["questions"]:
+        text = priya.recall(item["question"])
+        first = " ".join(facts(text)[:3]).lower()
+        stale = [
+            old for cue, old in CHAT["stale"].items() if cue.lower() in item["question"].lower()
+        ]
+        if item["answer"].lower() in first and not any(
+            old.lower() in text.lower() for old in stale
+        ):
+            answered.append(item["question"])
+    assert len(answered) >= 9, answered
+    priya.close()
+
+
+def test_each_fact_prints_once_with_the_day_it_was_said(priya: Memory) -> None:
+    text = priya.recall("Where do I work?")
+    lines = facts(text)
+    assert lines and all(DATED.match(line) for line in lines if "→" not in line)
+    assert "works at Zalando" in lines[0] or "works at Zalando" in lines[1]
+    assert "→" not in text  # the relation works_at → Zalando is the same statement
+    assert len(lines) == len(set(lines))
+    priya.close()
+
+
+def test_a_move_and_a_correction_leave_no_old_value_behind(priya: Memory) -> None:
+    assert "Berlin" in priya.recall("Where do I live now?")
+    assert "Toronto" not in priya.recall("Where do I live now?")
+    lisbon = priya.recall("When is my trip to Lisbon?")
+    assert "November 21" in lisbon and "November 14" not in lisbon
+    history = [o.content for o in priya.history("User").observations if not o.current]
+    assert "lives in Toronto" in history  # superseded, kept in history
+    priya.close()
+
+
+def test_small_talk_and_sentence_openers_make_no_entities(priya: Memory) -> None:
+    names = {e.name for e in priya.entities()}
+    assert not names & {"Honestly", "Quick", "Haha", "Big", "Cool", "Thanks", "Hi"}
+    assert {"Kavya", "Elena", "Biscuit", "Zalando", "Berlin"} <= names
+    priya.close()
+
+
+def test_forgetting_a_preference_removes_it_and_its_relation_from_recall(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "mem", "alice", provider="mock") as memory:
+        memory.remember("Alice is a senior engineer. She prefers TypeScript and mentors Bob.")
+        assert "TypeScript" in memory.recall("alice typescript")
+        changes = memory.forget("alice's preference for typescript")
+        assert [r.type for r in changes.expired_relations] == ["prefers"]
+        assert "TypeScript" not in memory.recall("alice typescript")
+        assert "TypeScript" not in memory.recall("What does Alice prefer?")
+
+
+def test_forgetting_a_job_from_the_command_line_leaves_no_works_at_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    base = ["--dir", str(tmp_path / "mem"), "--scope", "alice", "--provider", "mock"]
+    assert runner.invoke(cli, [*base, "remember", "Alice works at Acme."]).exit_code == 0
+    assert runner.invoke(cli, [*base, "forget", "alice's job at acme"]).exit_code == 0
+    recalled = runner.invoke(cli, [*base, "recall", "where does alice work"])
+    assert "Acme" not in recalled.stdout
+
+
+def test_two_named_speakers_keep_their_own_facts(tmp_path: Path) -> None:
+    said = [
+        ("Maria", "I joined a gym last week, finally!"),
+        ("John", "For sure. I'm training for a marathon in October."),
+        ("Maria", "Cool"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        for index, (speaker, text) in enumerate(said):
+            memory.remember(text, speaker=speaker, at=f"2023-05-{index + 8:02d}T10:00:00Z")
+        gym = memory.recall("When did Maria join a gym?")
+        assert gym.startswith("Maria (person):")
+        assert "the week before 8 May 2023" in facts(gym)[0]
+        assert "marathon" not in gym and "Cool" not in gym
+        john = {o.content for o in memory.entity("John").observations}
+        assert any("marathon" in fact for fact in john)
+        assert "User" not in {e.name for e in memory.entities()}
+
+
+def test_an_abstention_question_gets_no_neighbours_facts(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember("My cat Miso hid in the closet all day.", speaker="Dana")
+        memory.remember("Ha, classic. How was the interview?", speaker="Marcus")
+        memory.remember("Chidi got the job at the architecture firm!", speaker="Dana")
+        assert memory.recall("What is the name of Chidi's cat?") == ""
+
+
+def test_context_injection_finds_what_recall_finds(tmp_path: Path) -> None:
+    from memgraph import llm, memory, set_memory_id
+
+    with Memory(tmp_path / "mem", "u", provider="mock") as direct:
+        direct.remember("I'm allergic to peanuts.")
+        direct.remember("I live in Lisbon and work at Acme.")
+    set_memory_id("u")
+    questions = ["What do you know about me?", "Do I have any allergies?", "Where do I live?"]
+    with memory(dir=tmp_path / "mem", provider="mock", approve=True):
+        injected = {q: llm(q, memory=True).context for q in questions}
+    with Memory(tmp_path / "mem", "u", provider="mock") as direct:
+        for question in questions:
+            recalled = facts(direct.recall(question))
+            assert recalled, question
+            assert set(recalled) <= set(facts(injected[question])), question
