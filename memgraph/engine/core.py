@@ -615,17 +615,19 @@ class MemoryCore:
                 tail, end = self.store.episodes_after(index.mark)
             except ValueError:  # the episodes were rewritten since: the index is stale
                 index = None
+        saved = index is not None
         if index is None:
             index = EpisodeIndex()
             tail, end = self.store.episodes_after(0)
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        if index.added_postings <= SEAL_POSTINGS:
+        if (saved or not tail) and index.added_postings <= SEAL_POSTINGS:
             return index
-        # A rebuilt or far-behind index: compact it, and save it so the next opener
-        # does not rebuild it too (derived data: any process may write it, and a copy
-        # older than the store is caught up from its mark).
+        # A rebuilt (none saved, e.g. a scope copied between stores) or far-behind
+        # index: compact it, and save it so the next opener does not rebuild it too
+        # (derived data: any process may write it, and a copy older than the store is
+        # caught up from its mark).
         data = index.encode()
         try:
             self.store.write_derived(EPISODE_INDEX, data)
