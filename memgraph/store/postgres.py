@@ -448,7 +448,7 @@ class PostgresStore:
     ) -> Callable[[npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Matrix]]:
         query = (
             f"COPY (SELECT v.row_index, v.data FROM {self._s}.vectors v WHERE v.scope = %s "
-            "AND v.row_index = ANY(%s) AND EXISTS (SELECT 1 FROM "
+            "AND v.row_index = ANY(%s::int4[]) AND EXISTS (SELECT 1 FROM "
             f"{self._s}.scopes s WHERE s.scope = %s AND s.vector_generation = %s)) "
             "TO STDOUT (FORMAT BINARY)"
         )
@@ -654,7 +654,7 @@ class PostgresStore:
         def work(conn: Connection[tuple[Any, ...]]) -> dict[int, Doc]:
             rows = conn.execute(
                 f"SELECT ordinal, id, record::text FROM {self._s}.episodes "
-                "WHERE scope = %s AND ordinal = ANY(%s)",
+                "WHERE scope = %s AND ordinal = ANY(%s::int8[])",
                 [self.scope, list(locations)],
             ).fetchall()
             return {
