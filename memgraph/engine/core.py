@@ -615,7 +615,7 @@ class MemoryCore:
                 tail, end = self.store.episodes_after(index.mark)
             except ValueError:  # the episodes were rewritten since: the index is stale
                 index = None
-        saved = index is not None
+        saved = data is not None  # a small rebuild over a stale copy is not saved
         if index is None:
             index = EpisodeIndex()
             tail, end = self.store.episodes_after(0)
