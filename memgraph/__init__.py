@@ -17,7 +17,7 @@ from memgraph.conversation.approval import (
     preapprove,
     set_approval_handler,
 )
-from memgraph.conversation.cache import close_all
+from memgraph.conversation.cache import MemoryCache, close_all
 from memgraph.conversation.compaction import Compaction
 from memgraph.conversation.concurrency import ContextThreadPoolExecutor, spawn
 from memgraph.conversation.context import (
@@ -116,6 +116,7 @@ __all__ = [
     "MemgraphError",
     "Memory",
     "MemoryBlock",
+    "MemoryCache",
     "MemoryConfig",
     "MemorySummary",
     "MemoryView",

@@ -210,6 +210,15 @@ class MemoryCore:
             self.store.close()
             self._closed = True
 
+    def resident_bytes(self) -> int:
+        """A rough estimate of the memory this object holds for its scope (what a
+        :class:`~memgraph.conversation.cache.MemoryCache` budgets): the graph and
+        vectors loaded so far. Zero before the first call loads the scope."""
+        graph, vectors = self._graph, self._vectors
+        if graph is None:
+            return 0
+        return graph.resident_bytes() + (vectors.resident_bytes() if vectors is not None else 0)
+
     def __repr__(self) -> str:
         where = str(self.dir) if self.dir is not None else type(self.store).__name__
         return f"Memory({where!r}, scope={self.scope!r}, provider={self.provider.name!r})"
@@ -347,7 +356,7 @@ class MemoryCore:
         model = self.embedder_model
         vectors = snapshot.vectors
         if vectors is not None and model is not None and vectors.model == model:
-            index = VectorIndex(model, None, vectors.matrix, vectors.ids)
+            index = VectorIndex(model, None, vectors.matrix, vectors.ids, source=vectors.source)
             if vectors.coarse is not None and vectors.coarse.centroids.shape[1:] == (
                 index.dimension,
             ):
@@ -623,17 +632,19 @@ class MemoryCore:
                 tail, end = self.store.episodes_after(index.mark)
             except ValueError:  # the episodes were rewritten since: the index is stale
                 index = None
+        saved = data is not None  # a small rebuild over a stale copy is not saved
         if index is None:
             index = EpisodeIndex()
             tail, end = self.store.episodes_after(0)
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        if index.added_postings <= SEAL_POSTINGS:
+        if (saved or not tail) and index.added_postings <= SEAL_POSTINGS:
             return index
-        # A rebuilt or far-behind index: compact it, and save it so the next opener
-        # does not rebuild it too (derived data: any process may write it, and a copy
-        # older than the store is caught up from its mark).
+        # A rebuilt (none saved, e.g. a scope copied between stores) or far-behind
+        # index: compact it, and save it so the next opener does not rebuild it too
+        # (derived data: any process may write it, and a copy older than the store is
+        # caught up from its mark).
         data = index.encode()
         try:
             self.store.write_derived(EPISODE_INDEX, data)

@@ -460,6 +460,7 @@ def fuse(
             )
     if len(found) > READ_FACTS:
         found = dict(heapq.nlargest(READ_FACTS, found.items(), key=_first_look(graph, named)))
+    graph.parse_many(observation_ids=found, entity_ids=named)
     for obs_id, signals in found.items():
         pair = graph.observation(obs_id)
         if pair is None or not is_current(pair[1]):
@@ -707,6 +708,7 @@ def format_entities(
             break
     out: list[str] = []
     used = 0
+    graph.parse_relations_of(order)
     for entity_id, facts in order.items():
         entity = graph.entities[entity_id]
         shown = {o["id"] for o in facts}
