@@ -324,7 +324,7 @@ def test_the_watch_sees_a_blocking_remember_on_the_loop(tmp_path: Path) -> None:
 
 
 ASYNC_ONLY = {"open", "wrap"}  # opening in a worker thread; sharing an open Memory
-NOT_AWAITED = {"named", "as_of", "kv"}  # no I/O until a read: as on Memory
+NOT_AWAITED = {"named", "as_of", "kv", "resident_bytes"}  # no I/O until a read: as on Memory
 
 
 def public(cls: type) -> set[str]:
@@ -475,3 +475,16 @@ def test_wrap_shares_an_open_memory(tmp_path: Path) -> None:
             return await wrapped.recall("where does alice work", rerank=False)
 
         assert "Acme" in asyncio.run(main())
+
+
+def test_async_memory_reports_the_memory_its_open_scope_holds(tmp_path: Path) -> None:
+    async def main() -> tuple[int, int]:
+        memory = AsyncMemory(tmp_path / "mem", "u", provider="mock")
+        before = memory.resident_bytes()
+        await memory.remember("Alice works at Acme.")
+        after = memory.resident_bytes()
+        await memory.close()
+        return before, after
+
+    before, after = asyncio.run(main())
+    assert before == 0 and after > 0

@@ -366,6 +366,11 @@ class AsyncMemory:
         an embedder."""
         return (await self.open()).embedder_model
 
+    def resident_bytes(self) -> int:
+        """:meth:`Memory.resident_bytes <memgraph.Memory.resident_bytes>` (no I/O, so not
+        awaited): 0 until the scope is open."""
+        return self._memory.resident_bytes() if self._memory is not None else 0
+
     async def wait_for_index(self, timeout: float | None = None) -> bool:
         """Async :meth:`Memory.wait_for_index <memgraph.Memory.wait_for_index>`."""
         return await self._run(Memory.wait_for_index, timeout)
