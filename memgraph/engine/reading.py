@@ -28,6 +28,9 @@ log = logging.getLogger("memgraph")
 
 FACT_MARGIN = 0.15
 """A fact stands in for the text it came from when it scores at most this much lower."""
+CONTEXT_CANDIDATES = 20
+"""Of the best texts, how many recall reads the turns around (a reply's question, a
+question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
 
@@ -74,9 +77,9 @@ class ReadMixin(MemoryCore):
                 speaker = doc.get("speaker") or "Someone"
                 text = " ".join(str(doc.get("text") or "").split())[:400]
                 label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
-                before = contexts.get(str(item.episode))
-                if before is not None:
-                    label += f" ({reply_context(before, [], limit=CONTEXT_WORDS)})"
+                chain = contexts.get(str(item.episode))
+                if chain:
+                    label += f" ({reply_context(chain, [], limit=CONTEXT_WORDS)})"
                 item.label = label
 
     def _stated_words(self, graph: Graph, episode_id: str) -> set[str]:
@@ -94,30 +97,55 @@ class ReadMixin(MemoryCore):
                     found.update(index_terms(old["content"]))
         return found
 
+    def _answers(
+        self, graph: Graph, docs: Mapping[str, Doc], episode_ids: Sequence[str]
+    ) -> dict[str, Doc]:
+        """For each of these episodes that asks something ("which one?"): the turn
+        another speaker said right after it, its answer."""
+        index = self._episodes_indexed()
+        after = {
+            e: index.reply_to(e)
+            for e in episode_ids
+            if e in docs and "?" in str(docs[e].get("text") or "")
+        }
+        found = self._episode_docs(graph, sorted({a for a in after.values() if a}))
+        return {
+            e: found[a]
+            for e, a in after.items()
+            if a in found and _other_speaker(found[a], docs[e])
+        }
+
     def _reply_contexts(
         self, graph: Graph, docs: Mapping[str, Doc], terms: Sequence[str]
-    ) -> dict[str, Doc]:
+    ) -> dict[str, list[Doc]]:
         """For each episode whose own words hold none of ``terms`` (an answer such as
-        "Stripe. He got an offer"): the turn another speaker said just before it."""
+        "Stripe. He got an offer"): the turn another speaker said just before it and,
+        when that one holds none of them either ("which one?"), the turn before that."""
         index = self._episodes_indexed()
         wanted = set(terms)
-        before: dict[str, str] = {}
-        for episode_id, doc in docs.items():
+
+        def silent(doc: Doc) -> bool:
             own = f"{doc.get('speaker') or ''} {doc.get('text') or ''}"
-            if wanted & set(index_terms(own)):
-                continue
-            previous = index.context_of(episode_id)
-            if previous is not None:
-                before[episode_id] = previous
-        if not before:
-            return {}
-        found = self._episode_docs(graph, sorted(set(before.values())))
-        # Only a reply quotes the turn before it: another speaker's words, in a dialogue.
-        return {
-            e: found[p]
-            for e, p in before.items()
-            if p in found and _other_speaker(docs[e], found[p])
+            return not wanted & set(index_terms(own))
+
+        chains: dict[str, list[Doc]] = {}
+        step = {e: index.context_of(e) for e, doc in docs.items() if silent(doc)}
+        found = self._episode_docs(graph, sorted({p for p in step.values() if p is not None}))
+        for episode_id, previous in step.items():
+            before = found.get(previous or "")
+            # Only a reply quotes the turn before it: another speaker's words, in a dialogue.
+            if before is not None and _other_speaker(docs[episode_id], before):
+                chains[episode_id] = [before]
+        further = {
+            e: index.context_of(str(chain[0]["id"]))
+            for e, chain in chains.items()
+            if silent(chain[0])
         }
+        earlier = self._episode_docs(graph, sorted({p for p in further.values() if p}))
+        for episode_id, previous in further.items():
+            if previous in earlier:
+                chains[episode_id].append(earlier[previous])
+        return chains
 
     def recall(self, query: str, *, rerank: bool = True, from_: str | None = None) -> str:
         """The facts relevant to ``query``, grouped by entity, as text ("" when none).
@@ -148,12 +176,14 @@ class ReadMixin(MemoryCore):
                 return ""
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             docs = self._episode_docs(graph, wanted)
+            best = {e: docs[e] for e in wanted[:CONTEXT_CANDIDATES] if e in docs}
             return format_recall(
                 graph,
                 ranked,
                 query=analyzed,
                 episode_docs=docs,
-                reply_contexts=self._reply_contexts(graph, docs, analyzed.terms),
+                reply_contexts=self._reply_contexts(graph, best, analyzed.terms),
+                answers=self._answers(graph, best, list(best)),
                 stated_words=lambda episode_id: self._stated_words(graph, episode_id),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,

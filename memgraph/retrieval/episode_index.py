@@ -310,6 +310,16 @@ class EpisodeIndex:
             return None
         return self.ids[ordinal - 1]
 
+    def reply_to(self, episode_id: str) -> str | None:
+        """The episode said just after this one in its conversation (the turn that
+        answers it), when there is one and it is still kept."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None or ordinal + 1 >= len(self.ids) or ordinal + 1 in self._removed:
+            return None
+        if not self._flags.view()[ordinal + 1] & FOLLOWS or ordinal in self._removed:
+            return None
+        return self.ids[ordinal + 1]
+
     def recency(self, episode_id: str) -> float:
         """Where the episode falls between the first (0) and the latest (1) said."""
         ordinal = self.ordinal.get(episode_id)

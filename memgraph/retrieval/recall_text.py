@@ -83,15 +83,30 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
     return head + " ".join(tokens[best_start : best_start + limit]) + tail
 
 
-def reply_context(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
-    """``in reply to Dana: "where's he going"``: the turn a message answers, quoted."""
+def reply_context(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
+    message answers, nearest first, quoted."""
+    parts = []
+    for index, doc in enumerate(chain):
+        text = " ".join(str(doc.get("text") or "").split())
+        at = doc.get("at")
+        if at:
+            with contextlib.suppress(ValueError):
+                text = resolve_relative_dates(text, parse_iso(at))
+        quoted = snippet(text, terms, limit=limit)
+        lead = "in reply to" if index == 0 else "after"
+        parts.append(f'{lead} {doc.get("speaker") or "someone"}: "{quoted}"')
+    return " ".join(parts)
+
+
+def answered_by(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``answered by Wren: "it's called The Rolling Die"``: the reply to a question."""
     text = " ".join(str(doc.get("text") or "").split())
     at = doc.get("at")
     if at:
         with contextlib.suppress(ValueError):
             text = resolve_relative_dates(text, parse_iso(at))
-    quoted = snippet(text, terms, limit=limit)
-    return f'in reply to {doc.get("speaker") or "someone"}: "{quoted}"'
+    return f'answered by {doc.get("speaker") or "someone"}: "{snippet(text, terms, limit=limit)}"'
 
 
 @dataclass
@@ -112,13 +127,15 @@ def format_recall(
     max_entities: int = 10,
     max_messages: int = MAX_MESSAGES,
     lens: Lens = CURRENT,
-    reply_contexts: Mapping[str, Doc] | None = None,
+    reply_contexts: Mapping[str, Sequence[Doc]] | None = None,
+    answers: Mapping[str, Doc] | None = None,
     stated_words: Callable[[str], set[str]] | None = None,
 ) -> str:
     """The recall text for ``ranked`` candidates (best first); "" when none shows.
 
-    ``reply_contexts`` maps a message to the turn it answers, quoted after it
-    (for messages whose own words do not say what they are about);
+    ``reply_contexts`` maps a message to the turns it answers, quoted after it
+    (for messages whose own words do not say what they are about); ``answers``
+    maps a message that asks something to the reply said right after it;
     ``stated_words`` gives the words of every fact a message stated, to tell
     whether the facts shown from it say all it said."""
     blocks: dict[str, _Block] = {}
@@ -170,7 +187,7 @@ def format_recall(
         (block.score, _entity_lines(graph, block, query, lens)) for block in blocks.values()
     ]
     if messages:
-        lines = _message_lines(messages, episode_docs, query, reply_contexts or {})
+        lines = _message_lines(messages, episode_docs, query, reply_contexts or {}, answers or {})
         sections.append((messages[0].score, lines))
     sections.sort(key=lambda pair: -pair[0])
     out: list[str] = []
@@ -280,9 +297,12 @@ def _message_lines(
     messages: Sequence[Candidate],
     episode_docs: Mapping[str, Doc],
     query: Query,
-    reply_contexts: Mapping[str, Doc],
+    reply_contexts: Mapping[str, Sequence[Doc]],
+    answers: Mapping[str, Doc],
 ) -> Iterator[str]:
     yield MESSAGES_HEADER
+    shown = {str(item.episode) for item in messages}
+    above = ""  # the message on the line before: a reply to it needs no quote
     for item in messages:
         doc = episode_docs[str(item.episode)]
         text = " ".join(str(doc.get("text") or "").split())
@@ -291,9 +311,13 @@ def _message_lines(
             with contextlib.suppress(ValueError):
                 text = resolve_relative_dates(text, parse_iso(at))
         text = snippet(text, query.terms)
-        before = reply_contexts.get(str(item.episode))
-        if before is not None:
-            text += f" ({reply_context(before, query.terms)})"
+        chain = reply_contexts.get(str(item.episode))
+        if chain and str(chain[0].get("id")) != above:
+            text += f" ({reply_context(chain, query.terms)})"
+        above = str(item.episode)
+        answer = answers.get(str(item.episode))
+        if answer is not None and str(answer.get("id")) not in shown:
+            text += f" ({answered_by(answer, query.terms)})"
         speaker = doc.get("speaker")
         day = said_on(at)
         prefix = f"[{day}] " if day else ""
