@@ -17,7 +17,7 @@ from memgraph.conversation.approval import (
     preapprove,
     set_approval_handler,
 )
-from memgraph.conversation.cache import close_all
+from memgraph.conversation.cache import MemoryCache, close_all
 from memgraph.conversation.compaction import Compaction
 from memgraph.conversation.concurrency import ContextThreadPoolExecutor, spawn
 from memgraph.conversation.context import (
@@ -31,6 +31,7 @@ from memgraph.conversation.context import (
 )
 from memgraph.conversation.thread import Thread
 from memgraph.conversation.turn import LLMReply, allm, llm
+from memgraph.engine.async_memory import AsyncMemory
 from memgraph.engine.features import MemorySummary
 from memgraph.engine.memory import MAX_TEXT_CHARS, Memory
 from memgraph.errors import (
@@ -88,6 +89,7 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "ApprovalHandler",
     "ApprovalRequired",
+    "AsyncMemory",
     "BadResponse",
     "Board",
     "ChangeSet",
@@ -114,6 +116,7 @@ __all__ = [
     "MemgraphError",
     "Memory",
     "MemoryBlock",
+    "MemoryCache",
     "MemoryConfig",
     "MemorySummary",
     "MemoryView",

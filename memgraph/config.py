@@ -9,7 +9,10 @@ Every field (JSON name → attribute)::
 
     dir                      directory holding one sub-directory per scope
     model                    chat model for memory's own work (extract, rerank, forget, compact)
-    store                    "files" (default) or a PostgreSQL DSN
+    store                    "files" (default) or a PostgreSQL DSN; or an object:
+    store.url                the same ("files", "memory" or a DSN)
+    store.cacheMB            memory budget of the process's open memories (512; see
+                             memgraph.conversation.cache.MemoryCache); MEMGRAPH_CACHE_MB
     lockTimeout              seconds a writer waits for a scope's lock (10)
     autoExtract.interval     LLM turns between automatic extraction passes (5)
     compaction.trigger       "messages" or "token"
@@ -131,6 +134,7 @@ class MemoryConfig:
     dir: Path | None = None
     model: str | None = None
     store: str = "files"
+    cache_mb: float = 512.0
     lock_timeout: float = 10.0
     auto_extract: AutoExtractConfig = field(default_factory=AutoExtractConfig)
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
@@ -178,6 +182,9 @@ _CHOICES = {
     "trigger": ("messages", "token"),
     "structured_output": ("auto", "json_schema", "json_object", "none"),
 }
+# ``store`` is a string, or an object of these keys (JSON name -> attribute); the
+# attributes are not keys of the block themselves.
+_STORE_KEYS = {"url": "store", "cacheMB": "cache_mb"}
 
 
 def _json_name(attribute: str) -> str:
@@ -240,11 +247,17 @@ def _merge(base: Any, data: Mapping[str, Any], path: str, base_dir: Path | None)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path} must be an object, got {type(data).__name__}")
     changes: dict[str, Any] = {}
+    hidden = set(_STORE_KEYS.values()) - {"store"} if isinstance(base, MemoryConfig) else set()
     for key, value in data.items():
         attribute = _attribute(type(base), key)
-        if attribute is None:
-            known = ", ".join(sorted(_json_name(f.name) for f in fields(base)))
+        if attribute is None or attribute in hidden:
+            known = ", ".join(
+                sorted(_json_name(f.name) for f in fields(base) if f.name not in hidden)
+            )
             raise ConfigError(f"unknown key {path}.{key}; known keys: {known}")
+        if attribute == "store" and hidden and isinstance(value, Mapping):
+            changes.update(_store_object(base, value, f"{path}.store"))
+            continue
         where = f"{path}.{_json_name(attribute)}"
         current = getattr(base, attribute)
         if attribute in _NESTED and isinstance(current, _NESTED[attribute]):
@@ -260,6 +273,21 @@ def _merge(base: Any, data: Mapping[str, Any], path: str, base_dir: Path | None)
     ):
         merged = replace(merged, dir=base_dir / merged.dir)
     return merged
+
+
+def _store_object(base: MemoryConfig, data: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The fields set by a ``store`` object (``{"url": ..., "cacheMB": ...}``)."""
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        attribute = _STORE_KEYS.get(key)
+        if attribute is None:
+            known = ", ".join(sorted(_STORE_KEYS))
+            raise ConfigError(f"unknown key {path}.{key}; known keys: {known}")
+        default = getattr(MemoryConfig(), attribute)
+        changes[attribute] = _check(value, default, attribute, f"{path}.{key}")
+    if changes.get("cache_mb") == 0:
+        raise ConfigError(f"{path}.cacheMB must be positive, got 0")
+    return changes
 
 
 def find_agency_json(start: Path | None = None) -> Path | None:

@@ -79,7 +79,7 @@ _IRREGULAR_PAST = (
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
-    r"used to|ago|already|yesterday)\b",
+    r"used to|ago|already|yesterday|since|been)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
@@ -89,6 +89,8 @@ _FUTURE = re.compile(
     r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading)\b",
     re.IGNORECASE,
 )
+_HAVE_GOT = re.compile(r"(?:'ve|\bhave|\bhas|'s) got\b", re.IGNORECASE)
+"""``I've got an interview on Tuesday``: a present, not a past."""
 _CLAUSE = re.compile(r"[.!?;]|,\s|\s(?:and|but|so)\s", re.IGNORECASE)
 
 _NUMBER = (
@@ -102,6 +104,13 @@ _MONTH = (
 )
 _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_NOT_A_DAY = (
+    r"(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+    r"(?! (?:of )?(?:centur|floor|grade|time|place|row|anniversar|birthday|percentile|"
+    r"street|st\b|avenue|ave\b|round|lap|mile|minute|hour|day|week|year|month|inning|"
+    r"hole|pick|seed|edition|amendment|generation|person|one|try|attempt)[a-z]*)"
+)
+"""What may not follow ``the 15th`` for it to be a day of the month."""
 _NOT_OWNED = r"(?<!\bhis )(?<!\bher )(?<!\bmy )(?<!\btheir )(?<!\bour )(?<!\bits )(?<!\byour )"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -119,8 +128,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
         ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
         ("day_month", r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})"),
-        ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b(?! (?:of )?[a-z]{3})"),
-        ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b(?! (?:of )?[a-z]{3})"),
+        ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b" + _NOT_A_DAY),
+        ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
         ("today", r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"),
         ("rel_weekend", r"\b(?P<rel>last|this|next|this past|this coming) weekend\b"),
         (
@@ -169,7 +178,7 @@ def _tense(text: str, start: int, end: int) -> int:
     bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text)]
     left = max(b for b in bounds if b <= start)
     right = min((b for b in bounds if b >= end), default=len(text))
-    clause = text[left:start] + " " + text[end:right]
+    clause = _HAVE_GOT.sub(" ", text[left:start] + " " + text[end:right])
     past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
     if past and not future:
         return -1
@@ -224,13 +233,16 @@ def _day_of_month(said: date, day: int, direction: int, weekday: int | None) -> 
             candidates.append(found)
     if not candidates:
         return None
+    nearest = min(candidates, key=lambda d: abs((d - said).days))
+    # A weekday with the day ("Monday the 26th") names one date whatever the tense says.
+    fallback = nearest if weekday is not None else None
     if direction < 0:
         before = [d for d in candidates if d <= said]
-        return max(before) if before else None
+        return max(before) if before else fallback
     after = [d for d in candidates if d >= said]
     if direction > 0 or after:
-        return min(after) if after else None
-    return min(candidates, key=lambda d: abs((d - said).days))
+        return min(after) if after else fallback
+    return nearest
 
 
 def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | None:

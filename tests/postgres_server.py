@@ -39,7 +39,7 @@ ENV_DSN = "MEMGRAPH_TEST_POSTGRES_DSN"
 ENV_START = "MEMGRAPH_TEST_POSTGRES_START"
 DATABASE = "memgraph_test"
 START_ATTEMPTS = 3
-TABLES = ("scopes", "commits", "episodes", "vectors", "coarse", "summaries")
+TABLES = ("scopes", "images", "commits", "episodes", "vectors", "coarse", "derived", "summaries")
 
 
 @dataclass

@@ -118,3 +118,28 @@ def test_two_threads_writing_one_memory_lose_nothing(tmp_path: Path) -> None:
         assert len(memory.entities()) >= 100  # reloaded from disk
         ids = [o.id for e in memory.entities() for o in e.observations]
         assert len(ids) == len(set(ids))
+
+
+def test_many_keys_are_one_write_all_or_nothing_and_read_back_by_prefix(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        kv = memory.kv
+        assert kv.remember_many({"chat:1": "hi", "chat:2": "hello", "other": 1}) == {
+            "chat:1": 1,
+            "chat:2": 1,
+            "other": 1,
+        }
+        journal = (tmp_path / "mem" / "kv" / "journal.jsonl").read_text().splitlines()
+        assert len(journal) == 1  # one commit, one fsync
+        with pytest.raises(TypeError, match="JSON-serializable"):
+            kv.remember_many({"chat:3": "fine", "chat:4": object()})
+        assert kv.recall("chat:3") is None  # nothing of a refused write is stored
+        assert kv.forget_many(["chat:1", "chat:1", "never-there"]) == 1
+        assert kv.forget_many([]) == 0
+        histories = kv.histories("chat:")
+        assert list(histories) == ["chat:1", "chat:2"]
+        assert [(v.version, v.value, v.deleted) for v in histories["chat:1"]] == [
+            (1, "hi", False),
+            (2, None, True),
+        ]
+        assert kv.keys() == ["chat:2", "other"]
+        assert len((tmp_path / "mem" / "kv" / "journal.jsonl").read_text().splitlines()) == 2

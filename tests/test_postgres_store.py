@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import orjson
 import pytest
 
 from memgraph import Memory
@@ -198,6 +199,7 @@ def test_a_checkpoint_that_fails_midway_changes_nothing(
         assert store.checkpoint(graph, index, [episode], force=True)
     assert scope_footprint(admin.info.dsn, schema, "alice") == [
         "scopes: 1",
+        "images: 1",
         "episodes: 1",
         "vectors: 2",
     ]
@@ -434,30 +436,50 @@ def test_an_older_schema_is_upgraded_by_the_missing_migrations_in_order(
     assert note == ("x",)
 
 
-def test_a_schema_at_version_1_is_upgraded_on_first_use_and_keeps_its_data(
+def test_a_scope_of_the_previous_release_is_upgraded_and_opens_lazily_after_a_checkpoint(
     postgres_dsn: str, schema: str, admin: psycopg.Connection[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with monkeypatch.context() as old_code:
-        old_code.setattr(pg_schema, "MIGRATIONS", pg_schema.MIGRATIONS[:1])
-        old_code.setattr(pg_schema, "LATEST_VERSION", 1)
-        store = PostgresStore(postgres_dsn, "alice", schema=schema)
-        try:
-            store.load()
-            with store.lock(5):
-                store.commit(make_commit(1))
-        finally:
-            store.close()
-    versions = admin.execute(f"SELECT version FROM {schema}.schema_version").fetchall()
-    assert versions == [(1,)]
+    # A schema at version 2 holding what the previous release wrote: the checkpoint
+    # as a json document in scopes.checkpoint, and a commit after it.
+    with monkeypatch.context() as old_code, psycopg.connect(postgres_dsn, autocommit=True) as db:
+        old_code.setattr(pg_schema, "MIGRATIONS", pg_schema.MIGRATIONS[:2])
+        old_code.setattr(pg_schema, "LATEST_VERSION", 2)
+        ensure_schema(db, schema)
+    graph, _ = state_after(1)
+    admin.execute(
+        f"INSERT INTO {schema}.scopes (scope, last_seq, checkpoint_seq, checkpoint) "
+        "VALUES ('alice', 2, 1, %s)",
+        [orjson.dumps(graph.to_document()).decode()],
+    )
+    second = make_commit(2)
+    admin.execute(
+        f"INSERT INTO {schema}.commits (scope, seq, at, next_id, ops) VALUES ('alice', 2, %s, %s, %s)",
+        [AT, second.next_id, orjson.dumps(list(second.ops)).decode()],
+    )
     upgraded = PostgresStore(postgres_dsn, "alice", schema=schema)
     try:
-        assert [c.seq for c in upgraded.load().commits] == [1]
+        snapshot = upgraded.load()
+        assert snapshot.saved is None and snapshot.document == graph.to_document()
+        assert [c.seq for c in snapshot.commits] == [2]
+        everything, index = state_after(1, 2)
+        with upgraded.lock(5):
+            assert upgraded.checkpoint(everything, index, [], force=True)
     finally:
         upgraded.close()
     versions = admin.execute(
         f"SELECT version FROM {schema}.schema_version ORDER BY version"
     ).fetchall()
     assert versions == [(v,) for v, _, _ in pg_schema.MIGRATIONS]
+    row = admin.execute(f"SELECT checkpoint, image_generation FROM {schema}.scopes").fetchone()
+    assert row == (None, 1)
+    reopened = PostgresStore(postgres_dsn, "alice", schema=schema)
+    try:
+        snapshot = reopened.load()
+        assert snapshot.saved is not None, "opened from the image's index"
+        assert snapshot.commits == []
+        assert snapshot.document == everything.to_document()
+    finally:
+        reopened.close()
 
 
 def test_a_schema_newer_than_this_memgraph_is_refused(
@@ -686,6 +708,7 @@ def test_purge_erases_the_text_from_every_table(
         assert "Alice" in {e.name for e in memory.entities()}
     for table, column in [
         ("scopes", "checkpoint"),
+        ("images", "convert_from(document, 'UTF8')"),
         ("commits", "ops"),
         ("episodes", "record"),
         ("vectors", "obs_id"),
@@ -697,6 +720,12 @@ def test_purge_erases_the_text_from_every_table(
             [scope],
         ).fetchone()
         assert row == (0,), table
+    images = admin.execute(
+        "SELECT i.generation = s.image_generation FROM memgraph.images i "
+        "JOIN memgraph.scopes s USING (scope) WHERE scope = %s",
+        [scope],
+    ).fetchall()
+    assert images == [(True,)], "the images before the purge are gone"
 
 
 def test_the_summary_and_the_graph_round_trip_through_postgres(

@@ -4,7 +4,9 @@ Every ```python block of README.md is written to a file in a fresh directory
 and run in its own process with no provider configured and no API key (so on
 the offline mock), its ``input()`` answered from stdin. Each block is known
 here by the heading it sits under; a new block fails the test until it gets an
-entry. The shell blocks are left out: "Set up" and "Development" are the
+entry. A block whose framework needs a model (the OpenAI Agents SDK's) runs
+after a prelude that puts the SDK's own scripted model in place of OpenAI's.
+The shell blocks are left out: "Set up" and "Development" are the
 commands that build and test this checkout, "Command line" needs a scope the
 reader made and a PostgreSQL DSN (its commands are tested in test_cli.py), and
 "Scaling out on PostgreSQL" needs a database server.
@@ -12,6 +14,7 @@ reader made and a PostgreSQL DSN (its commands are tested in test_cli.py), and
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -34,6 +37,7 @@ class Example:
     stdin: str = ""
     check: Callable[[str, Path], None] | None = None
     requires: str | None = None  # a module the block imports that is an optional extra
+    prelude: str = ""  # code run before the block, in the same file
 
 
 def blocks() -> dict[str, str]:
@@ -85,6 +89,13 @@ def quickstart(out: str, cwd: Path) -> None:
     assert any(x.endswith(" prefers TypeScript") and "current" not in x for x in history)
 
 
+def conversation(out: str, cwd: Path) -> None:
+    lines = out.splitlines()
+    question = lines.index("  - [19 January 2024] Dana: NO. Sanjay?? where's he going")
+    assert lines[question - 1] == "Related messages:"
+    assert lines[question + 1].startswith("  - [19 January 2024] Marcus: Stripe.")
+
+
 def chat_loop(out: str, cwd: Path) -> None:
     assert out == "you: agent: Noted: you work at Acme.\nyou: "
     again = run(blocks()["Chat with memory"], cwd, "Where do I work?\n\n")
@@ -120,14 +131,96 @@ def bulk_import(out: str, cwd: Path) -> None:
     assert ("Alice", "I moved to Rome.") in said and ("assistant", "Nice!") in said
 
 
+def scripted_agent_model(*steps: str) -> str:
+    """A prelude that answers every Agents SDK model request from a script instead of
+    OpenAI: each step either calls a tool (``"tool_name {json arguments}"``) or, for
+    ``"echo"``, replies with the output of the last tool call."""
+    return f"""\
+import json as _json
+import os as _os
+import sys as _sys
+
+from agents.models.multi_provider import MultiProvider as _MultiProvider
+from agents.testing import ModelStep as _Step
+from agents.testing import ScriptedModel as _ScriptedModel
+from agents.testing import assistant_message as _says
+from agents.testing import function_call as _calls
+
+_os.environ["PATH"] = _os.path.dirname(_sys.executable) + _os.pathsep + _os.environ["PATH"]
+_os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
+
+
+def _echo(call):
+    outputs = [i for i in call.input if i.get("type") == "function_call_output"]
+    return [_says(str(outputs[-1]["output"]))]
+
+
+def _step(number, step):
+    if step == "echo":
+        return _Step.respond(_echo)
+    name, _, arguments = step.partition(" ")
+    return [_calls(name, _json.loads(arguments), call_id=f"call-{{number}}")]
+
+
+_model = _ScriptedModel([_step(n, s) for n, s in enumerate({list(steps)!r})])
+_MultiProvider.get_model = lambda self, name: _model
+"""
+
+
+def mcp_agent(out: str, cwd: Path) -> None:
+    assert "prefers tea" in out  # the reply echoes what the MCP remember tool stored
+    with Memory(cwd / ".memgraph", "me", provider="mock") as me:
+        assert "prefers tea" in me.recall("what do I prefer?")
+
+
+def async_memory(out: str, cwd: Path) -> None:
+    assert re.match(r"Alice \(person\):\n  - \[\d{1,2} \w+ \d{4}\] works at Acme", out)
+
+
+def langgraph_graph(out: str, cwd: Path) -> None:
+    reply, recalled = out.split("\n", 1)
+    assert reply == "I work at Acme."
+    assert re.match(r"User \(person\):\n  - \[\d{1,2} \w+ \d{4}\] works at Acme", recalled)
+
+
+def langmem_tools(out: str, cwd: Path) -> None:
+    (found,) = json.loads(out)
+    assert found["value"] == {"content": "Alice prefers green tea."} and found["score"] > 0
+
+
+def agents_session(out: str, cwd: Path) -> None:
+    assert "works at Acme" in out  # the second session recalled what the first was told
+    with Memory(cwd / "mem", "alice", provider="mock") as alice:
+        texts = [e.text for e in alice.iter_episodes()]
+    assert "I work at Acme." in texts  # through the remember tool
+    assert any(t.startswith("user: I work at Acme.") for t in texts)  # the monday session
+
+
 EXAMPLES = {
     "Quickstart (Python)": Example(check=quickstart),
+    "Conversations between people": Example(check=conversation),
     "Chat with memory": Example("I work at Acme.\n\n", chat_loop),
     "Chat with memory #2": Example("yes\n", approval),
     "Notes, progress, rules, key/values and time travel": Example(check=notes),
     "Import conversations": Example(check=bulk_import),
-    # defines an agent wired to `memgraph mcp`; running it needs a model, not the test
-    "Use from an MCP client": Example(requires="agents"),
+    "Use from an MCP client": Example(
+        check=mcp_agent,
+        requires="agents",
+        prelude=scripted_agent_model('remember {"text": "I prefer tea."}', "echo"),
+    ),
+    "Use from asyncio": Example(check=async_memory),
+    "Use from LangGraph": Example(check=langgraph_graph, requires="langgraph"),
+    "Use from LangGraph #2": Example(check=langmem_tools, requires="langmem"),
+    "Use from the OpenAI Agents SDK": Example(
+        check=agents_session,
+        requires="agents",
+        prelude=scripted_agent_model(
+            'remember {"text": "I work at Acme."}',
+            "echo",
+            'recall {"query": "where do I work?"}',
+            "echo",
+        ),
+    ),
 }
 
 
@@ -140,6 +233,6 @@ def test_the_readme_example_runs_verbatim_offline(heading: str, tmp_path: Path) 
     example = EXAMPLES[heading]
     if example.requires is not None:
         pytest.importorskip(example.requires, reason=f"needs the optional {example.requires!r}")
-    out = run(blocks()[heading], tmp_path, example.stdin)
+    out = run(example.prelude + blocks()[heading], tmp_path, example.stdin)
     if example.check is not None:
         example.check(out, tmp_path)

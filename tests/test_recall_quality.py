@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatModel
 
 from memgraph import Memory
 from memgraph.cli import cli
+from memgraph.llm_calls.provider import Provider
 from tests.conftest import load_fixture
 
 CHAT = load_fixture("conversations/priya.json")
@@ -140,3 +142,67 @@ def test_context_injection_finds_what_recall_finds(tmp_path: Path) -> None:
             recalled = facts(direct.recall(question))
             assert recalled, question
             assert set(recalled) <= set(facts(injected[question])), question
+
+
+SANJAY = [
+    ("Marcus", "hey, unrelated, Sanjay told me he's leaving"),
+    ("Dana", "NO. Sanjay?? where's he going"),
+    ("Marcus", "Stripe. He got an offer he couldn't turn down apparently"),
+    ("Dana", "ugh, good for him"),
+]
+
+
+def remember_dialogue(memory: Memory, said: list[tuple[str, str]]) -> None:
+    for index, (speaker, text) in enumerate(said):
+        memory.remember(text, speaker=speaker, at=f"2024-01-19T10:{index:02d}:00Z")
+
+
+def test_an_answer_is_found_through_the_question_it_answers(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, SANJAY)
+        lines = memory.recall("Which company did Sanjay leave for?").splitlines()
+        question = lines.index("  - [19 January 2024] Dana: NO. Sanjay?? where's he going")
+        # right after the question it answers, so it needs no quote of it
+        assert lines[question + 1].startswith("  - [19 January 2024] Marcus: Stripe.")
+        assert "in reply to" not in lines[question + 1]
+
+
+def test_the_re_ranker_reads_a_reply_with_the_turns_it_answers(tmp_path: Path) -> None:
+    chat = ScriptedChatModel({"rerank": [{"ids": []}]}, fallback=MockChatModel())
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, SANJAY)
+    with Memory(tmp_path / "mem", "chat", provider=Provider("s", chat, HashEmbedder())) as memory:
+        memory.recall("Which company did Sanjay leave for?")
+    prompt = "\n".join(m["content"] for m in chat.calls_for("rerank")[0].messages)
+    assert (
+        "Marcus (19 January 2024): Stripe. He got an offer he couldn't turn down apparently "
+        '(in reply to Dana: "NO. Sanjay?? where\'s he going")'
+    ) in prompt
+
+
+def test_a_question_shown_without_its_answer_brings_the_answer_along(tmp_path: Path) -> None:
+    said = [
+        ("Wren", "a board game café in Toronto emailed asking to use the app for lending"),
+        ("Tariq", "wait seriously?? which one?"),
+        ("Wren", "it's called The Rolling Die. the owner's a guy named Farid"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("Which café emailed Wren?")
+        asked = next(line for line in text.splitlines() if "which one?" in line)
+        assert asked.endswith(
+            """(answered by Wren: "it's called The Rolling Die. the owner's a guy named Farid")"""
+        )
+
+
+def test_a_message_a_short_fact_was_drawn_from_still_shows_what_the_fact_left_out(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember(
+            "I joined a ukulele group!! The Saguaro Strummers. We meet Thursday evenings "
+            "at the Himmel Park library",
+            speaker="Rosa",
+            at="2022-09-06T10:00:00Z",
+        )
+        assert "Saguaro Strummers" in memory.recall("What is the name of Rosa's ukulele group?")

@@ -98,11 +98,21 @@ BACKENDS = [
     _Backend("directory", _directory),
     _Backend("memory", _in_memory),
     pytest.param(_Backend("postgres", _postgres), marks=pytest.mark.postgres, id="postgres"),
+    # Every scope counted as large: records and vector rows read on demand.
+    pytest.param(
+        _Backend("postgres-lazy", _postgres), marks=pytest.mark.postgres, id="postgres-lazy"
+    ),
 ]
 
 
 @pytest.fixture(params=BACKENDS, ids=lambda backend: backend.name)
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    if request.param.name == "postgres-lazy":
+        from memgraph.store import postgres
+
+        monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+        monkeypatch.setattr(postgres, "WHOLE_IMAGE_BYTES", 0)
+        monkeypatch.setattr(postgres, "WHOLE_VECTOR_ROWS", 0)
     factory = request.param.build(tmp_path)
     yield factory
     factory.close()
@@ -451,7 +461,7 @@ def test_forced_checkpoint_then_load_returns_the_document_without_older_commits(
     assert snapshot.vectors is not None
     assert snapshot.vectors.model == MODEL
     assert list(snapshot.vectors.ids) == model.index.ids()
-    matrix = np.asarray(snapshot.vectors.matrix)
+    matrix = np.asarray(snapshot.vectors.all_rows())
     assert matrix.dtype == np.float32
     assert matrix.tobytes() == model.index.rows(0, len(model.index)).tobytes()
 
@@ -539,7 +549,7 @@ def test_rewrite_replaces_everything(store_factory: StoreFactory) -> None:
         assert snapshot.vectors is not None
         assert list(snapshot.vectors.ids) == kept.index.ids()
         assert (
-            np.asarray(snapshot.vectors.matrix).tobytes()
+            np.asarray(snapshot.vectors.all_rows()).tobytes()
             == kept.index.rows(0, len(kept.index)).tobytes()
         )
         assert list(handle.episodes()) == [episode(1)]

@@ -124,7 +124,7 @@ def read_scope(store: Store) -> ScopeState:
     graph = snapshot.graph()
     stored = snapshot.vectors
     if stored is not None and len(stored.ids):
-        index = VectorIndex(stored.model, None, np.asarray(stored.matrix), stored.ids)
+        index = VectorIndex(stored.model, None, np.asarray(stored.all_rows()), stored.ids)
     else:
         index = VectorIndex(stored.model if stored is not None else None)
     for commit in snapshot.commits:

@@ -42,6 +42,7 @@ __all__ = [
     "extract_saved",
     "flush",
     "save_pending",
+    "transcript_chunks",
 ]
 
 log = logging.getLogger("memgraph")
@@ -54,7 +55,7 @@ PENDING_KEY = "pending"
 """The key of the saved, not yet extracted transcripts in the scope's summary document."""
 
 
-def _chunks(text: str, limit: int = MAX_TEXT_CHARS) -> list[str]:
+def transcript_chunks(text: str, limit: int = MAX_TEXT_CHARS) -> list[str]:
     """``text`` cut at line breaks into pieces ``remember`` accepts."""
     chunks: list[str] = []
     current: list[str] = []
@@ -88,7 +89,7 @@ def _combine(changes: Sequence[ChangeSet]) -> ChangeSet:
 def _remember_transcript(
     memory: Memory, text: str, metadata: dict[str, Any], at: str | None = None
 ) -> list[ChangeSet]:
-    return [memory.remember(chunk, at=at, metadata=metadata) for chunk in _chunks(text)]
+    return [memory.remember(chunk, at=at, metadata=metadata) for chunk in transcript_chunks(text)]
 
 
 def _saved(memory: Memory) -> list[dict[str, Any]]:

@@ -38,7 +38,12 @@ from memgraph.models import (
 )
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.episode_index import EpisodeIndex, conversation_key, episode_terms
+from memgraph.retrieval.episode_index import (
+    EpisodeIndex,
+    OlderIndexFormat,
+    conversation_key,
+    episode_terms,
+)
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
@@ -75,6 +80,16 @@ class EntityModel:
     entity: Entity
     relations: list[tuple[Doc, Relation]]
     current_relations: tuple[Relation, ...]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A write planned against a snapshot of the graph, before its vectors and commit."""
+
+    plan_for: Callable[[Graph], Plan]
+    plan: Plan
+    graph: Graph
+    seq: int
 
 
 def default_dir() -> Path:
@@ -206,6 +221,15 @@ class MemoryCore:
                     close = getattr(part, "close", None)
                     if callable(close):
                         close()
+
+    def resident_bytes(self) -> int:
+        """A rough estimate of the memory this object holds for its scope (what a
+        :class:`~memgraph.conversation.cache.MemoryCache` budgets): the graph and
+        vectors loaded so far. Zero before the first call loads the scope."""
+        graph, vectors = self._graph, self._vectors
+        if graph is None:
+            return 0
+        return graph.resident_bytes() + (vectors.resident_bytes() if vectors is not None else 0)
 
     def __repr__(self) -> str:
         where = str(self.dir) if self.dir is not None else type(self.store).__name__
@@ -356,7 +380,7 @@ class MemoryCore:
         model = self.embedder_model
         vectors = snapshot.vectors
         if vectors is not None and model is not None and vectors.model == model:
-            index = VectorIndex(model, None, vectors.matrix, vectors.ids)
+            index = VectorIndex(model, None, vectors.matrix, vectors.ids, source=vectors.source)
             if vectors.coarse is not None and vectors.coarse.centroids.shape[1:] == (
                 index.dimension,
             ):
@@ -619,6 +643,8 @@ class MemoryCore:
         if data is not None:
             try:
                 index = EpisodeIndex.decode(data)
+            except OlderIndexFormat:
+                log.info("memgraph: rebuilding the episode index of scope %r", self.scope)
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning(
                     "memgraph: the episode index of scope %r is unreadable (%s); rebuilding it",
@@ -630,17 +656,19 @@ class MemoryCore:
                 tail, end = self.store.episodes_after(index.mark)
             except ValueError:  # the episodes were rewritten since: the index is stale
                 index = None
+        saved = data is not None  # a small rebuild over a stale copy is not saved
         if index is None:
             index = EpisodeIndex()
             tail, end = self.store.episodes_after(0)
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        if index.added_postings <= SEAL_POSTINGS:
+        if (saved or not tail) and index.added_postings <= SEAL_POSTINGS:
             return index
-        # A rebuilt or far-behind index: compact it, and save it so the next opener
-        # does not rebuild it too (derived data: any process may write it, and a copy
-        # older than the store is caught up from its mark).
+        # A rebuilt (none saved, e.g. a scope copied between stores) or far-behind
+        # index: compact it, and save it so the next opener does not rebuild it too
+        # (derived data: any process may write it, and a copy older than the store is
+        # caught up from its mark).
         data = index.encode()
         try:
             self.store.write_derived(EPISODE_INDEX, data)
@@ -690,20 +718,35 @@ class MemoryCore:
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
         self._episode_index = EpisodeIndex.decode(data)  # compact: flat arrays, nothing added
 
-    def _write(self, plan_for: Any) -> tuple[Plan, Commit | None]:
+    def _write(self, plan_for: Callable[[Graph], Plan]) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""
+        draft = self._draft(plan_for)
+        texts = self._draft_texts(draft)
+        vectors = dict(zip(texts, self._embed(texts), strict=True)) if texts else {}
+        return self._commit_draft(draft, vectors)
+
+    def _draft(self, plan_for: Callable[[Graph], Plan]) -> Draft:
+        """The first step of :meth:`_write`: plan against the synced graph, unlocked after."""
         with self._lock:
             graph = self._sync()
-            draft, drafted_at = plan_for(graph), (graph, graph.seq)
-        vectors: dict[str, np.ndarray] = {}
-        if self.provider.embedder is not None and draft.embed:
-            texts = [text for _, text in draft.embed]
-            for (_obs_id, text), row in zip(draft.embed, self._embed(texts), strict=True):
-                vectors[text] = row
+            return Draft(plan_for, plan_for(graph), graph, graph.seq)
+
+    def _draft_texts(self, draft: Draft) -> list[str]:
+        """What to embed for ``draft`` before committing it (nothing without an embedder)."""
+        if self.provider.embedder is None:
+            return []
+        return [text for _, text in draft.plan.embed]
+
+    def _commit_draft(
+        self, draft: Draft, vectors: dict[str, np.ndarray]
+    ) -> tuple[Plan, Commit | None]:
+        """The last step of :meth:`_write`, given the draft's vectors by text: lock,
+        catch up, re-plan if another write landed, embed what is new, commit."""
         with self._lock, self._writer():
             graph = self._sync()
             # Re-plan only when another write landed since the draft (ids, duplicates).
-            plan = draft if (graph, graph.seq) == drafted_at else plan_for(graph)
+            same = (graph, graph.seq) == (draft.graph, draft.seq)
+            plan = draft.plan if same else draft.plan_for(graph)
             missing = [text for _, text in plan.embed if text not in vectors]
             if missing and self.provider.embedder is not None:
                 for text, row in zip(missing, self._embed(missing), strict=True):

@@ -14,7 +14,7 @@ from memgraph.errors import NotFound
 from memgraph.graph.changes import plan_forget
 from memgraph.graph.export import to_graphml, to_json
 from memgraph.graph.graph import Graph
-from memgraph.llm_calls.ask import ask_json
+from memgraph.llm_calls.ask import Answer, Exchange, json_exchange, run_exchange
 from memgraph.llm_calls.extract import clean_label
 from memgraph.llm_calls.prompts import FORGET_SCHEMA, FORGET_SYSTEM, forget_message
 from memgraph.models import (
@@ -37,6 +37,14 @@ class ForgetMixin(MemoryCore):
         Nothing is erased: the facts get a ``validTo`` and drop out of recall,
         while :meth:`history` still shows them. Use :meth:`purge` to erase.
         """
+        lines = self._forget_lines(query)
+        if not lines:
+            return ChangeSet()
+        return self._forgotten(run_exchange(self.provider.chat, forget_exchange(query, lines)))
+
+    # The phases of forget, also run one by one by AsyncMemory, which awaits the model.
+    def _forget_lines(self, query: str) -> list[tuple[str, str]]:
+        """The current facts and links ``query`` may mean, as ``(id, text)`` for the model."""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("forget needs a non-empty query saying what to forget")
         with self._lock:
@@ -53,15 +61,10 @@ class ForgetMixin(MemoryCore):
                         relation = self._relation(rel)
                         text = f"{relation.from_name} {relation.type} → {relation.to_name}"
                         lines.append((rel["id"], text))
-        if not lines:
-            return ChangeSet()
-        answer = ask_json(
-            self.provider.chat,
-            FORGET_SYSTEM,
-            forget_message(query, lines[:60]),
-            FORGET_SCHEMA,
-            _validate_forget,
-        )
+        return lines
+
+    def _forgotten(self, answer: Answer[Chosen]) -> ChangeSet:
+        """Expire what the model chose (nothing when its reply was unusable)."""
         if answer.value is None:
             return ChangeSet(warnings=tuple(answer.problems))
         observations, relations = answer.value
@@ -215,9 +218,18 @@ class ForgetMixin(MemoryCore):
         raise ValueError(f"unknown export format {format!r}; use 'json' or 'graphml'")
 
 
-def _validate_forget(
-    document: Mapping[str, Any],
-) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+Chosen = tuple[list[tuple[str, str]], list[tuple[str, str, str]]]
+"""The facts (entity, content) and links (from, to, type) a forget reply names."""
+
+
+def forget_exchange(query: str, lines: list[tuple[str, str]]) -> Exchange[Answer[Chosen]]:
+    """The model call of :meth:`ForgetMixin.forget`: which of ``lines`` ``query`` means."""
+    return json_exchange(
+        FORGET_SYSTEM, forget_message(query, lines[:60]), FORGET_SCHEMA, _validate_forget
+    )
+
+
+def _validate_forget(document: Mapping[str, Any]) -> Chosen:
     observations = []
     for item in document.get("observations") or []:
         if not isinstance(item, Mapping):

@@ -9,7 +9,7 @@ from typing import Any
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
-from memgraph.graph.graph import Graph
+from memgraph.graph.graph import Doc, Graph
 from memgraph.models import (
     Entity,
     EntityHistory,
@@ -19,7 +19,8 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.recall_text import format_recall, said_on
+from memgraph.retrieval.recall_text import CONTEXT_WORDS, format_recall, reply_context, said_on
+from memgraph.text import index_terms
 
 __all__ = ["ReadMixin"]
 
@@ -27,6 +28,9 @@ log = logging.getLogger("memgraph")
 
 FACT_MARGIN = 0.15
 """A fact stands in for the text it came from when it scores at most this much lower."""
+CONTEXT_CANDIDATES = 20
+"""Of the best texts, how many recall reads the turns around (a reply's question, a
+question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
 
@@ -53,24 +57,95 @@ class ReadMixin(MemoryCore):
                 return ranked
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
-            self._label_episodes(graph, pool[: tiers.RERANK_LIMIT])
+            self._label_episodes(graph, pool[: tiers.RERANK_LIMIT], query)
         if not pool:
             return []
         kept = tiers.rerank(self.provider.chat, query, pool)
         return ranked if kept is None else kept
 
-    def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate]) -> None:
-        """Give episode candidates the text a re-ranker reads."""
+    def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:
+        """Give episode candidates the text a re-ranker reads: the message, and the
+        turn it answers when the message alone does not say what it is about."""
         wanted = [c.episode for c in candidates if c.episode is not None and c.label is None]
         if not wanted:
             return
         docs = self._episode_docs(graph, wanted)
+        contexts = self._reply_contexts(graph, docs, index_terms(query))
         for item in candidates:
             doc = docs.get(item.episode or "")
             if doc is not None:
                 speaker = doc.get("speaker") or "Someone"
                 text = " ".join(str(doc.get("text") or "").split())[:400]
-                item.label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
+                label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
+                chain = contexts.get(str(item.episode))
+                if chain:
+                    label += f" ({reply_context(chain, [], limit=CONTEXT_WORDS)})"
+                item.label = label
+
+    def _stated_words(self, graph: Graph, episode_id: str) -> set[str]:
+        """The words of the facts an episode stated (and of those they superseded), and
+        the names of whom they are about."""
+        found: set[str] = set()
+        for number in self._episodes_indexed().facts_of(episode_id) or ():
+            pair = graph.observation(f"obs-{number}")
+            if pair is None:
+                continue
+            entity, obs = pair
+            found.update(index_terms(f"{entity['name']} {obs['content']}"))
+            for old in entity.get("observations") or ():  # what it replaced, it also said
+                if old.get("supersededBy") == obs["id"]:
+                    found.update(index_terms(old["content"]))
+        return found
+
+    def _answers(
+        self, graph: Graph, docs: Mapping[str, Doc], episode_ids: Sequence[str]
+    ) -> dict[str, Doc]:
+        """For each of these episodes that asks something ("which one?"): the turn
+        another speaker said right after it, its answer."""
+        index = self._episodes_indexed()
+        after = {
+            e: index.reply_to(e)
+            for e in episode_ids
+            if e in docs and "?" in str(docs[e].get("text") or "")
+        }
+        found = self._episode_docs(graph, sorted({a for a in after.values() if a}))
+        return {
+            e: found[a]
+            for e, a in after.items()
+            if a in found and _other_speaker(found[a], docs[e])
+        }
+
+    def _reply_contexts(
+        self, graph: Graph, docs: Mapping[str, Doc], terms: Sequence[str]
+    ) -> dict[str, list[Doc]]:
+        """For each episode whose own words hold none of ``terms`` (an answer such as
+        "Stripe. He got an offer"): the turn another speaker said just before it and,
+        when that one holds none of them either ("which one?"), the turn before that."""
+        index = self._episodes_indexed()
+        wanted = set(terms)
+
+        def silent(doc: Doc) -> bool:
+            own = f"{doc.get('speaker') or ''} {doc.get('text') or ''}"
+            return not wanted & set(index_terms(own))
+
+        chains: dict[str, list[Doc]] = {}
+        step = {e: index.context_of(e) for e, doc in docs.items() if silent(doc)}
+        found = self._episode_docs(graph, sorted({p for p in step.values() if p is not None}))
+        for episode_id, previous in step.items():
+            before = found.get(previous or "")
+            # Only a reply quotes the turn before it: another speaker's words, in a dialogue.
+            if before is not None and _other_speaker(docs[episode_id], before):
+                chains[episode_id] = [before]
+        further = {
+            e: index.context_of(str(chain[0]["id"]))
+            for e, chain in chains.items()
+            if silent(chain[0])
+        }
+        earlier = self._episode_docs(graph, sorted({p for p in further.values() if p}))
+        for episode_id, previous in further.items():
+            if previous in earlier:
+                chains[episode_id].append(earlier[previous])
+        return chains
 
     def recall(self, query: str, *, rerank: bool = True, from_: str | None = None) -> str:
         """The facts relevant to ``query``, grouped by entity, as text ("" when none).
@@ -100,11 +175,16 @@ class ReadMixin(MemoryCore):
             if not tiers.answers_something(ranked, analyzed):
                 return ""
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
+            docs = self._episode_docs(graph, wanted)
+            best = {e: docs[e] for e in wanted[:CONTEXT_CANDIDATES] if e in docs}
             return format_recall(
                 graph,
                 ranked,
                 query=analyzed,
-                episode_docs=self._episode_docs(graph, wanted),
+                episode_docs=docs,
+                reply_contexts=self._reply_contexts(graph, best, analyzed.terms),
+                answers=self._answers(graph, best, list(best)),
+                stated_words=lambda episode_id: self._stated_words(graph, episode_id),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
                 max_entities=self.config.recall.max_entities,
@@ -326,3 +406,8 @@ class ReadMixin(MemoryCore):
             if doc.get("unextracted") and doc["id"] in done:
                 doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)
+
+
+def _other_speaker(doc: Doc, before: Doc) -> bool:
+    speaker, previous = doc.get("speaker"), before.get("speaker")
+    return bool(speaker and previous and speaker != previous)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import orjson
 
 from memgraph.clock import now_iso, parse_iso
@@ -24,6 +25,7 @@ from memgraph.faces.namespaces import current_source
 from memgraph.faces.notes import note_fields
 from memgraph.graph.changes import Plan, plan_extraction, plan_facts
 from memgraph.graph.graph import Doc, Graph
+from memgraph.llm_calls.ask import Answer
 from memgraph.llm_calls.extract import (
     MAX_CONTENT,
     MAX_NAME,
@@ -39,6 +41,7 @@ from memgraph.models import (
 )
 from memgraph.retrieval.episode_index import conversation_key
 from memgraph.speakers import split_speaker
+from memgraph.store.base import Commit
 
 __all__ = ["RememberMixin"]
 
@@ -49,6 +52,21 @@ log = logging.getLogger("memgraph")
 class _TurnContext:
     addressee: str | None = None
     previous: str | None = None
+
+
+@dataclass
+class _Remembering:
+    """One ``remember`` between its phases: the checked input, then its context."""
+
+    text: str
+    said_at: str
+    now: str
+    source: str
+    fields: dict[str, object]
+    speaker: str | None
+    episode: Doc
+    context: str = ""
+    turn: _TurnContext = field(default_factory=_TurnContext)
 
 
 class RememberMixin(MemoryCore):
@@ -94,6 +112,42 @@ class RememberMixin(MemoryCore):
             ProviderError: the model could not be reached; nothing was stored.
             StoreError: the write could not be persisted; nothing was stored.
         """
+        request = self._remember_request(
+            text,
+            at=at,
+            source=source,
+            metadata=metadata,
+            category=category,
+            tags=tags,
+            speaker=speaker,
+        )
+        self._remember_context(request)
+        answer = extract(
+            self.provider.chat,
+            request.text,
+            known=request.context,
+            said_at=request.said_at,
+            speaker=request.speaker or DEFAULT_SPEAKER,
+            addressee=request.turn.addressee,
+            previous=request.turn.previous,
+        )
+        plan, commit = self._write(self._remember_plan(request, answer))
+        return self._remembered(answer, plan, commit)
+
+    # The phases of remember, also run one by one by AsyncMemory (engine/async_memory.py),
+    # which awaits the model calls between them.
+    def _remember_request(
+        self,
+        text: str,
+        *,
+        at: str | datetime | None,
+        source: str | None,
+        metadata: Mapping[str, Any] | None,
+        category: str | None,
+        tags: Sequence[str] | str | None,
+        speaker: str | None,
+    ) -> _Remembering:
+        """Check the arguments of a remember and build its episode (no lock, no I/O)."""
         clean = self._check_text(text)
         source = source or current_source()
         said_at = coerce_time(at)
@@ -106,24 +160,27 @@ class RememberMixin(MemoryCore):
             episode["speaker"] = speaker
         if meta:
             episode["metadata"] = meta
+        return _Remembering(clean, said_at, now, source, fields, speaker, episode)
+
+    def _remember_context(
+        self, request: _Remembering, query_vector: np.ndarray | None = None
+    ) -> None:
+        """What the extraction prompt shows besides the text: the known entities it
+        names or is near (``query_vector`` is the text's embedding, when the caller
+        has it) and the turn before it."""
         with self._lock:
             graph = self._sync()
-            context = self._context_for(graph, clean)
-            turn = self._turn_before(graph, episode)
-        answer = extract(
-            self.provider.chat,
-            clean,
-            known=context,
-            said_at=said_at,
-            speaker=speaker or DEFAULT_SPEAKER,
-            addressee=turn.addressee,
-            previous=turn.previous,
-        )
-        unusable = None
+            request.context = self._context_for(graph, request.text, query_vector)
+            request.turn = self._turn_before(graph, request.episode)
+
+    def _remember_plan(
+        self, request: _Remembering, answer: Answer[Extraction]
+    ) -> Callable[[Graph], Plan]:
+        """How to plan the write of the model's answer (an unusable one stores the
+        text unextracted)."""
         extraction: Extraction = Extraction()
         if answer.value is None:
-            unusable = answer.problems[-1] if answer.problems else "the model's reply was unusable"
-            episode["unextracted"] = True
+            request.episode["unextracted"] = True
         else:
             extraction = answer.value
 
@@ -131,14 +188,22 @@ class RememberMixin(MemoryCore):
             return plan_extraction(
                 graph,
                 extraction,
-                at=said_at,
-                now=now,
-                source=source,
-                episode=episode,
-                observation_fields=fields,
+                at=request.said_at,
+                now=request.now,
+                source=request.source,
+                episode=request.episode,
+                observation_fields=request.fields,
             )
 
-        plan, commit = self._write(plan_for)
+        return plan_for
+
+    def _remembered(
+        self, answer: Answer[Extraction], plan: Plan, commit: Commit | None
+    ) -> ChangeSet:
+        """The change set of a committed remember, its warnings logged."""
+        unusable = None
+        if answer.value is None:
+            unusable = answer.problems[-1] if answer.problems else "the model's reply was unusable"
         warnings = tuple(answer.problems) + tuple(plan.warnings)
         for warning in plan.warnings:
             log.warning("memgraph: %s", warning)
@@ -161,51 +226,74 @@ class RememberMixin(MemoryCore):
         Raises:
             ProviderError: the model could not be reached; what was stored stays.
         """
+        results: list[ChangeSet] = []
+        for episode in self._unextracted(limit):
+            answer = extract(
+                self.provider.chat,
+                episode.text,
+                known=self._reextract_context(episode),
+                said_at=episode.at,
+                speaker=episode.speaker or DEFAULT_SPEAKER,
+            )
+            plan_for = self._reextract_plan(episode, answer)
+            if plan_for is None:
+                results.append(self._still_unusable(answer))
+                continue
+            plan, commit = self._write(plan_for)
+            results.append(self._reextracted(answer, plan, commit))
+        return results
+
+    # The phases of reextract, also run one by one by AsyncMemory.
+    def _unextracted(self, limit: int | None) -> list[Episode]:
+        """The texts stored unextracted and not extracted since, oldest first."""
         with self._lock:
             graph = self._sync()
             done = graph.extracted_later()
             docs = {doc["id"]: doc for doc in self.store.episodes()}
             docs.update(graph.episodes)
         ordered = sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"]))
-        pending = [
+        return [
             Episode.from_doc(d) for d in ordered if d.get("unextracted") and d["id"] not in done
         ][:limit]
-        results: list[ChangeSet] = []
-        for episode in pending:
-            with self._lock:
-                graph = self._sync()
-                context = self._context_for(graph, episode.text)
-            answer = extract(
-                self.provider.chat,
-                episode.text,
-                known=context,
-                said_at=episode.at,
-                speaker=episode.speaker or DEFAULT_SPEAKER,
-            )
-            if answer.value is None:
-                problem = answer.problems[-1] if answer.problems else "the reply was unusable"
-                results.append(ChangeSet(warnings=tuple(answer.problems), unusable_reply=problem))
-                continue
-            extraction: Extraction = answer.value
-            now = now_iso()
 
-            def plan_for(
-                graph: Graph,
-                extraction: Extraction = extraction,
-                at: str = episode.at,
-                source: str | None = episode.source,
-                stored: str = episode.id,
-                now: str = now,
-            ) -> Plan:
-                return plan_extraction(
-                    graph, extraction, at=at, now=now, source=source, stored_episode=stored
-                )
+    def _reextract_context(self, episode: Episode, query_vector: np.ndarray | None = None) -> str:
+        """The known entities the extraction prompt shows for ``episode``'s text."""
+        with self._lock:
+            graph = self._sync()
+            return self._context_for(graph, episode.text, query_vector)
 
-            plan, commit = self._write(plan_for)
-            results.append(
-                self._change_set(plan, commit, tuple(answer.problems) + tuple(plan.warnings))
+    def _reextract_plan(
+        self, episode: Episode, answer: Answer[Extraction]
+    ) -> Callable[[Graph], Plan] | None:
+        """How to plan the write of the facts the model drew from ``episode`` (``None``
+        when its reply is still unusable)."""
+        if answer.value is None:
+            return None
+        extraction: Extraction = answer.value
+        now = now_iso()
+
+        def plan_for(graph: Graph) -> Plan:
+            return plan_extraction(
+                graph,
+                extraction,
+                at=episode.at,
+                now=now,
+                source=episode.source,
+                stored_episode=episode.id,
             )
-        return results
+
+        return plan_for
+
+    def _reextracted(
+        self, answer: Answer[Extraction], plan: Plan, commit: Commit | None
+    ) -> ChangeSet:
+        return self._change_set(plan, commit, tuple(answer.problems) + tuple(plan.warnings))
+
+    @staticmethod
+    def _still_unusable(answer: Answer[Extraction]) -> ChangeSet:
+        """A re-extraction whose reply is still unusable: nothing changed, and why."""
+        problem = answer.problems[-1] if answer.problems else "the reply was unusable"
+        return ChangeSet(warnings=tuple(answer.problems), unusable_reply=problem)
 
     @staticmethod
     def _speaker_of(text: str, speaker: str | None) -> str | None:

@@ -8,7 +8,7 @@ the knowledge graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,13 @@ def _apply(graph: Graph, op: Doc) -> None:
 EXTRA_OPS["kv"] = _apply
 
 
+def _key_versions(key: str, versions: list[Doc]) -> list[KeyVersion]:
+    return [
+        KeyVersion(key, number, v["value"], v["deleted"], v["at"], v.get("source"))
+        for number, v in enumerate(versions, start=1)
+    ]
+
+
 def _check_key(key: object) -> str:
     if not isinstance(key, str):
         raise TypeError(f"keys must be strings, got {type(key).__name__}")
@@ -85,16 +92,33 @@ class KeyValueMemory:
             TypeError: the key is not a string, or the value is not
                 JSON-serializable (the message names its type).
         """
-        _check_key(key)
-        try:
-            clean = orjson.loads(orjson.dumps(value))
-        except TypeError as exc:
-            raise TypeError(
-                f"values must be JSON-serializable; {type(value).__name__} is not ({exc})"
-            ) from exc
-        op = {"op": "kv", "key": key, "value": clean, "at": now_iso(), "source": current_source()}
-        self._memory._write_ops(lambda graph: [op])
-        return len(self._read(lambda kv: kv.get(key, [])))
+        return self.remember_many({key: value})[key]
+
+    def remember_many(self, values: Mapping[str, Any]) -> dict[str, int]:
+        """Store new versions of several keys in one write (all of them or none).
+
+        Returns:
+            Each key's new version number.
+
+        Raises:
+            TypeError: a key is not a string, or a value is not JSON-serializable
+                (the message names its type); nothing is stored.
+        """
+        at, source = now_iso(), current_source()
+        ops: list[Doc] = []
+        for key, value in values.items():
+            _check_key(key)
+            try:
+                clean = orjson.loads(orjson.dumps(value))
+            except TypeError as exc:
+                raise TypeError(
+                    f"values must be JSON-serializable; {type(value).__name__} is not ({exc})"
+                ) from exc
+            ops.append({"op": "kv", "key": key, "value": clean, "at": at, "source": source})
+        if not ops:
+            return {}
+        self._memory._write_ops(lambda graph: ops)
+        return dict(self._read(lambda kv: {key: len(kv.get(key, [])) for key in values}))
 
     def recall(self, key: str) -> Any:
         """The latest value of ``key``, or ``None`` if it was never set or was forgotten."""
@@ -106,23 +130,26 @@ class KeyValueMemory:
 
     def forget(self, key: str) -> None:
         """Write a tombstone for ``key``; forgetting a missing key does nothing."""
-        _check_key(key)
+        self.forget_many([key])
+
+    def forget_many(self, keys: Iterable[str]) -> int:
+        """Write tombstones for several keys in one write; keys without a value are
+        skipped. Returns how many keys were forgotten."""
+        chosen = [_check_key(key) for key in keys]
+        at, source = now_iso(), current_source()
+        forgotten: list[Doc] = []
 
         def build(graph: Graph) -> list[Doc]:
-            versions = _versions(graph).get(key)
-            if not versions or versions[-1]["deleted"]:
-                return []
-            return [
-                {
-                    "op": "kv",
-                    "key": key,
-                    "deleted": True,
-                    "at": now_iso(),
-                    "source": current_source(),
-                }
+            versions = _versions(graph)
+            forgotten[:] = [
+                {"op": "kv", "key": key, "deleted": True, "at": at, "source": source}
+                for key in dict.fromkeys(chosen)
+                if versions.get(key) and not versions[key][-1]["deleted"]
             ]
+            return forgotten
 
         self._memory._write_ops(build)
+        return len(forgotten)
 
     def keys(self) -> list[str]:
         """The keys that currently have a value, in the order they were first set."""
@@ -131,11 +158,17 @@ class KeyValueMemory:
     def history(self, key: str) -> list[KeyVersion]:
         """Every version of ``key`` in order, tombstones included."""
         _check_key(key)
-        versions = self._read(lambda kv: list(kv.get(key, ())))
-        return [
-            KeyVersion(key, number, v["value"], v["deleted"], v["at"], v.get("source"))
-            for number, v in enumerate(versions, start=1)
-        ]
+        return _key_versions(key, self._read(lambda kv: list(kv.get(key, ()))))
+
+    def histories(self, prefix: str = "") -> dict[str, list[KeyVersion]]:
+        """Every version of every key that starts with ``prefix`` (forgotten keys
+        too), in the order the keys were first set: one read for many keys."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
+        found: dict[str, list[Doc]] = self._read(
+            lambda kv: {k: list(v) for k, v in kv.items() if k.startswith(prefix)}
+        )
+        return {key: _key_versions(key, versions) for key, versions in found.items()}
 
     def as_of(self, key: str, version: int) -> Any:
         """The value ``key`` had at ``version`` (``None`` before it existed or if forgotten)."""

@@ -64,6 +64,10 @@ class LazyDocs(MutableMapping[str, V]):
         """Keys added since loading, in order."""
         return list(self._new)
 
+    def loaded_count(self) -> int:
+        """How many values are decoded or added (held in memory)."""
+        return len(self._values)
+
     def get(self, key: str, default: Any = None) -> Any:
         value = self._values.get(key)
         if value is not None:

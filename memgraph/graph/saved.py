@@ -9,25 +9,51 @@ the snapshot code.
 from __future__ import annotations
 
 import mmap
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from memgraph.graph.lazy import Postings
 
-__all__ = ["Buffer", "SavedGraph", "Spans"]
+__all__ = ["BUFFERS", "Buffer", "Records", "SavedGraph", "Spans", "as_buffer"]
 
 Buffer = bytes | bytearray | memoryview | mmap.mmap
+BUFFERS = (bytes, bytearray, memoryview, mmap.mmap)
 Spans = npt.NDArray[np.int64]
+
+
+class Records(Protocol):
+    """A checkpoint's bytes kept elsewhere and read on demand (the PostgreSQL store's
+    image): its length, and the bytes of a span. A graph over it reads a record's
+    bytes when the record is first parsed."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, span: slice, /) -> bytes: ...
+
+    def read_many(self, spans: Sequence[tuple[int, int]], /) -> list[bytes]:
+        """The bytes of each ``(start, stop)`` span, read together."""
+        ...
+
+    @property
+    def resident_bytes(self) -> int:
+        """Bytes of the checkpoint held in memory so far."""
+        ...
+
+
+def as_buffer(data: Buffer | Records) -> Buffer:
+    """``data`` as a buffer: read whole when it is kept elsewhere."""
+    return data if isinstance(data, BUFFERS) else data[0 : len(data)]
 
 
 @dataclass
 class SavedGraph:
     """A checkpoint's bytes and the index arrays that describe them."""
 
-    data: Buffer
+    data: Buffer | Records
     seq: int
     next_id: int
     extra: dict[str, Any]

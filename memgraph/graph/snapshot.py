@@ -46,7 +46,7 @@ import orjson
 from memgraph.graph.graph import LEAN_FACTS, Doc, Graph, type_key
 from memgraph.graph.lazy import LazyDocs, Postings
 from memgraph.graph.records import CHECKSUMS, CRC_KEY, HEAD, MIDDLE, seal_record, tail_line
-from memgraph.graph.saved import Buffer, SavedGraph, Spans
+from memgraph.graph.saved import Buffer, Records, SavedGraph, Spans, as_buffer
 from memgraph.text import index_terms_many, name_key, terms
 
 __all__ = [
@@ -73,7 +73,7 @@ class GraphImage:
     graph_json: bytes
     tables: SavedGraph  # ``data`` left empty until the bytes are on disk
 
-    def saved(self, data: Buffer, path: str) -> SavedGraph:
+    def saved(self, data: Buffer | Records, path: str) -> SavedGraph:
         """The tables over the written ``graph.json`` (to re-base the graph on)."""
         return dataclasses.replace(self.tables, data=data, path=path, checksummed=True)
 
@@ -319,7 +319,7 @@ def encode(graph: Graph, files: Doc | None = None) -> GraphImage:
     saved_entities, saved_rels = len(saved.entity_ids), len(saved.rel_ids)
     if len(entities) != saved_entities + len(entities.added()):
         raise AssertionError("a lazy graph lost saved entities")  # purges make it eager
-    data = memoryview(saved.data)
+    data = memoryview(as_buffer(saved.data))
     new_entity_ids = entities.added()
     new_rel_ids = relations.added()
     changed_entities = _changed(entities, graph.changed_entities)
@@ -549,7 +549,10 @@ class IndexStale(IndexUnusable):
 
 
 def read_index(
-    body: bytes | memoryview, data: Buffer, stamp: tuple[int, int], tail: Doc | None = None
+    body: bytes | memoryview,
+    data: Buffer | Records,
+    stamp: tuple[int, int],
+    tail: Doc | None = None,
 ) -> SavedGraph:
     """Parse the body of ``graph.idx`` (its seal checked by the store) for the
     ``graph.json`` bytes ``data`` with ``stamp``.
@@ -606,7 +609,7 @@ def _ends(blobs: dict[str, Any], entity_ids: list[str], dangling: Doc) -> list[l
     return ends
 
 
-def _check_lengths(blobs: dict[str, Any], data: Buffer) -> None:
+def _check_lengths(blobs: dict[str, Any], data: Buffer | Records) -> None:
     """Every array has one entry per record, and every byte span lies inside ``data``."""
     n, m, k = len(blobs["entity.ids"]), len(blobs["obs.ids"]), len(blobs["rel.ids"])
     checks = [
@@ -622,7 +625,7 @@ def _check_lengths(blobs: dict[str, Any], data: Buffer) -> None:
     ]
     if any(have != want for have, want in checks):
         raise IndexUnusable("array lengths disagree")
-    size = memoryview(data).nbytes
+    size = data.nbytes if isinstance(data, memoryview) else len(data)
     for array in (blobs["entity.spans"], blobs["rel.spans"]):
         if len(array) and (int(array.min()) < 0 or int(array.max()) > size):
             raise IndexUnusable("a byte span lies outside graph.json")
@@ -647,7 +650,7 @@ def _postings(blobs: dict[str, Any], prefix: str, limit: int) -> Postings:
     return table
 
 
-def _saved_from_blobs(header: Doc, blobs: dict[str, Any], data: Buffer) -> SavedGraph:
+def _saved_from_blobs(header: Doc, blobs: dict[str, Any], data: Buffer | Records) -> SavedGraph:
     """The :class:`SavedGraph` the decoded blobs describe, checked for consistency."""
     _check_lengths(blobs, data)
     entity_ids = blobs["entity.ids"]

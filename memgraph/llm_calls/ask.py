@@ -13,21 +13,45 @@ Every answer ends in one of three outcomes, which callers tell apart by
   exact problem.
 
 Provider errors (the model could not be reached) propagate as exceptions.
+
+The asking itself is an *exchange*: a generator that yields each
+:class:`ChatRequest` it needs answered and receives the :class:`Completion`,
+so the same logic (prompts, parsing, the retries) runs with blocking calls
+(:func:`ask_json`, :func:`run_exchange`) and with awaited ones
+(:func:`aask_json`, :func:`arun_exchange`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from memgraph.llm_calls.coerce import coerce_reply
 from memgraph.llm_calls.parsing import ReplyError, parse_json_reply
 from memgraph.llm_calls.prompts import repair_message
-from memgraph.llm_calls.provider import ChatModel, JsonSchema, Message, Usage
+from memgraph.llm_calls.provider import (
+    ChatModel,
+    Completion,
+    JsonSchema,
+    Message,
+    Usage,
+    acomplete,
+)
 
-__all__ = ["MIN_ROOM", "Answer", "ReplyFailure", "ask_json"]
+__all__ = [
+    "MIN_ROOM",
+    "Answer",
+    "ChatRequest",
+    "Exchange",
+    "ReplyFailure",
+    "aask_json",
+    "arun_exchange",
+    "ask_json",
+    "json_exchange",
+    "run_exchange",
+]
 
 log = logging.getLogger("memgraph")
 
@@ -81,34 +105,59 @@ def _more_room(used: int, asked: object) -> int:
     return min(MAX_ROOM, max(MIN_ROOM, 2 * used, 2 * previous))
 
 
-def ask_json(
-    chat: ChatModel,
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat call an exchange needs answered."""
+
+    messages: Sequence[Message]
+    schema: JsonSchema | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+Exchange = Generator[ChatRequest, Completion, T]
+"""Model calls as a generator: yields each request, is sent its completion, returns the result."""
+
+
+def run_exchange(chat: ChatModel, exchange: Exchange[T]) -> T:
+    """Drive ``exchange`` with ``chat.complete``; provider errors propagate."""
+    try:
+        request = next(exchange)
+        while True:
+            completion = chat.complete(request.messages, schema=request.schema, **request.options)
+            request = exchange.send(completion)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    finally:
+        exchange.close()
+
+
+async def arun_exchange(chat: ChatModel, exchange: Exchange[T]) -> T:
+    """Drive ``exchange`` with awaited calls (:func:`~memgraph.llm_calls.provider.acomplete`)."""
+    try:
+        request = next(exchange)
+        while True:
+            completion = await acomplete(
+                chat, request.messages, schema=request.schema, **request.options
+            )
+            request = exchange.send(completion)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    finally:
+        exchange.close()
+
+
+def json_exchange(
     system: str,
     user: str,
     schema: JsonSchema,
     validate: Callable[[dict[str, object]], T],
     *,
     options: Mapping[str, Any] | None = None,
-) -> Answer[T]:
-    """Ask ``chat`` for a JSON reply and validate it with ``validate``.
-
-    A reply cut off at the token limit is asked for again once with more room
-    (``max_tokens``); a reply that is not JSON or has the wrong shape gets one
-    repair request quoting the exact problem. When neither helps, the answer's
-    value is ``None``, :attr:`Answer.failure` says why, and a warning is logged.
-
-    Args:
-        chat: the model.
-        system: the system prompt.
-        user: the user message.
-        schema: the shape the reply must have.
-        validate: turns the parsed (and leniently repaired) reply into the value;
-            raises ``ValueError``, ``TypeError`` or ``KeyError`` when it cannot.
-        options: passed to every ``chat.complete`` call.
-
-    Raises:
-        ProviderError: the model could not be reached or refused the request.
-    """
+) -> Exchange[Answer[T]]:
+    """The exchange behind :func:`ask_json`: ask for JSON, widen a cut-off reply's
+    room once, repair an unusable one once."""
     messages: list[Message] = [
         {"role": "system", "content": system},
         {"role": "user", "content": user},
@@ -117,7 +166,7 @@ def ask_json(
     answer: Answer[T] = Answer(value=None)
     repaired = widened = False
     while True:
-        completion = chat.complete(messages, schema=schema, **extra)
+        completion = yield ChatRequest(messages, schema, dict(extra))
         answer.calls += 1
         answer.usage.append(completion.usage)
         if completion.finish_reason == "length":
@@ -152,3 +201,49 @@ def ask_json(
             ]
     log.warning("memgraph: %s; nothing was changed", answer.failure)
     return answer
+
+
+def ask_json(
+    chat: ChatModel,
+    system: str,
+    user: str,
+    schema: JsonSchema,
+    validate: Callable[[dict[str, object]], T],
+    *,
+    options: Mapping[str, Any] | None = None,
+) -> Answer[T]:
+    """Ask ``chat`` for a JSON reply and validate it with ``validate``.
+
+    A reply cut off at the token limit is asked for again once with more room
+    (``max_tokens``); a reply that is not JSON or has the wrong shape gets one
+    repair request quoting the exact problem. When neither helps, the answer's
+    value is ``None``, :attr:`Answer.failure` says why, and a warning is logged.
+
+    Args:
+        chat: the model.
+        system: the system prompt.
+        user: the user message.
+        schema: the shape the reply must have.
+        validate: turns the parsed (and leniently repaired) reply into the value;
+            raises ``ValueError``, ``TypeError`` or ``KeyError`` when it cannot.
+        options: passed to every ``chat.complete`` call.
+
+    Raises:
+        ProviderError: the model could not be reached or refused the request.
+    """
+    return run_exchange(chat, json_exchange(system, user, schema, validate, options=options))
+
+
+async def aask_json(
+    chat: ChatModel,
+    system: str,
+    user: str,
+    schema: JsonSchema,
+    validate: Callable[[dict[str, object]], T],
+    *,
+    options: Mapping[str, Any] | None = None,
+) -> Answer[T]:
+    """Async twin of :func:`ask_json`: the model's ``acomplete`` when it has one
+    (else ``complete`` in a worker thread); the same validation and retries."""
+    exchange = json_exchange(system, user, schema, validate, options=options)
+    return await arun_exchange(chat, exchange)

@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memgraph.llm_calls.ask import Answer, ReplyFailure, ask_json
+from memgraph.llm_calls.ask import (
+    Answer,
+    Exchange,
+    ReplyFailure,
+    arun_exchange,
+    json_exchange,
+    run_exchange,
+)
 from memgraph.llm_calls.prompts import (
     EXTRACT_SCHEMA,
     EXTRACT_SYSTEM,
@@ -28,8 +35,10 @@ __all__ = [
     "ExtractedEntity",
     "ExtractedRelation",
     "Extraction",
+    "aextract",
     "clean_label",
     "extract",
+    "extraction_exchange",
     "misplaced_expirations_as_facts",
     "validate_extraction",
     "without_copied_facts",
@@ -166,7 +175,41 @@ def extract(
     previous: str | None = None,
 ) -> Answer[Extraction]:
     """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
-    who said it (``speaker``), to whom (``addressee``) and the turn before it.
+    who said it (``speaker``), to whom (``addressee``) and the turn before it (the
+    calls are those of :func:`extraction_exchange`)."""
+    exchange = extraction_exchange(
+        text, known=known, said_at=said_at, speaker=speaker, addressee=addressee, previous=previous
+    )
+    return run_exchange(chat, exchange)
+
+
+async def aextract(
+    chat: ChatModel,
+    text: str,
+    *,
+    known: str,
+    said_at: str,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    previous: str | None = None,
+) -> Answer[Extraction]:
+    """Async twin of :func:`extract` (the model's ``acomplete``, else a worker thread)."""
+    exchange = extraction_exchange(
+        text, known=known, said_at=said_at, speaker=speaker, addressee=addressee, previous=previous
+    )
+    return await arun_exchange(chat, exchange)
+
+
+def extraction_exchange(
+    text: str,
+    *,
+    known: str,
+    said_at: str,
+    speaker: str | None = None,
+    addressee: str | None = None,
+    previous: str | None = None,
+) -> Exchange[Answer[Extraction]]:
+    """The model calls of one extraction (see :mod:`memgraph.llm_calls.ask`).
 
     Facts the model copied from ``known`` that the text does not state are left
     out (small models often repeat the known facts, onto the wrong entity too), and
@@ -220,14 +263,14 @@ def extract(
             text, block, said_at, speaker=speaker, addressee=addressee, previous=previous
         )
 
-    answer = ask_json(chat, EXTRACT_SYSTEM, message(known), EXTRACT_SCHEMA, validate)
+    answer = yield from json_exchange(EXTRACT_SYSTEM, message(known), EXTRACT_SCHEMA, validate)
     answer.problems.extend(notes)
     if copies_only and answer.value is not None:
         copies = copies_only[0]
         answer.problems.append(
             f"the reply only repeated facts already in memory ({copies}); asked again without them"
         )
-        again = ask_json(chat, EXTRACT_SYSTEM, message(""), EXTRACT_SCHEMA, validate)
+        again = yield from json_exchange(EXTRACT_SYSTEM, message(""), EXTRACT_SCHEMA, validate)
         again.calls += answer.calls
         again.usage[:0] = answer.usage
         again.problems[:0] = answer.problems

@@ -7,6 +7,12 @@ A provider is two small pieces:
 * an :class:`Embedder` with ``embed(texts) -> np.ndarray`` (batch first,
   float32, one row per text).
 
+Either may also have an async twin, ``acomplete`` / ``aembed``, with the same
+arguments and result: an optional capability, not part of the Protocols (a
+provider without them still satisfies them). :func:`acomplete` and
+:func:`aembed` await the twin when there is one and otherwise run the blocking
+method in a worker thread, so async callers never block their event loop.
+
 Built-in providers (``openai``, ``mock``) register through
 :func:`register_provider`, the same door a third-party provider uses. A spec
 string such as ``"openai:gpt-4o-mini"`` or ``"mock"`` resolves them.
@@ -14,6 +20,7 @@ string such as ``"openai:gpt-4o-mini"`` or ``"mock"`` resolves them.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +41,8 @@ __all__ = [
     "Provider",
     "ProviderSettings",
     "Usage",
+    "acomplete",
+    "aembed",
     "known_providers",
     "message_text",
     "register_provider",
@@ -144,6 +153,32 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Return a float32 array of shape ``(len(texts), dimension)``."""
         ...
+
+
+async def acomplete(
+    chat: ChatModel,
+    messages: Sequence[Message],
+    *,
+    schema: JsonSchema | None = None,
+    **options: Any,
+) -> Completion:
+    """``chat.complete`` without blocking the event loop: the model's own
+    ``acomplete`` when it has one, else ``complete`` in a worker thread."""
+    twin = getattr(chat, "acomplete", None)
+    if callable(twin):
+        completion: Completion = await twin(messages, schema=schema, **options)
+        return completion
+    return await asyncio.to_thread(chat.complete, messages, schema=schema, **options)
+
+
+async def aembed(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """``embedder.embed`` without blocking the event loop: the embedder's own
+    ``aembed`` when it has one, else ``embed`` in a worker thread."""
+    twin = getattr(embedder, "aembed", None)
+    if callable(twin):
+        vectors: Vectors = await twin(texts)
+        return vectors
+    return await asyncio.to_thread(embedder.embed, texts)
 
 
 @dataclass(frozen=True)

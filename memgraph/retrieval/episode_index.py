@@ -33,7 +33,13 @@ import orjson
 from memgraph.dates import mentions_time, mentions_update
 from memgraph.text import index_terms
 
-__all__ = ["CONTEXT_GAP_MS", "EpisodeIndex", "conversation_key", "episode_terms"]
+__all__ = [
+    "CONTEXT_GAP_MS",
+    "EpisodeIndex",
+    "OlderIndexFormat",
+    "conversation_key",
+    "episode_terms",
+]
 
 K1 = 1.2
 B = 0.75
@@ -41,15 +47,22 @@ CONTEXT_WEIGHTS = (0.5, 0.25)
 """Weights of the turn before an episode and of the one before that."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX2"
+MAGIC = b"MGEPIDX3"
+OLDER_MAGICS = (b"MGEPIDX2",)
 TIMED = 1
 UPDATE = 2
+FOLLOWS = 4
+"""Flag: the episode indexed just before this one is its context (the turn it answers)."""
 
 Floats = npt.NDArray[np.float32]
 
 
 TURN_CHARS = 600
 """How much of the last turn's text is kept as the next turn's context."""
+
+
+class OlderIndexFormat(ValueError):
+    """A saved episode index in an older format: rebuild it from the episodes."""
 
 
 class _Turn(NamedTuple):
@@ -194,7 +207,11 @@ class EpisodeIndex:
         self._at.append(at_ms)
         self._loc.append(location)
         self._facts_known.append(facts is not None)
-        self._flags.append(TIMED * mentions_time(text) | UPDATE * mentions_update(text))
+        self._flags.append(
+            TIMED * mentions_time(text)
+            | UPDATE * mentions_update(text)
+            | FOLLOWS * (last is not None)
+        )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
@@ -282,6 +299,26 @@ class EpisodeIndex:
         """Whether the episode's text says that something changed."""
         ordinal = self.ordinal.get(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
+
+    def context_of(self, episode_id: str) -> str | None:
+        """The episode said just before this one in its conversation (the turn it
+        answers or goes on from), when there is one and it is still kept."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None or not self._flags.view()[ordinal] & FOLLOWS:
+            return None
+        if ordinal - 1 in self._removed:
+            return None
+        return self.ids[ordinal - 1]
+
+    def reply_to(self, episode_id: str) -> str | None:
+        """The episode said just after this one in its conversation (the turn that
+        answers it), when there is one and it is still kept."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None or ordinal + 1 >= len(self.ids) or ordinal + 1 in self._removed:
+            return None
+        if not self._flags.view()[ordinal + 1] & FOLLOWS or ordinal in self._removed:
+            return None
+        return self.ids[ordinal + 1]
 
     def recency(self, episode_id: str) -> float:
         """Where the episode falls between the first (0) and the latest (1) said."""
@@ -499,12 +536,24 @@ class EpisodeIndex:
             self._at.view()[kept].astype("<i8").tobytes(),
             self._loc.view()[kept].astype("<i8").tobytes(),
             np.asarray(self._facts_known.view()[kept], dtype=np.uint8).tobytes(),
-            np.asarray(self._flags.view()[kept], dtype=np.uint8).tobytes(),
+            self._saved_flags(keep, kept).tobytes(),
             facts_indptr.astype("<i8").tobytes(),
             facts_flat.astype("<i8").tobytes(),
         ]
         body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
         return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+
+    def _saved_flags(
+        self, keep: npt.NDArray[np.bool_], kept: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.uint8]:
+        """The kept episodes' flags; one whose context is dropped loses ``FOLLOWS``."""
+        flags = np.asarray(self._flags.view()[kept], dtype=np.uint8).copy()
+        before_kept = np.zeros(len(kept), dtype=bool)
+        inner = kept > 0
+        before_kept[inner] = keep[kept[inner] - 1]
+        flags[~before_kept] &= np.uint8(0xFF ^ FOLLOWS)
+        saved: npt.NDArray[np.uint8] = flags
+        return saved
 
     @classmethod
     def decode(cls, data: bytes | memoryview) -> EpisodeIndex:
@@ -514,6 +563,8 @@ class EpisodeIndex:
             ValueError: ``data`` is not a saved episode index or fails its checksum.
         """
         view = memoryview(data)
+        if bytes(view[:8]) in OLDER_MAGICS:
+            raise OlderIndexFormat("an episode index in an older format")
         if bytes(view[:8]) != MAGIC:
             raise ValueError("not an episode index")
         (crc,) = struct.unpack("<I", view[8:12])

@@ -122,6 +122,7 @@ def select(
         if entity_id in graph.entities:
             chosen.order.append(entity_id)
             chosen.named.add(entity_id)
+    graph.parse_many(observation_ids=[obs_id for obs_id, _score in hits])
     for obs_id, _score in hits:
         owner = graph.owner_of(obs_id)
         shown = owner is not None and (owner in chosen.named or owner in chosen.matched)
@@ -174,6 +175,7 @@ def format_selection(
 ) -> str:
     """The selection in Agency's recall text format, at most ``budget`` tokens."""
     blocks: list[list[str]] = []
+    graph.parse_relations_of(chosen.named, limit=4 * RELATIONS_PER_ENTITY)
     for entity_id in chosen.order:
         entity = graph.entities[entity_id]
         matched = chosen.matched.get(entity_id, [])

@@ -124,6 +124,16 @@ def named_entities(
             stop -= 1
         position = stop if stop > next_name[position] else position + 1
     partly: dict[str, None] = {}
+    graph.parse_many(
+        entity_ids=[
+            entity_id
+            for position, terms in enumerate(held)
+            if terms and not covered[position]
+            for term in terms
+            if 0 < counts[term] <= partial
+            for entity_id in postings[term]
+        ]
+    )
     for position, terms in enumerate(held):
         if not terms or covered[position]:
             continue

@@ -460,6 +460,7 @@ def fuse(
             )
     if len(found) > READ_FACTS:
         found = dict(heapq.nlargest(READ_FACTS, found.items(), key=_first_look(graph, named)))
+    graph.parse_many(observation_ids=found, entity_ids=named)
     for obs_id, signals in found.items():
         pair = graph.observation(obs_id)
         if pair is None or not is_current(pair[1]):
@@ -545,7 +546,7 @@ def fuse(
 
 ANSWER_EVIDENCE = 0.2
 STRONG_MEANING = 0.3
-TEXT_EVIDENCE = 0.3
+TEXT_EVIDENCE = 0.2
 """How much of a question's content the best candidate about a named entity must hold
 for recall to answer at all."""
 
@@ -716,6 +717,7 @@ def format_entities(
             break
     out: list[str] = []
     used = 0
+    graph.parse_relations_of(order)
     for entity_id, facts in order.items():
         entity = graph.entities[entity_id]
         shown = {o["id"] for o in facts}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,13 +31,27 @@ from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query
 from memgraph.text import content_key, index_terms, words
 
-__all__ = ["MESSAGES_HEADER", "format_recall", "said_on", "snippet"]
+__all__ = [
+    "CONTEXT_WORDS",
+    "MESSAGES_HEADER",
+    "format_recall",
+    "reply_context",
+    "said_on",
+    "snippet",
+]
 
 MESSAGES_HEADER = "Related messages:"
 MAX_MESSAGES = 10
 RELATIONS_SHOWN = 3
 SNIPPET_WORDS = 60
 COVER_MARGIN = 0.2
+COVER_SHARE = 0.6
+"""A message is covered by the facts drawn from it when they (with the names of
+whom they are about) hold this share of its words and every name and number in it."""
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TOKEN = re.compile(r"[\w'’:-]+")
+CONTEXT_WORDS = 25
+"""How much of the turn a message answers is quoted with it."""
 
 
 def said_on(timestamp: str | None) -> str:
@@ -68,6 +83,32 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
     return head + " ".join(tokens[best_start : best_start + limit]) + tail
 
 
+def reply_context(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
+    message answers, nearest first, quoted."""
+    parts = []
+    for index, doc in enumerate(chain):
+        text = " ".join(str(doc.get("text") or "").split())
+        at = doc.get("at")
+        if at:
+            with contextlib.suppress(ValueError):
+                text = resolve_relative_dates(text, parse_iso(at))
+        quoted = snippet(text, terms, limit=limit)
+        lead = "in reply to" if index == 0 else "after"
+        parts.append(f'{lead} {doc.get("speaker") or "someone"}: "{quoted}"')
+    return " ".join(parts)
+
+
+def answered_by(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``answered by Wren: "it's called The Rolling Die"``: the reply to a question."""
+    text = " ".join(str(doc.get("text") or "").split())
+    at = doc.get("at")
+    if at:
+        with contextlib.suppress(ValueError):
+            text = resolve_relative_dates(text, parse_iso(at))
+    return f'answered by {doc.get("speaker") or "someone"}: "{snippet(text, terms, limit=limit)}"'
+
+
 @dataclass
 class _Block:
     entity: Doc
@@ -86,10 +127,20 @@ def format_recall(
     max_entities: int = 10,
     max_messages: int = MAX_MESSAGES,
     lens: Lens = CURRENT,
+    reply_contexts: Mapping[str, Sequence[Doc]] | None = None,
+    answers: Mapping[str, Doc] | None = None,
+    stated_words: Callable[[str], set[str]] | None = None,
 ) -> str:
-    """The recall text for ``ranked`` candidates (best first); "" when none shows."""
+    """The recall text for ``ranked`` candidates (best first); "" when none shows.
+
+    ``reply_contexts`` maps a message to the turns it answers, quoted after it
+    (for messages whose own words do not say what they are about); ``answers``
+    maps a message that asks something to the reply said right after it;
+    ``stated_words`` gives the words of every fact a message stated, to tell
+    whether the facts shown from it say all it said."""
     blocks: dict[str, _Block] = {}
     shown_facts: dict[str, float] = {}  # episode id -> best score of a shown fact from it
+    fact_words: dict[str, set[str]] = {}  # episode id -> the words of the facts shown from it
     seen_content: set[tuple[str, str]] = set()
     for item in ranked:
         if item.episode is not None or item.entity is None:
@@ -110,14 +161,19 @@ def format_recall(
         source = item.obs.get("episode")
         if source:
             shown_facts[source] = max(shown_facts.get(source, 0.0), item.score)
+            fact_words.setdefault(source, set()).update(index_terms(item.obs["content"]))
     messages: list[Candidate] = []
     for item in ranked:
         if item.episode is None or len(messages) >= max_messages:
             continue
         if item.episode not in episode_docs:
             continue
-        if shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN:
-            continue  # a shown fact says what this message says, at least as relevantly
+        said = fact_words.get(item.episode, set())
+        if shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN and _covered(
+            episode_docs[item.episode],
+            said | stated_words(item.episode) if stated_words is not None else said,
+        ):
+            continue  # the facts shown from it say what it says, at least as relevantly
         messages.append(item)
     if any(block.facts for block in blocks.values()):
         # A named entity with nothing to show of its own ("Who is Bob?" answered by
@@ -131,7 +187,8 @@ def format_recall(
         (block.score, _entity_lines(graph, block, query, lens)) for block in blocks.values()
     ]
     if messages:
-        sections.append((messages[0].score, _message_lines(messages, episode_docs, query)))
+        lines = _message_lines(messages, episode_docs, query, reply_contexts or {}, answers or {})
+        sections.append((messages[0].score, lines))
     sections.sort(key=lambda pair: -pair[0])
     out: list[str] = []
     used = 0
@@ -147,6 +204,29 @@ def format_recall(
         if used >= budget:
             break
     return "\n".join(out)
+
+
+def _covered(doc: Doc, said: set[str]) -> bool:
+    """Whether the facts drawn from a message (their words ``said``) hold most of it
+    and all of its names and numbers ("joined a ukulele group" does not cover "I
+    joined a ukulele group!! The Saguaro Strummers.")."""
+    text = str(doc.get("text") or "")
+    own = set(index_terms(text))
+    if not own:
+        return True
+    if not set(index_terms(" ".join(_names_and_numbers(text)))) <= said:
+        return False
+    return len(own & said) >= COVER_SHARE * len(own)
+
+
+def _names_and_numbers(text: str) -> Iterator[str]:
+    """Capitalised words that do not open a sentence, and numbers."""
+    for sentence in _SENTENCE_END.split(text):
+        for index, token in enumerate(_TOKEN.findall(sentence)):
+            if any(ch.isdigit() for ch in token) or (
+                index and token[:1].isupper() and token.split("'")[0] != "I"
+            ):
+                yield token
 
 
 def _fact_line(obs: Doc) -> str:
@@ -217,8 +297,12 @@ def _message_lines(
     messages: Sequence[Candidate],
     episode_docs: Mapping[str, Doc],
     query: Query,
+    reply_contexts: Mapping[str, Sequence[Doc]],
+    answers: Mapping[str, Doc],
 ) -> Iterator[str]:
     yield MESSAGES_HEADER
+    shown = {str(item.episode) for item in messages}
+    above = ""  # the message on the line before: a reply to it needs no quote
     for item in messages:
         doc = episode_docs[str(item.episode)]
         text = " ".join(str(doc.get("text") or "").split())
@@ -227,6 +311,13 @@ def _message_lines(
             with contextlib.suppress(ValueError):
                 text = resolve_relative_dates(text, parse_iso(at))
         text = snippet(text, query.terms)
+        chain = reply_contexts.get(str(item.episode))
+        if chain and str(chain[0].get("id")) != above:
+            text += f" ({reply_context(chain, query.terms)})"
+        above = str(item.episode)
+        answer = answers.get(str(item.episode))
+        if answer is not None and str(answer.get("id")) not in shown:
+            text += f" ({answered_by(answer, query.terms)})"
         speaker = doc.get("speaker")
         day = said_on(at)
         prefix = f"[{day}] " if day else ""

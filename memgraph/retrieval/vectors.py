@@ -4,20 +4,44 @@ Rows come in two parts: ``base`` (the checkpointed ``vectors.npy``, usually a
 read-only memory map) and ``tail`` (rows added since, in a growable array).
 Search is one matrix-vector product per part and a top-k by ``argpartition``;
 rows of expired or purged observations are masked out.
+
+The base rows may also stay in the store (a :class:`RowSource`, e.g. a
+PostgreSQL table): searches through the approximate index then read only the
+rows of the lists they visit, and anything that needs every row (an exact
+search, training, a rewrite) reads the rest once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from memgraph.retrieval.ivf import CoarseIndex, dot_rows
 
-__all__ = ["VectorIndex", "normalize_rows"]
+__all__ = ["RowSource", "VectorIndex", "normalize_rows"]
 
 Matrix = npt.NDArray[np.float32]
+ID_BYTES = 150  # a row's id string, its list entry and its row_of entry
+
+
+class RowSource(Protocol):
+    """Checkpointed rows kept by the store and read on demand."""
+
+    def take(self, rows: npt.NDArray[np.int64]) -> Matrix:
+        """The vectors of ``rows`` (ascending row numbers), one per row, in order."""
+        ...
+
+    def all(self) -> Matrix:
+        """Every row, in row order."""
+        ...
+
+    @property
+    def resident_bytes(self) -> int:
+        """Memory held by the rows read so far."""
+        ...
 
 
 def normalize_rows(matrix: npt.ArrayLike) -> Matrix:
@@ -43,12 +67,17 @@ class VectorIndex:
         dimension: int | None = None,
         base: Matrix | None = None,
         base_ids: Sequence[str] = (),
+        *,
+        source: RowSource | None = None,
     ) -> None:
+        """``base`` holds the rows of ``base_ids``; with ``source`` it is empty (its
+        width the dimension) and every row of ``base_ids`` is read from ``source``."""
         self.model = model
         self.dimension = dimension if base is None else int(base.shape[1])
         width = self.dimension or 0
         self.base: Matrix = base if base is not None else np.zeros((0, width), np.float32)
-        self.base_ids: list[str] = list(base_ids)[: len(self.base)]
+        self._source = source
+        self.base_ids: list[str] = list(base_ids)[: None if source else len(self.base)]
         self._tail: Matrix = np.zeros((0, width), np.float32)
         self.tail_ids: list[str] = []
         self.row_of: dict[str, int] = {obs_id: row for row, obs_id in enumerate(self.base_ids)}
@@ -167,6 +196,7 @@ class VectorIndex:
             rows = rows[alive[rows]]
             scores = dot_rows(self.gather(rows), vector)
         else:
+            self._read_source()
             rows = np.flatnonzero(alive)
             parts = []
             if len(self.base_ids):
@@ -274,8 +304,15 @@ class VectorIndex:
             obs_id: float(score) for (obs_id, _), score in zip(found, scores.tolist(), strict=True)
         }
 
+    def _read_source(self) -> None:
+        """Read every base row kept by the store (once; the index holds them from then on)."""
+        if self._source is not None:
+            self.base = np.ascontiguousarray(self._source.all(), dtype=np.float32)
+            self._source = None
+
     def _all_scores(self, columns: Matrix) -> Matrix:
         """Scores of every row (base then tail) against ``columns`` (dimension x m)."""
+        self._read_source()
         parts = []
         if len(self.base_ids):
             parts.append(self.base[: len(self.base_ids)] @ columns)
@@ -314,12 +351,23 @@ class VectorIndex:
         out = np.empty((len(rows), self.dimension or 0), np.float32)
         # np.take into one buffer: no copy to join the parts, and no memmap
         # subclass overhead (the rows are valid, so "clip" never clips).
-        if split:
+        if split and self._source is not None:
+            out[:split] = self._source.take(rows[:split])
+        elif split:
             base = np.asarray(self.base, dtype=np.float32)
             np.take(base, rows[:split], axis=0, out=out[:split], mode="clip")
         if split < len(rows):
             np.take(self._tail, rows[split:] - base_count, axis=0, out=out[split:], mode="clip")
         return out
+
+    def resident_bytes(self) -> int:
+        """A rough estimate of the memory the index holds (for a cache's budget): its
+        rows (those read so far, when the store keeps them), ids and list labels."""
+        source = self._source
+        rows = self.base.nbytes if source is None else source.resident_bytes
+        coarse = self.coarse
+        lists = 0 if coarse is None else coarse.centroids.nbytes + coarse.labels.nbytes
+        return rows + self._tail.nbytes + self._alive.nbytes + len(self.row_of) * ID_BYTES + lists
 
     def ids(self) -> list[str]:
         """Every row's observation id, in row order."""
@@ -330,6 +378,7 @@ class VectorIndex:
         base_count = len(self.base_ids)
         parts = []
         if start < base_count:
+            self._read_source()
             parts.append(self.base[start : min(stop, base_count)])
         if stop > base_count:
             parts.append(self.tail[max(start - base_count, 0) : stop - base_count])
@@ -342,6 +391,7 @@ class VectorIndex:
         total = len(self)
         alive = self._alive[:total]
         ids = [*self.base_ids, *self.tail_ids]
+        self._read_source()
         matrix = (
             np.concatenate([self.base[: len(self.base_ids)], self.tail]) if total else self.base
         )

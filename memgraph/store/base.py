@@ -24,7 +24,7 @@ from memgraph.retrieval.ivf import CoarseIndex
 
 if TYPE_CHECKING:
     from memgraph.graph.saved import SavedGraph
-    from memgraph.retrieval.vectors import VectorIndex
+    from memgraph.retrieval.vectors import RowSource, VectorIndex
 
 __all__ = ["Commit", "Snapshot", "Store", "VectorBatch", "VectorSet", "journal_outgrew"]
 
@@ -87,12 +87,22 @@ class Commit:
 
 @dataclass(frozen=True)
 class VectorSet:
-    """The checkpointed vectors of a scope (often a read-only memory map)."""
+    """The checkpointed vectors of a scope (often a read-only memory map).
+
+    With ``source`` the rows stay in the store and are read on demand:
+    ``matrix`` is then empty (zero rows, the vectors' width) and
+    :meth:`all_rows` reads every row.
+    """
 
     model: str
     ids: Sequence[str]
     matrix: npt.NDArray[np.float32]
     coarse: CoarseIndex | None = None
+    source: RowSource | None = None
+
+    def all_rows(self) -> npt.NDArray[np.float32]:
+        """Every row, in order (read from the store when it keeps them)."""
+        return self.matrix if self.source is None else self.source.all()
 
 
 class Snapshot:

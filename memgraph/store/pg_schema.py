@@ -119,6 +119,33 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE {s}.coarse ALTER COLUMN labels SET STORAGE EXTERNAL;
         """,
     ),
+    (
+        3,
+        "images: checkpoints as graph.json bytes with their index, read lazily; derived",
+        """
+        ALTER TABLE {s}.scopes ADD COLUMN image_generation bigint NOT NULL DEFAULT 0;
+        CREATE TABLE {s}.images (
+            scope          text NOT NULL REFERENCES {s}.scopes (scope) ON DELETE CASCADE,
+            generation     bigint NOT NULL,
+            document       bytea NOT NULL,
+            document_index bytea,
+            vector_ids     bytea,
+            created_at     timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (scope, generation)
+        );
+        ALTER TABLE {s}.images ALTER COLUMN document SET STORAGE EXTERNAL;
+        ALTER TABLE {s}.images ALTER COLUMN document_index SET STORAGE EXTERNAL;
+        ALTER TABLE {s}.images ALTER COLUMN vector_ids SET STORAGE EXTERNAL;
+        CREATE TABLE {s}.derived (
+            scope      text NOT NULL REFERENCES {s}.scopes (scope) ON DELETE CASCADE,
+            name       text NOT NULL,
+            data       bytea NOT NULL,
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (scope, name)
+        );
+        ALTER TABLE {s}.derived ALTER COLUMN data SET STORAGE EXTERNAL;
+        """,
+    ),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

@@ -254,6 +254,12 @@ def _tokenize(sentence: str) -> list[str]:
     return [t.lstrip("'") for t in _TOKEN.findall(sentence) if t.lstrip("'")]
 
 
+def _titled(index: int, token: str) -> bool:
+    """A capitalised word inside a predicate ("playing You Are My Sunshine"): part of
+    a title or a quotation, never a pronoun to resolve."""
+    return index > 0 and token[:1].isupper() and token.split("'")[0] != "I"
+
+
 def _join(tokens: Iterable[str]) -> str:
     return re.sub(r" ([,;:])", r"\1", " ".join(tokens)).strip(" ,;:")
 
@@ -840,7 +846,10 @@ class _Extractor:
         if conj:
             pred = _conjugate(pred)
         if owner is self.user_entity:
-            return [_USER_SUBSTITUTES.get(t.lower(), t) for t in pred]
+            return [
+                t if _titled(i, t) else _USER_SUBSTITUTES.get(t.lower(), t)
+                for i, t in enumerate(pred)
+            ]
         mine = f"{self.user().name}'s"
         other = {"my": mine, "mine": mine, "our": mine, "ours": mine}
         other |= {"me": self.user().name, "myself": self.user().name, "us": self.user().name}
@@ -848,7 +857,7 @@ class _Extractor:
         if you is not None and you is not owner:
             yours = f"{you.name}'s"
             other |= {"your": yours, "yours": yours, "you": you.name}
-        return [other.get(t.lower(), t) for t in pred]
+        return [t if _titled(i, t) else other.get(t.lower(), t) for i, t in enumerate(pred)]
 
     def predicate(self, ent: _Entity, rest: list[str], conj: bool) -> None:
         pred = self.clean(rest, conj, ent)

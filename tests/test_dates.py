@@ -1,0 +1,98 @@
+"""Relative dates in a message are resolved against when it was said."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memgraph.dates import mentions_time, resolve_relative_dates
+
+MONDAY = date(2024, 2, 26)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "expected"),
+    [
+        ("I went there yesterday", MONDAY, "yesterday (25 February 2024)"),
+        ("see you tomorrow", MONDAY, "tomorrow (27 February 2024)"),
+        ("we met 3 days ago", MONDAY, "3 days ago (23 February 2024)"),
+        ("we moved last Saturday", MONDAY, "last Saturday (24 February 2024)"),
+        ("the party is on Saturday", MONDAY, "Saturday (2 March 2024)"),
+        # "since" and "has been" speak of the past
+        (
+            "my shin has been killing me since my long run Saturday",
+            MONDAY,
+            "Saturday (24 February 2024)",
+        ),
+        # "I've got" is a present: the coming Tuesday
+        (
+            "I've got a first interview on tuesday",
+            date(2024, 1, 26),
+            "tuesday (30 January 2024)",
+        ),
+        ("I got the job on tuesday", date(2024, 1, 26), "tuesday (23 January 2024)"),
+        # a weekday with the day names one date, whatever the tense says
+        (
+            "they moved my start to Monday the 26th",
+            date(2024, 2, 24),
+            "Monday the 26th (26 February 2024)",
+        ),
+        (
+            "she didn't start till Tuesday the 30th",
+            date(2023, 6, 4),
+            "Tuesday the 30th (30 May 2023)",
+        ),
+        (
+            "the bowling one? yeah, the 15th right?",
+            date(2023, 12, 4),
+            "the 15th (15 December 2023)",
+        ),
+        ("I signed up for the race. It's May 19", date(2024, 1, 8), "May 19 (19 May 2024)"),
+    ],
+)
+def test_a_relative_date_is_followed_by_the_date_it_means(
+    text: str, said: date, expected: str
+) -> None:
+    assert expected in resolve_relative_dates(text, said)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the 21st century",
+        "we live on the 3rd floor",
+        "her 40th birthday",
+        "for the 2nd time",
+        "it happened on 12 March 2024",
+    ],
+)
+def test_an_ordinal_that_is_not_a_day_or_an_absolute_date_is_left_alone(text: str) -> None:
+    assert resolve_relative_dates(text, MONDAY) == text
+
+
+def test_resolving_twice_changes_nothing() -> None:
+    once = resolve_relative_dates("we moved last Saturday and leave next week", MONDAY)
+    assert resolve_relative_dates(once, MONDAY) == once
+
+
+@given(
+    st.text(alphabet=st.characters(blacklist_characters="()"), max_size=200)
+    | st.lists(
+        st.sampled_from(
+            ["last", "next", "Saturday", "the", "15th", "May", "3", "days", "ago", "we", "met", "."]
+        )
+    ).map(" ".join),
+    st.dates(min_value=date(1990, 1, 1), max_value=date(2090, 1, 1)),
+)
+def test_resolving_only_adds_dates_in_parentheses(text: str, said: date) -> None:
+    resolved = resolve_relative_dates(text, said)
+    assert re.sub(r" \([^()]*\)", "", resolved) == text
+
+
+def test_a_text_that_says_when_is_marked_timed() -> None:
+    assert mentions_time("Launch is Saturday the 22nd")
+    assert not mentions_time("the canoe is lovely")
