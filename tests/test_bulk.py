@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 from memgraph.providers.mock import HashEmbedder, MockChatModel
 
 from memgraph import Episode, Item, Memory, Provider, ProviderUnavailable, StoreConflict
+from memgraph.clock import now_iso
 from memgraph.engine import bulk as bulk_module
+from memgraph.errors import StoreUnavailable
 from memgraph.llm_calls.provider import Completion
 from tests.postgres_server import new_scope
 
@@ -174,6 +177,18 @@ def test_a_bad_item_is_refused_naming_it_before_anything_is_stored(
         assert not memory.store.exists()
 
 
+@pytest.mark.parametrize("concurrency", [0, -1, True, 1.5, "2"])
+def test_a_concurrency_that_is_not_a_positive_integer_is_refused_before_anything_is_stored(
+    tmp_path: Path, concurrency: Any
+) -> None:
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        with pytest.raises(
+            ValueError, match=f"concurrency must be a positive integer, got {concurrency!r}"
+        ):
+            memory.remember_many(["Alice works at Acme."], concurrency=concurrency)
+        assert not memory.store.exists()
+
+
 def test_concurrent_extraction_runs_calls_at_once_and_applies_them_in_input_order(
     tmp_path: Path,
 ) -> None:
@@ -293,3 +308,123 @@ def test_a_long_bulk_import_lets_other_writers_in_within_the_lock_timeout(tmp_pa
     assert max(holds) < config["lockTimeout"]
     first, last = order.index("Per"), len(order) - order[::-1].index("Per") - 1
     assert "Yan" in order[first:last]  # another writer got in between two chunks
+
+
+# ------------------------------------------------------------------ commit of a chunk
+def test_a_chunk_records_when_its_facts_were_stored_and_where_they_came_from(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        before = now_iso()
+        memory.remember_many(["Alice works at Acme."], source="import")
+        after = now_iso()
+        (fact,) = memory.entity("Alice").observations
+        (episode,) = memory.iter_episodes()
+    assert fact.source == "import"
+    assert fact.recorded_at is not None and before <= fact.recorded_at <= after
+    assert before <= episode.recorded_at <= after
+
+
+def test_remember_many_without_an_embedder_stores_its_facts_and_no_vectors(tmp_path: Path) -> None:
+    chat_only = Provider("chat only", MockChatModel(), None)
+    with Memory(tmp_path, "s", provider=chat_only) as memory:
+        memory.remember_many(["Alice works at Acme.", "Bob likes jazz."])
+        stats = memory.stats()
+    assert (stats["current_observations"], stats["episodes"], stats["vectors"]) == (2, 2, 0)
+    with Memory(tmp_path, "s", provider=chat_only) as reopened:
+        assert reopened.stats() == stats
+
+
+def test_a_chunk_ends_once_it_holds_the_vector_limit_and_the_rest_follows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bulk_module, "CHUNK_VECTORS", 2)  # each item below brings two
+    seen: list[tuple[int, int]] = []
+    texts = ["Alice works at Acme.", "Bob likes jazz.", "Carol lives in Rome."]
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        results = memory.remember_many(
+            texts, progress=lambda done, total: seen.append((done, total))
+        )
+        assert [r.episode.text if r.episode else None for r in results] == texts
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+def test_the_graph_stays_in_step_with_the_store_after_a_chunk_without_a_reload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        memory.remember("Zed likes tea.")
+        loads: list[int] = []
+        load = memory.store.load
+
+        def counted_load() -> Any:
+            loads.append(1)
+            return load()
+
+        monkeypatch.setattr(memory.store, "load", counted_load)
+        memory.remember_many(["Alice works at Acme.", "Bob likes jazz."])
+        assert memory.stats()["vectors"] == 6  # three facts and the three texts
+        assert loads == []
+
+
+def test_a_failure_after_a_chunk_is_stored_is_logged_and_the_chunk_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        memory.remember("Zed likes tea.")
+
+        def broken(*args: Any, **kwargs: Any) -> bool:
+            raise RuntimeError("the checkpoint broke (injected)")
+
+        monkeypatch.setattr(memory.store, "checkpoint_due", lambda: True)
+        monkeypatch.setattr(memory.store, "checkpoint", broken)
+        results = memory.remember_many(["Alice works at Acme."])
+        assert [o.content for o in results[0].added_observations] == ["works at Acme"]
+        (record,) = [r for r in caplog.records if "bulk chunk" in r.getMessage()]
+        assert record.getMessage() == "memgraph: checkpoint after a bulk chunk failed"
+        assert record.exc_info is not None and "injected" in str(record.exc_info[1])
+        monkeypatch.undo()
+        assert sorted(e.name for e in memory.entities()) == ["Acme", "Alice", "Zed"]
+    with Memory(tmp_path, "s", provider="mock") as reopened:
+        assert sorted(e.name for e in reopened.entities()) == ["Acme", "Alice", "Zed"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes need Python 3.11")
+def test_a_model_failure_says_how_much_of_the_batch_is_stored(
+    tmp_path: Path, small_chunks: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    chat = CountingChat(fail_at=4, error=ProviderUnavailable("rate limited for good"))
+    texts = [f"Person{i} likes tea." for i in range(6)]
+    with (
+        Memory(tmp_path, "s", provider=provider(chat)) as memory,
+        pytest.raises(ProviderUnavailable) as caught,
+    ):
+        memory.remember_many(texts)
+    assert getattr(caught.value, "__notes__", None) == [
+        "memgraph: the first 3 of 6 items are stored, the rest are not"
+    ]
+    assert "memgraph: storing the 1 items extracted before ProviderUnavailable" in caplog.messages
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes need Python 3.11")
+def test_a_store_failure_says_how_much_of_the_batch_is_stored(
+    tmp_path: Path, small_chunks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [f"Person{i} likes tea." for i in range(4)]
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        memory.remember("Zed likes tea.")
+        commit = memory.store.commit
+        calls: list[int] = []
+
+        def full_disk_on_the_second_chunk(change: Any) -> None:
+            calls.append(1)
+            if len(calls) == 2:
+                raise StoreUnavailable("No space left on device (injected)")
+            commit(change)
+
+        monkeypatch.setattr(memory.store, "commit", full_disk_on_the_second_chunk)
+        with pytest.raises(StoreUnavailable) as caught:
+            memory.remember_many(texts)
+    assert getattr(caught.value, "__notes__", None) == [
+        "memgraph: the first 2 of 4 items are stored, the rest are not"
+    ]

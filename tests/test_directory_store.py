@@ -3,6 +3,7 @@ damage reports, memory-mapped vectors appended in place, and when it checkpoints
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -14,7 +15,7 @@ import numpy as np
 import orjson
 import pytest
 
-from memgraph.errors import StoreConflict, StoreCorrupt
+from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.records import seal_record
 from memgraph.retrieval.vectors import VectorIndex
@@ -123,6 +124,88 @@ def test_commit_fsyncs_the_journal_before_returning(
     with store.lock(5):
         store.commit(make_commit(1))
         assert store.journal_path.stat().st_ino in synced
+
+
+def test_a_commit_that_does_not_follow_the_last_one_is_refused_naming_both(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    with store.lock(5):
+        store.commit(make_commit(1))
+        with pytest.raises(StoreConflict, match=r"commit 3 does not follow 1; reload and retry"):
+            store.commit(make_commit(3))
+    assert len(journal_lines(store)) == 2  # one line and the final newline
+
+
+def test_a_journal_that_cannot_be_opened_fails_the_commit_and_saves_nothing(
+    open_store: Callable[[], DirectoryStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store()
+    store.load()
+    real_open = os.open
+
+    def refuse_the_journal(path: object, flags: int, *args: int) -> int:
+        if str(path).endswith("journal.jsonl") and flags & os.O_APPEND:
+            raise OSError(errno.EACCES, "Permission denied (injected)")
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refuse_the_journal)
+    with store.lock(5), pytest.raises(StoreUnavailable, match="nothing was saved") as caught:
+        store.commit(make_commit(1))
+    assert repr(str(store.journal_path)) in str(caught.value)
+    monkeypatch.undo()
+    assert open_store().load().commits == []
+
+
+def sealed_line(seq: int) -> bytes:
+    return seal_record(orjson.dumps(make_commit(seq).to_record())) + b"\n"
+
+
+def test_damage_after_this_handles_own_commits_is_reported_at_its_line(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    with store.lock(5):
+        store.commit(make_commit(1))
+        store.commit(make_commit(2))
+    with open(store.journal_path, "ab") as handle:  # another writer's lines, one damaged
+        handle.write(b'{"seq": 3, "at": "oops\n' + sealed_line(4))
+    with pytest.raises(StoreCorrupt) as caught:
+        store.changes_since(2)
+    assert caught.value.position == "line 3"
+
+
+def test_a_line_without_its_checksum_after_this_handles_sealed_commit_is_damage(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    with store.lock(5):
+        store.commit(make_commit(1))
+    with open(store.journal_path, "ab") as handle:  # the checksum of line 2 was cut off
+        handle.write(orjson.dumps(make_commit(2).to_record()) + b"\n" + sealed_line(3))
+    with pytest.raises(StoreCorrupt) as caught:
+        store.changes_since(1)
+    assert caught.value.position == "line 2"
+
+
+def test_a_journal_that_cannot_be_cut_back_after_a_failed_append_still_fails_the_commit(
+    open_store: Callable[[], DirectoryStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store()
+    store.load()
+
+    def disk_gone(fd: int, *args: int) -> None:
+        raise OSError(errno.EIO, "Input/output error (injected)")
+
+    with store.lock(5):
+        store.commit(make_commit(1))  # the journal exists: the next append fails, not its creation
+        monkeypatch.setattr(os, "fsync", disk_gone)
+        monkeypatch.setattr(os, "ftruncate", disk_gone)
+        with pytest.raises(StoreUnavailable, match="Input/output error"):
+            store.commit(make_commit(2))
 
 
 TORN_TAILS = {

@@ -247,6 +247,17 @@ def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
 
 
+def test_an_atomic_write_that_cannot_create_its_temporary_file_raises_store_unavailable(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "gone" / "summary.json"  # no directory: the temporary file fails first
+    with pytest.raises(StoreUnavailable) as caught:
+        files.atomic_write(path, b"new")
+    assert repr(str(path)) in str(caught.value)
+    assert isinstance(caught.value.__cause__, FileNotFoundError)
+    assert not (tmp_path / "gone").exists()
+
+
 def test_a_summary_save_waits_for_the_scope_lock(root: Path, faults: Faults) -> None:
     memory = open_memory(root, faults)
     try:

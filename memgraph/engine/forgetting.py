@@ -175,7 +175,9 @@ class ForgetMixin(MemoryCore):
                 index = self._vectors
                 kept = VectorIndex(index.model if index else self.embedder_model)
                 if index is not None and len(index):
+                    # The vectors of the facts and of the remembered texts that stay.
                     live = {o["id"] for _, o in graph.all_observations()}
+                    live.update(e["id"] for e in kept_episodes)
                     ids = index.ids()
                     rows = [r for r, i in enumerate(ids) if i in live and index.row_of.get(i) == r]
                     if rows:
