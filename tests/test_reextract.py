@@ -60,3 +60,18 @@ def test_the_cli_says_the_reply_was_unusable_and_exits_3_then_reextract_succeeds
     redone = runner.invoke(cli, [*base, "--provider", "mock", "reextract"])
     assert redone.exit_code == 0, redone.output
     assert "re-extracted 1 of 1" in redone.stdout and "works at Acme" in redone.stdout
+
+
+def test_a_batch_text_whose_reply_is_unusable_is_kept_unextracted_for_reextract(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path, "alice", provider=broken()) as memory:
+        [changes] = memory.remember_many(["Alice works at Acme."])
+        assert not changes and changes.unusable_reply
+    with Memory(tmp_path, "alice", provider="mock") as memory:
+        assert [(e.text, e.extracted) for e in memory.iter_episodes()] == [
+            ("Alice works at Acme.", False)
+        ]
+        [redone] = memory.reextract()
+        assert [o.content for o in redone.added_observations] == ["works at Acme"]
+        assert all(e.extracted for e in memory.iter_episodes())
