@@ -83,8 +83,7 @@ class ReadMixin(MemoryCore):
                 item.label = label
 
     def _stated_words(self, graph: Graph, episode_id: str) -> set[str]:
-        """The words of the facts an episode stated (and of those they superseded), and
-        the names of whom they are about."""
+        """The words of the facts an episode stated and the names of whom they are about."""
         found: set[str] = set()
         for number in self._episodes_indexed().facts_of(episode_id) or ():
             pair = graph.observation(f"obs-{number}")
@@ -92,9 +91,6 @@ class ReadMixin(MemoryCore):
                 continue
             entity, obs = pair
             found.update(index_terms(f"{entity['name']} {obs['content']}"))
-            for old in entity.get("observations") or ():  # what it replaced, it also said
-                if old.get("supersededBy") == obs["id"]:
-                    found.update(index_terms(old["content"]))
         return found
 
     def _answers(

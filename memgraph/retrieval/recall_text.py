@@ -29,7 +29,7 @@ from memgraph.clock import parse_iso
 from memgraph.dates import format_day, resolve_relative_dates
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query
-from memgraph.text import content_key, index_terms, words
+from memgraph.text import content_key, index_terms, terms, words
 
 __all__ = [
     "CONTEXT_WORDS",
@@ -170,6 +170,7 @@ def format_recall(
             continue
         said = fact_words.get(item.episode, set())
         if shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN and _covered(
+            graph,
             episode_docs[item.episode],
             said | stated_words(item.episode) if stated_words is not None else said,
         ):
@@ -206,17 +207,26 @@ def format_recall(
     return "\n".join(out)
 
 
-def _covered(doc: Doc, said: set[str]) -> bool:
+def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
     """Whether the facts drawn from a message (their words ``said``) hold most of it
     and all of its names and numbers ("joined a ukulele group" does not cover "I
-    joined a ukulele group!! The Saguaro Strummers.")."""
+    joined a ukulele group!! The Saguaro Strummers."). A name the graph knows as an
+    entity's ("Acme" in "no longer works at Acme") is held by the graph itself."""
     text = str(doc.get("text") or "")
     own = set(index_terms(text))
     if not own:
         return True
-    if not set(index_terms(" ".join(_names_and_numbers(text)))) <= said:
-        return False
-    return len(own & said) >= COVER_SHARE * len(own)
+    known = graph.name_term_index()
+    held = set(said)
+    for token in _names_and_numbers(text):
+        stems = set(index_terms(token))
+        if stems <= held:
+            continue
+        name_terms = terms(token)
+        if not name_terms or not all(term in known for term in name_terms):
+            return False
+        held |= stems
+    return len(own & held) >= COVER_SHARE * len(own)
 
 
 def _names_and_numbers(text: str) -> Iterator[str]:
