@@ -282,13 +282,7 @@ class EpisodeIndex:
         ordinal = self.ordinal.get(episode_id)
         if ordinal is None or not self._facts_known.view()[ordinal]:
             return None
-        found = self._facts_added.get(ordinal)
-        if found is not None:
-            return found
-        if ordinal + 1 < len(self._facts_indptr):
-            start, stop = self._facts_indptr[ordinal], self._facts_indptr[ordinal + 1]
-            return tuple(int(n) for n in self._facts_flat[start:stop])
-        return ()
+        return self._fact_list(ordinal)
 
     def timed(self, episode_id: str) -> bool:
         """Whether the episode's text says when something happened."""

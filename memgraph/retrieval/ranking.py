@@ -715,10 +715,9 @@ def format_entities(
         if len(order) > max_entities:
             del order[item.entity["id"]]
             break
-    out: list[str] = []
-    used = 0
     graph.parse_relations_of(order)
-    for entity_id, facts in order.items():
+
+    def entity_lines(entity_id: str, facts: list[Doc]) -> Iterator[str]:
         entity = graph.entities[entity_id]
         shown = {o["id"] for o in facts}
         need = max(0, extra_facts - len(facts))
@@ -730,16 +729,28 @@ def format_entities(
                     break
         # Lines are made as they are used: a hub entity's thousands of relations
         # stop at the budget instead of all being formatted first.
-        lines = itertools.chain(
-            [f"{entity['name']} ({entity.get('type') or 'thing'}):"],
-            (f"  - {o['content']}" for o in facts),
-            _relation_lines(graph, entity, is_current),
-            (f"  - {o['content']}" for o in others),
-        )
+        yield f"{entity['name']} ({entity.get('type') or 'thing'}):"
+        yield from (f"  - {o['content']}" for o in facts)
+        yield from _relation_lines(graph, entity, is_current)
+        yield from (f"  - {o['content']}" for o in others)
+
+    blocks = (entity_lines(entity_id, facts) for entity_id, facts in order.items())
+    return budgeted_text(blocks, count_tokens=count_tokens, budget=budget)
+
+
+def budgeted_text(
+    blocks: Iterable[Iterable[str]], *, count_tokens: Callable[[str], int], budget: int
+) -> str:
+    """The lines of ``blocks`` in order, up to ``budget`` tokens: a block that does not
+    fit keeps its lines that do when more than its header fitted, else the text
+    stops before it. Lines are taken lazily, so a long block is never made whole."""
+    out: list[str] = []
+    used = 0
+    for lines in blocks:
         for index, line in enumerate(lines):
             cost = count_tokens(line) + 1
             if used + cost > budget:
-                if index > 1:  # keep what fitted of this entity
+                if index > 1:  # keep what fitted of this block
                     break
                 return "\n".join(out)
             out.append(line)

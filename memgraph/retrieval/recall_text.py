@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from memgraph.clock import parse_iso
 from memgraph.dates import format_day, resolve_relative_dates
 from memgraph.graph.graph import Doc, Graph
-from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query
+from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query, budgeted_text
 from memgraph.text import content_key, index_terms, terms, words
 
 __all__ = [
@@ -191,20 +191,8 @@ def format_recall(
         lines = _message_lines(messages, episode_docs, query, reply_contexts or {}, answers or {})
         sections.append((messages[0].score, lines))
     sections.sort(key=lambda pair: -pair[0])
-    out: list[str] = []
-    used = 0
-    for _score, lines in sections:
-        for index, line in enumerate(lines):
-            cost = count_tokens(line) + 1
-            if used + cost > budget:
-                if index > 1:  # keep what fitted of this block
-                    break
-                return "\n".join(out)
-            out.append(line)
-            used += cost
-        if used >= budget:
-            break
-    return "\n".join(out)
+    ordered = (lines for _score, lines in sections)
+    return budgeted_text(ordered, count_tokens=count_tokens, budget=budget)
 
 
 def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
