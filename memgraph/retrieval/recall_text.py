@@ -83,30 +83,32 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
     return head + " ".join(tokens[best_start : best_start + limit]) + tail
 
 
-def reply_context(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
-    """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
-    message answers, nearest first, quoted."""
-    parts = []
-    for index, doc in enumerate(chain):
-        text = " ".join(str(doc.get("text") or "").split())
-        at = doc.get("at")
-        if at:
-            with contextlib.suppress(ValueError):
-                text = resolve_relative_dates(text, parse_iso(at))
-        quoted = snippet(text, terms, limit=limit)
-        lead = "in reply to" if index == 0 else "after"
-        parts.append(f'{lead} {doc.get("speaker") or "someone"}: "{quoted}"')
-    return " ".join(parts)
-
-
-def answered_by(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
-    """``answered by Wren: "it's called The Rolling Die"``: the reply to a question."""
+def said_text(doc: Doc) -> str:
+    """An episode's text on one line, its relative dates resolved against when it was said."""
     text = " ".join(str(doc.get("text") or "").split())
     at = doc.get("at")
     if at:
         with contextlib.suppress(ValueError):
             text = resolve_relative_dates(text, parse_iso(at))
-    return f'answered by {doc.get("speaker") or "someone"}: "{snippet(text, terms, limit=limit)}"'
+    return text
+
+
+def _quote(lead: str, doc: Doc, terms: Sequence[str], limit: int) -> str:
+    return (
+        f'{lead} {doc.get("speaker") or "someone"}: "{snippet(said_text(doc), terms, limit=limit)}"'
+    )
+
+
+def reply_context(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
+    message answers, nearest first, quoted."""
+    leads = ("in reply to", *("after" for _ in chain[1:]))
+    return " ".join(_quote(lead, doc, terms, limit) for lead, doc in zip(leads, chain, strict=True))
+
+
+def answered_by(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``answered by Wren: "it's called The Rolling Die"``: the reply to a question."""
+    return _quote("answered by", doc, terms, limit)
 
 
 @dataclass
@@ -303,12 +305,7 @@ def _message_lines(
     above = ""  # the message on the line before: a reply to it needs no quote
     for item in messages:
         doc = episode_docs[str(item.episode)]
-        text = " ".join(str(doc.get("text") or "").split())
-        at = doc.get("at")
-        if at:
-            with contextlib.suppress(ValueError):
-                text = resolve_relative_dates(text, parse_iso(at))
-        text = snippet(text, query.terms)
+        text = snippet(said_text(doc), query.terms)
         chain = reply_contexts.get(str(item.episode))
         if chain and str(chain[0].get("id")) != above:
             text += f" ({reply_context(chain, query.terms)})"
@@ -317,6 +314,6 @@ def _message_lines(
         if answer is not None and str(answer.get("id")) not in shown:
             text += f" ({answered_by(answer, query.terms)})"
         speaker = doc.get("speaker")
-        day = said_on(at)
+        day = said_on(doc.get("at"))
         prefix = f"[{day}] " if day else ""
         yield f"  - {prefix}{speaker}: {text}" if speaker else f"  - {prefix}{text}"
