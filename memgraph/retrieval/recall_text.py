@@ -13,7 +13,9 @@ dates inside messages are resolved against when they were said
 (:mod:`memgraph.dates`). An entity shows only the facts that matched, and the
 relations whose words the query asks about (all of them, up to a few, for an
 identity query). A message is left out when a shown fact came from it and
-matched at least as well. Blocks come in the order of their best candidate,
+matched at least as well, and the facts it stated hold most of its words and
+all of its names. A reply whose own words do not say what it is about quotes
+the turns it answers; a question shows the reply said right after it. Blocks come in the order of their best candidate,
 and the text stops at the token budget.
 """
 
