@@ -129,6 +129,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
         ("day_month", r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})"),
         ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b" + _NOT_A_DAY),
+        ("month_of_rel_year", r"\b" + _MONTH + r" (?:of )?(?P<rel>last|this|next) year\b"),
         ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
         ("today", r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"),
         ("rel_weekend", r"\b(?P<rel>last|this|next|this past|this coming) weekend\b"),
@@ -138,7 +139,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "rel_weekday",
-            r"\b(?P<rel>last|this|next|this past|this coming|on) " + _WEEKDAY + r"s?\b",
+            r"\b(?P<rel>last|this|next|this past|this coming|on) " + _WEEKDAY + r"\b",
         ),
         ("rel_season", r"\b(?P<rel>last|this|next) " + _SEASON + r"\b"),
         (
@@ -279,6 +280,10 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
             return None
         found = _nearest_year(month, day, said, tense)
         return format_day(found) if found else None
+    if kind == "month_of_rel_year":  # "February last year"
+        month = _MONTH_INDEX.get(groups["mon"].rstrip("."))
+        step = {"last": -1, "this": 0, "next": 1}[groups["rel"].lower()]
+        return format_month(said.year + step, month) if month else None
     if kind in ("weekday_day", "day_only"):
         day = int(groups["day"])
         if not 1 <= day <= 31:

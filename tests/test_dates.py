@@ -52,6 +52,13 @@ MONDAY = date(2024, 2, 26)
             "the 15th (15 December 2023)",
         ),
         ("I signed up for the race. It's May 19", date(2024, 1, 8), "May 19 (19 May 2024)"),
+        # a month with "last year" is that month of the year before, not this one
+        (
+            "since February last year. I was employee number four",
+            date(2023, 9, 12),
+            "February last year (February 2022)",
+        ),
+        ("we're going in March of next year", date(2023, 9, 12), "March of next year (March 2024)"),
     ],
 )
 def test_a_relative_date_is_followed_by_the_date_it_means(
@@ -68,6 +75,8 @@ def test_a_relative_date_is_followed_by_the_date_it_means(
         "her 40th birthday",
         "for the 2nd time",
         "it happened on 12 March 2024",
+        # a weekly habit names no one day
+        "you still go in on Tuesdays and Thursdays right?",
     ],
 )
 def test_an_ordinal_that_is_not_a_day_or_an_absolute_date_is_left_alone(text: str) -> None:

@@ -299,3 +299,16 @@ def test_the_mock_provider_is_registered_and_configurable() -> None:
 def test_a_bad_dimension_option_is_a_config_error(dimension: object) -> None:
     with pytest.raises(ConfigError):
         mock_provider(ProviderSettings(options={"dimension": dimension}))
+
+
+def test_the_mock_re_ranker_reads_a_quoted_turn_at_half_weight() -> None:
+    from memgraph.providers.mock.chat import overlap_terms, relevance
+
+    query = overlap_terms("Which company did Sanjay leave for?")
+    own = relevance(query, "Marcus (19 January 2024): Sanjay is leaving for a company")
+    quoted = relevance(
+        query,
+        'Marcus (19 January 2024): Stripe (in reply to Dana: "which company is Sanjay leaving for")',
+    )
+    silent = relevance(query, "Marcus (19 January 2024): Stripe")
+    assert own > quoted > silent == 0.0

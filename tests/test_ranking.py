@@ -126,3 +126,12 @@ def test_a_hub_entity_formats_only_the_relations_the_budget_shows(
     assert lines[:3] == ["Person 1 (person):", "  - likes topic 0", "  - knows → Person 2"]
     assert sum(len(line) + 1 for line in lines) <= 300
     assert len(read) <= len(lines)  # relations past the budget were never read
+
+
+def test_a_year_beside_other_words_says_when_not_what() -> None:
+    graph = people(1)
+    query = tiers.analyze(graph, "Where did Person 1 spend Christmas 2022?")
+    assert "2022" in query.terms
+    assert "2022" not in query.content_terms
+    assert tiers.without_years(["2022"]) == ("2022",)  # alone, the year is what is asked
+    assert tiers.without_years(["earl", "may", "2024"]) == ("earl", "may")

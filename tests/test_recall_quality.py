@@ -189,10 +189,16 @@ def test_a_question_shown_without_its_answer_brings_the_answer_along(tmp_path: P
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
         remember_dialogue(memory, said)
         text = memory.recall("Which café emailed Wren?")
-        asked = next(line for line in text.splitlines() if "which one?" in line)
-        assert asked.endswith(
-            """(answered by Wren: "it's called The Rolling Die. the owner's a guy named Farid")"""
-        )
+        alone = memory.recall("Did Tariq ask which one?")
+    lines = text.splitlines()
+    asked = next(line for line in lines if "Tariq: wait seriously?? which one?" in line)
+    answer = next(line for line in lines if "Wren: it's called The Rolling Die" in line)
+    # the answer quotes the question it answers, unless it is shown right after it
+    assert lines.index(answer) == lines.index(asked) + 1 or answer.endswith(
+        '(in reply to Tariq: "wait seriously?? which one?")'
+    )
+    # the question alone brings its answer along
+    assert "The Rolling Die" in alone
 
 
 def test_a_message_a_short_fact_was_drawn_from_still_shows_what_the_fact_left_out(
@@ -206,3 +212,55 @@ def test_a_message_a_short_fact_was_drawn_from_still_shows_what_the_fact_left_ou
             at="2022-09-06T10:00:00Z",
         )
         assert "Saguaro Strummers" in memory.recall("What is the name of Rosa's ukulele group?")
+
+
+def test_a_short_answer_is_read_with_what_its_speaker_said_just_before(tmp_path: Path) -> None:
+    said = [
+        ("Marcus", "HALF MARATHONER!!!"),
+        ("Dana", "I'M A HALF MARATHONER"),
+        ("Dana", "2:06:41!!! under my goal!!"),
+        ("Marcus", "you were flying at mile 12"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("What was Dana's finishing time in the half marathon?")
+    line = next(line for line in text.splitlines() if "2:06:41" in line)
+    # the same speaker going on: quoted as what it follows, not as a reply
+    assert line.endswith('(after Dana: "I\'M A HALF MARATHONER")') or (
+        "I'M A HALF MARATHONER" in text.splitlines()[text.splitlines().index(line) - 1]
+    )
+
+
+def test_a_yes_is_shown_with_the_question_it_answers(tmp_path: Path) -> None:
+    said = [
+        ("Marcus", "nice, you still go in on Tuesdays and Thursdays right?"),
+        ("Dana", "yep, same in-office days"),
+        ("Marcus", "I've got news too, kind of a big one"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("Which days does Dana work in the office?")
+    assert "Tuesdays and Thursdays" in text  # a weekly habit: no date is put after it
+    assert "Tuesdays (" not in text
+
+
+def test_a_superseded_text_is_never_quoted_as_context(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "u", provider="mock") as memory:
+        memory.remember("Alice works at Acme.", speaker="Alice", at="2024-01-19T10:00:00Z")
+        memory.remember("Alice has a cat called Tom.", speaker="Alice", at="2024-01-19T10:01:00Z")
+        acme = next(o for o in memory.entity("Alice").observations if "Acme" in o.content)
+        memory.expire(acme.id)
+        text = memory.recall("where does alice work?")
+    assert "Acme" not in text
+
+
+def test_a_named_place_or_event_is_searched_in_the_texts(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember(
+            "I'm doing Christmas with my brother Tomás in El Paso this year",
+            speaker="Rosa",
+            at="2022-12-22T23:24:00Z",
+        )
+        memory.remember("that sounds lovely", speaker="Evelyn", at="2022-12-22T23:25:00Z")
+        assert memory.entity("Christmas")  # the extractor made it an entity of its own
+        assert "El Paso" in memory.recall("Where did Rosa spend Christmas 2022?")

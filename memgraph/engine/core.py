@@ -865,6 +865,17 @@ class MemoryCore:
         entity = graph.entity_by_name(DEFAULT_SPEAKER)
         return str(entity["id"]) if entity is not None else None
 
+    def _retired_episode(self, graph: Graph, episode_id: str) -> bool:
+        """Whether a fact the episode stated is no longer current (superseded,
+        corrected or forgotten), read from the graph's saved flags."""
+        for number in self._episodes_indexed().facts_of(episode_id) or ():
+            state = graph.is_current(f"obs-{number}")
+            if state is None:
+                state = graph.is_current(f"rel-{number}")
+            if not state:
+                return True
+        return False
+
     def _episode_signals(
         self,
         graph: Graph,
@@ -878,11 +889,26 @@ class MemoryCore:
         if not len(index):
             return tiers.EpisodeSignals()
         at_ms = None if lens.at is None else int(parse_iso(lens.at).timestamp() * 1000)
-        names = {t for e in query.named for t in episode_terms(graph.entity_name(e) or "")}
-        terms = [t for t in episode_terms(query.text) if t not in names] or episode_terms(
-            query.text
-        )
+        # A person's name is in every text they said (their speaker name is indexed):
+        # it picks whose texts, not which. A named place or thing is the topic itself.
+        names = {
+            t
+            for e in query.named
+            if (graph.entities.get(e) or {}).get("type") == "person"
+            for t in episode_terms(graph.entity_name(e) or "")
+        }
+        asked = tiers.without_years(episode_terms(query.text))
+        terms = [t for t in asked if t not in names] or list(asked)
         lexical = dict(index.search(terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
+        every_name = {t for e in query.named for t in episode_terms(graph.entity_name(e) or "")}
+        topical = None
+        if every_name - names:  # a named topic counted: what the rest of the words hold
+            unnamed = [t for t in terms if t not in every_name]
+            topical = (
+                dict(index.search(unnamed, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
+                if unnamed
+                else {}
+            )
         semantic: dict[str, float] = {}
         vectors = self._vectors
         if near is None and vectors is not None and query_vector is not None and len(vectors):
@@ -918,13 +944,7 @@ class MemoryCore:
             # A text that stated a fact since expired (superseded, corrected or
             # forgotten) would say it again: its current facts speak for it instead.
             if lens.at is None:  # the usual read: the saved flags answer, nothing is parsed
-                for number in index.facts_of(episode_id) or ():
-                    state = graph.is_current(f"obs-{number}")
-                    if state is None:
-                        state = graph.is_current(f"rel-{number}")
-                    if not state:
-                        return True
-                return False
+                return self._retired_episode(graph, episode_id)
             for number in index.facts_of(episode_id) or ():
                 pair = graph.observation(f"obs-{number}")
                 if pair is not None:
@@ -937,7 +957,15 @@ class MemoryCore:
             return False
 
         return tiers.EpisodeSignals(
-            lexical, semantic, speaker, mentions, retired, index.timed, index.updates, index.recency
+            lexical,
+            semantic,
+            topical,
+            speaker,
+            mentions,
+            retired,
+            index.timed,
+            index.updates,
+            index.recency,
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

@@ -19,8 +19,13 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.recall_text import CONTEXT_WORDS, format_recall, reply_context, said_on
-from memgraph.text import index_terms
+from memgraph.retrieval.recall_text import (
+    format_recall,
+    names_or_numbers,
+    reply_context,
+    said_on,
+)
+from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
 
@@ -79,7 +84,8 @@ class ReadMixin(MemoryCore):
                 label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
                 chain = contexts.get(str(item.episode))
                 if chain:
-                    label += f" ({reply_context(chain, [], limit=CONTEXT_WORDS)})"
+                    context = reply_context(chain, [], speaker=doc.get("speaker"))
+                    label += f" ({context})"
                 item.label = label
 
     def _stated_words(self, graph: Graph, episode_id: str) -> set[str]:
@@ -108,38 +114,55 @@ class ReadMixin(MemoryCore):
         return {
             e: found[a]
             for e, a in after.items()
-            if a in found and _other_speaker(found[a], docs[e])
+            if a in found
+            and _other_speaker(found[a], docs[e])
+            and not self._retired_episode(graph, a)
         }
 
     def _reply_contexts(
         self, graph: Graph, docs: Mapping[str, Doc], terms: Sequence[str]
     ) -> dict[str, list[Doc]]:
-        """For each episode whose own words hold none of ``terms`` (an answer such as
-        "Stripe. He got an offer"): the turn another speaker said just before it and,
-        when that one holds none of them either ("which one?"), the turn before that."""
+        """The turns said just before some of these episodes, to quote with them.
+
+        An episode whose own words hold none of ``terms`` (an answer such as "Stripe.
+        He got an offer", or "2:06:41!!" right after "I'M A HALF MARATHONER") gets
+        the turn said just before it in its conversation and, when that one holds
+        none of them either ("which one?"), the turn before that. A reply that
+        only affirms or denies ("yep, same days") gets the question it answers.
+        """
         index = self._episodes_indexed()
         wanted = set(terms)
 
-        def silent(doc: Doc) -> bool:
-            own = f"{doc.get('speaker') or ''} {doc.get('text') or ''}"
-            return not wanted & set(index_terms(own))
+        def silent(doc: Doc) -> bool:  # its words, not its speaker's name
+            return not wanted & set(index_terms(str(doc.get("text") or "")))
 
-        chains: dict[str, list[Doc]] = {}
-        step = {e: index.context_of(e) for e, doc in docs.items() if silent(doc)}
+        quiet = {e for e, doc in docs.items() if silent(doc)}
+        step = {e: index.context_of(e) for e, doc in docs.items() if e in quiet or _affirms(doc)}
         found = self._episode_docs(graph, sorted({p for p in step.values() if p is not None}))
+        chains: dict[str, list[Doc]] = {}
         for episode_id, previous in step.items():
             before = found.get(previous or "")
-            # Only a reply quotes the turn before it: another speaker's words, in a dialogue.
-            if before is not None and _other_speaker(docs[episode_id], before):
+            if before is None or self._retired_episode(graph, str(before["id"])):
+                continue  # a text whose facts were since superseded or forgotten is not quoted
+            doc = docs[episode_id]
+            if episode_id in quiet:
+                # a reply, or its speaker going on with something worth reading
+                # ("2:06:41!!" after "I'M A HALF MARATHONER", not "lol stop")
+                quoted = _other_speaker(doc, before) or (
+                    _in_dialogue(doc, before) and names_or_numbers(graph, doc)
+                )
+            else:  # a yes or no: the other speaker's question it answers
+                quoted = _other_speaker(doc, before) and "?" in str(before.get("text") or "")
+            if quoted:
                 chains[episode_id] = [before]
         further = {
             e: index.context_of(str(chain[0]["id"]))
             for e, chain in chains.items()
-            if silent(chain[0])
+            if e in quiet and silent(chain[0])
         }
         earlier = self._episode_docs(graph, sorted({p for p in further.values() if p}))
         for episode_id, previous in further.items():
-            if previous in earlier:
+            if previous in earlier and not self._retired_episode(graph, str(previous)):
                 chains[episode_id].append(earlier[previous])
         return chains
 
@@ -402,6 +425,38 @@ class ReadMixin(MemoryCore):
             if doc.get("unextracted") and doc["id"] in done:
                 doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)
+
+
+_AFFIRMATIONS = frozenset(
+    [
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "yea",
+        "no",
+        "nope",
+        "nah",
+        "right",
+        "exactly",
+        "correct",
+        "definitely",
+        "sure",
+        "absolutely",
+    ]
+)
+
+
+def _affirms(doc: Doc) -> bool:
+    """Whether a message starts by saying yes or no (to the question before it)."""
+    first = words(str(doc.get("text") or "")[:40])[:1]
+    return bool(first) and first[0] in _AFFIRMATIONS
+
+
+def _in_dialogue(doc: Doc, before: Doc) -> bool:
+    """Whether two turns are a conversation's, each with its speaker (the same one
+    going on, or another replying), not two anonymous notes."""
+    return bool(doc.get("speaker") and before.get("speaker"))
 
 
 def _other_speaker(doc: Doc, before: Doc) -> bool:

@@ -152,6 +152,10 @@ class Candidate:
     score: float = 0.0
     episode: str | None = None
     label: str | None = None
+    topical: float | None = None
+    """For a text that is about a named entity only by naming it: its share of the
+    query's words other than names (its content signal also counted a named topic
+    such as "Christmas"); what :func:`answers_something` reads instead."""
 
     @property
     def id(self) -> str:
@@ -168,6 +172,16 @@ class Candidate:
         assert self.entity is not None
         head = f"{self.entity['name']} ({self.entity.get('type') or 'thing'})"
         return f"{head}: {self.obs['content']}" if self.obs is not None else head
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def without_years(terms: Sequence[str]) -> tuple[str, ...]:
+    """``terms`` without years, unless nothing else is left: a year beside other
+    words ("Christmas 2022", "early May 2024") says when, not what."""
+    topical = tuple(t for t in terms if not _YEAR.fullmatch(t))
+    return topical or tuple(terms)
 
 
 @dataclass(frozen=True)
@@ -207,8 +221,13 @@ class Query:
 
     @property
     def content_terms(self) -> tuple[str, ...]:
-        """The terms that say what is asked about the named entities."""
-        return tuple(t for t in self.terms if t not in self.name_terms)
+        """The terms that say what is asked about the named entities.
+
+        Without a year beside other words (:func:`without_years`): facts carry the
+        dates they resolved ("flies Monday (28 November 2022)"), and every fact of
+        that year would match it as well as the answer.
+        """
+        return without_years([t for t in self.terms if t not in self.name_terms])
 
     @property
     def identity(self) -> bool:
@@ -395,8 +414,11 @@ class EpisodeSignals:
     """What the episode tier found for a query, and how to judge each episode.
 
     Attributes:
-        content: episode id -> BM25 share of the query's content.
+        content: episode id -> BM25 share of the query's content (a named place or
+            thing counts; a named person does not).
         semantic: episode id -> cosine with the query.
+        topical: episode id -> BM25 share of the query's words other than any
+            name, when it differs from ``content`` (None: it does not).
         speaker: episode id -> the entity id of its speaker, when known.
         mentions: whether an episode's text names one of the query's entities.
         retired: whether every fact an episode stated has since expired.
@@ -404,6 +426,7 @@ class EpisodeSignals:
 
     content: Mapping[str, float] = field(default_factory=dict)
     semantic: Mapping[str, float] = field(default_factory=dict)
+    topical: Mapping[str, float] | None = None
     speaker: Callable[[str], str | None] = lambda _episode: None
     mentions: Callable[[str], bool] = lambda _episode: False
     retired: Callable[[str], bool] = lambda _episode: False
@@ -508,6 +531,9 @@ def fuse(
                 entity = graph.entities.get(speaker) if speaker else None
                 item = candidate(entity, None, episode_id)
                 item.signals[signal] = _rescale(value) if signal == "semantic" else value
+                if episodes.topical is not None and (entity is None or entity["id"] not in named):
+                    # About a named entity only by naming it: that name is no evidence.
+                    item.topical = episodes.topical.get(episode_id, 0.0)
     newest_typed = set(heapq.nlargest(MAX_TYPED, typed & named, key=id_number)) if typed else set()
     # A fact of another entity is about a named one when it mentions it in the
     # query's own words ("Maria" for "Maria Smith"; not "Smith" alone among many).
@@ -566,7 +592,8 @@ def answers_something(ranked: Sequence[Candidate], query: Query) -> bool:
         meaning = item.signals.get("semantic", 0.0) - STRONG_MEANING
         # A text's share counts the turns before it at half weight: it must hold more.
         needed = ANSWER_EVIDENCE if item.episode is None else TEXT_EVIDENCE
-        if max(item.signals.get("content", 0.0), meaning) >= needed:
+        content = item.signals.get("content", 0.0) if item.topical is None else item.topical
+        if max(content, meaning) >= needed:
             return True
     return False
 

@@ -101,10 +101,18 @@ def _quote(lead: str, doc: Doc, terms: Sequence[str], limit: int) -> str:
     )
 
 
-def reply_context(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+def reply_context(
+    chain: Sequence[Doc],
+    terms: Sequence[str],
+    *,
+    speaker: str | None = None,
+    limit: int = CONTEXT_WORDS,
+) -> str:
     """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
-    message answers, nearest first, quoted."""
-    leads = ("in reply to", *("after" for _ in chain[1:]))
+    message answers, nearest first, quoted. A turn the message's own ``speaker``
+    said just before it (a message that goes on from it) is quoted ``after``."""
+    first = "after" if speaker and chain and chain[0].get("speaker") == speaker else "in reply to"
+    leads = (first, *("after" for _ in chain[1:]))
     return " ".join(_quote(lead, doc, terms, limit) for lead, doc in zip(leads, chain, strict=True))
 
 
@@ -221,6 +229,21 @@ def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
     return len(own & held) >= COVER_SHARE * len(own)
 
 
+def names_or_numbers(graph: Graph, doc: Doc) -> bool:
+    """Whether a message names something or holds a number ("Stripe. He got an
+    offer", "2:06:41!!"), unlike "lol stop": a short answer worth its context."""
+    text = str(doc.get("text") or "")
+    if next(_names_and_numbers(text), None) is not None:
+        return True
+    known = graph.name_term_index()
+    return any(
+        term in known
+        for token in _TOKEN.findall(text)
+        if token[:1].isupper()
+        for term in terms(token)
+    )
+
+
 def _names_and_numbers(text: str) -> Iterator[str]:
     """Capitalised words that do not open a sentence, and numbers."""
     for sentence in _SENTENCE_END.split(text):
@@ -308,9 +331,11 @@ def _message_lines(
     for item in messages:
         doc = episode_docs[str(item.episode)]
         text = snippet(said_text(doc), query.terms)
-        chain = reply_contexts.get(str(item.episode))
+        chain = list(reply_contexts.get(str(item.episode)) or ())
+        # a turn shown on a line of its own is not quoted again further back
+        chain = chain[:1] + [turn for turn in chain[1:] if str(turn.get("id")) not in shown]
         if chain and str(chain[0].get("id")) != above:
-            text += f" ({reply_context(chain, query.terms)})"
+            text += f" ({reply_context(chain, query.terms, speaker=doc.get('speaker'))})"
         above = str(item.episode)
         answer = answers.get(str(item.episode))
         if answer is not None and str(answer.get("id")) not in shown:

@@ -69,6 +69,7 @@ _DECISION = _stems(
     choose prefer need must commit promise remind todo going deliver ship launch due by"""
 )
 _WEAK = _stems("like get got make good new use want")
+_QUOTE_START = re.compile(r" \((?:in reply to|after|answered by) ")
 _CANDIDATE = re.compile(r"^\[([^\]]+)\]\s?(.*)$")
 _OBSERVATION = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\): (?P<content>.+)$")
 _HEADER_ONLY = re.compile(r"^(?P<entity>.+?) \((?P<type>[^()]*)\):?(?P<content>)$")
@@ -109,11 +110,17 @@ def relevance(query: set[str], fact: str) -> float:
     """How well ``fact`` (``Name (type): content`` or plain text) matches query terms.
 
     Shared content terms count 1 each, shared entity-name terms 1.5; a match on
-    weak words alone (``like``, ``get``, ...) counts as no match.
+    weak words alone (``like``, ``get``, ...) counts as no match. The turns a
+    message is quoted with (``(in reply to X: "…")``) count half: they say what
+    the message is about, not what it says.
     """
+    fact, *rest = _QUOTE_START.split(fact, maxsplit=1)
+    quoted = rest[0] if rest else ""
     match = _OBSERVATION.match(fact) or _HEADER_ONLY.match(fact)
     name = overlap_terms(match["entity"]) if match else set()
-    content = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
+    own = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
+    context = overlap_terms(quoted) - own if quoted else set()
+    content = own | context
     if not (query & (name | content)) - _WEAK:
         return 0.0
     asked = query - name - {"user"} - _WEAK
@@ -126,7 +133,7 @@ def relevance(query: set[str], fact: str) -> float:
     stated = 2.0 if attribute is not None and attribute in _asked_attributes(query) else 0.0
     if asked and not (query & content) - _WEAK and not stated:
         return 0.0  # the name matches, but nothing of what is asked about it
-    return len(query & content) + 1.5 * len(query & name) + stated
+    return len(query & own) + 0.5 * len(query & context) + 1.5 * len(query & name) + stated
 
 
 def _candidates(body: str) -> list[tuple[str, str]]:
