@@ -17,6 +17,7 @@ from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatMod
 from memgraph import Memory
 from memgraph.cli import cli
 from memgraph.llm_calls.provider import Provider
+from memgraph.retrieval.recall_text import NOTHING_SAID
 from tests.conftest import load_fixture
 
 CHAT = load_fixture("conversations/priya.json")
@@ -264,3 +265,23 @@ def test_a_named_place_or_event_is_searched_in_the_texts(tmp_path: Path) -> None
         memory.remember("that sounds lovely", speaker="Evelyn", at="2022-12-22T23:25:00Z")
         assert memory.entity("Christmas")  # the extractor made it an entity of its own
         assert "El Paso" in memory.recall("Where did Rosa spend Christmas 2022?")
+
+
+def test_a_question_about_someone_elses_thing_says_nothing_is_remembered_of_them(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog"),
+        ("Dana", "lol. Miso hid in the closet all day"),
+        ("Marcus", "how was the race?"),
+        ("Dana", "I finished the Chicago half in 2:06!"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        theirs = memory.recall("What breed is Marcus's dog?")
+        not_hers = memory.recall("What breed is Dana's dog?")
+    assert "Bernese" in theirs and not theirs.startswith(NOTHING_SAID)
+    # the dog is Marcus's: recall says so first, then shows what it found
+    assert not_hers.splitlines()[0] == (
+        "(Nothing remembered says this about Dana; the nearest matches follow.)"
+    )

@@ -7,6 +7,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from memgraph.retrieval.recall_text import NOTHING_SAID
+
 __all__ = [
     "contains_gold",
     "dedupe",
@@ -38,8 +40,14 @@ def contains_gold(text: str, answers: Iterable[str]) -> bool:
 
 
 def says_nothing(text: str) -> bool:
-    """True for an empty recall, or one that says nothing relevant is remembered."""
-    return not text.strip() or "nothing relevant" in text.lower()
+    """True for an empty recall, or one that says nothing relevant is remembered
+    (memgraph's recall opens with "(Nothing remembered says this about Dana; ...)"
+    when what it found is someone else's)."""
+    return (
+        not text.strip()
+        or "nothing relevant" in text.lower()
+        or text.lstrip().startswith(NOTHING_SAID)
+    )
 
 
 def dedupe(turns: Iterable[str | None]) -> list[str]:

@@ -72,9 +72,10 @@ def markdown(document: dict[str, Any]) -> str:
     lines.append("")
     abst = summary["abstention"]
     lines.append(
-        f'**abstention** (n={abst["n"]}): recall() empty or "nothing relevant" for '
-        f"{_pct(abst['recall_empty'])}%; search() returned at least one hit for "
-        f"{_pct(abst['search_any_hit'])}%."
+        f"**abstention** (n={abst['n']}): recall() empty or saying nothing relevant is "
+        f"remembered for {_pct(abst['recall_empty'])}% (and for "
+        f"{_pct(abst.get('answerable_said_nothing'))}% of the answerable questions); "
+        f"search() returned at least one hit for {_pct(abst['search_any_hit'])}%."
     )
     lat = summary["latency_ms"]
     lines.append(

@@ -93,6 +93,7 @@ def evaluate_conversation(
                     record["abstained"] = says_nothing(text)
                 else:
                     record["contains"] = contains_gold(text, q.answers)
+                    record["said_nothing"] = says_nothing(text)
             records.append(record)
     return ConversationRun(
         conv.id, len(conv.turns), fed.remember_ms, records, fed.notes, fed.bulk_used
@@ -151,6 +152,10 @@ def aggregate(runs: list[ConversationRun]) -> dict[str, Any]:
             "n": len(abstention),
             "recall_empty": _mean(abstained),
             "search_any_hit": _mean(with_hits),
+            # the same "nothing" on questions that have an answer: abstaining wrongly
+            "answerable_said_nothing": _mean(
+                [1.0 if r["said_nothing"] else 0.0 for r in answerable if "said_nothing" in r]
+            ),
         },
         "per_conversation": per_conversation,
         "latency_ms": {

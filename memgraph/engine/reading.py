@@ -22,9 +22,11 @@ from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
+    nothing_said_about,
     reply_context,
     said_on,
 )
+from memgraph.retrieval.support import support
 from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
@@ -196,6 +198,17 @@ class ReadMixin(MemoryCore):
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             docs = self._episode_docs(graph, wanted)
             best = {e: docs[e] for e in wanted[:CONTEXT_CANDIDATES] if e in docs}
+            held = support(
+                graph,
+                ranked,
+                analyzed,
+                episode_docs=docs,
+                frequency=self._episodes_indexed().weight,
+            )
+            note = None
+            if held is not None and held.about_someone_else:
+                names = sorted(graph.entity_name(e) or e for e in analyzed.named)
+                note = nothing_said_about(names)
             return format_recall(
                 graph,
                 ranked,
@@ -208,6 +221,7 @@ class ReadMixin(MemoryCore):
                 budget=self.config.recall.token_budget,
                 max_entities=self.config.recall.max_entities,
                 lens=lens,
+                note=note,
             )
 
     def search(

@@ -403,6 +403,15 @@ class EpisodeIndex:
             return parts_o[0], parts_w[0]
         return np.concatenate(parts_o), np.concatenate(parts_w)
 
+    def weight(self, term: str) -> float:
+        """The term's inverse document frequency over the texts (BM25's); 0 for a
+        term no text holds."""
+        posting = self._postings(term)
+        if posting is None:
+            return 0.0
+        held = len(np.unique(posting[0]))
+        return math.log(1.0 + (len(self.ids) - held + 0.5) / (held + 0.5))
+
     def search(
         self,
         query_terms: Sequence[str],

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memgraph.clock import parse_iso
@@ -36,13 +36,17 @@ from memgraph.text import content_key, index_terms, terms, words
 __all__ = [
     "CONTEXT_WORDS",
     "MESSAGES_HEADER",
+    "NOTHING_SAID",
     "format_recall",
+    "nothing_said_about",
     "reply_context",
     "said_on",
     "snippet",
 ]
 
 MESSAGES_HEADER = "Related messages:"
+NOTHING_SAID = "(Nothing remembered says this about"
+"""How the note starts that recall puts first when what it found is someone else's."""
 MAX_MESSAGES = 10
 RELATIONS_SHOWN = 3
 SNIPPET_WORDS = 60
@@ -54,6 +58,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TOKEN = re.compile(r"[\w'’:-]+")
 CONTEXT_WORDS = 25
 """How much of the turn a message answers is quoted with it."""
+
+
+def nothing_said_about(names: Sequence[str]) -> str:
+    """``(Nothing remembered says this about Dana; the nearest matches follow.)``"""
+    return f"{NOTHING_SAID} {' or '.join(names)}; the nearest matches follow.)"
 
 
 def said_on(timestamp: str | None) -> str:
@@ -142,8 +151,11 @@ def format_recall(
     reply_contexts: Mapping[str, Sequence[Doc]] | None = None,
     answers: Mapping[str, Doc] | None = None,
     stated_words: Callable[[str], set[str]] | None = None,
+    note: str | None = None,
 ) -> str:
     """The recall text for ``ranked`` candidates (best first); "" when none shows.
+
+    ``note`` is a line put first when anything shows (see :func:`nothing_said_about`).
 
     ``reply_contexts`` maps a message to the turns it answers, quoted after it
     (for messages whose own words do not say what they are about); ``answers``
@@ -203,7 +215,9 @@ def format_recall(
         lines = _message_lines(messages, episode_docs, query, reply_contexts or {}, answers or {})
         sections.append((messages[0].score, lines))
     sections.sort(key=lambda pair: -pair[0])
-    ordered = (lines for _score, lines in sections)
+    ordered: Iterator[Iterable[str]] = (lines for _score, lines in sections)
+    if note is not None and sections:
+        ordered = itertools.chain([[note]], ordered)
     return budgeted_text(ordered, count_tokens=count_tokens, budget=budget)
 
 
