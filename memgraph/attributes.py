@@ -11,7 +11,7 @@ import re
 
 from memgraph.text import content_key
 
-__all__ = ["SINGLE_VALUED_RELATIONS", "asked_attributes", "attribute_of"]
+__all__ = ["SINGLE_VALUED_RELATIONS", "asked_attributes", "attribute_cues", "attribute_of"]
 
 SINGLE_VALUED_RELATIONS = {
     "works_at": "employer",
@@ -91,3 +91,16 @@ def asked_attributes(words: list[str]) -> set[str]:
             if word not in _NEEDS_TWO:
                 strong.add(attribute)
     return {a for a, n in counts.items() if a in strong or n > 1}
+
+
+_CUES = {
+    "employer": "job offer offered start started starting hired joined role position company firm",
+    "residence": "moved moving move lease apartment house place neighborhood rent bought found",
+}
+
+
+def attribute_cues(attributes: set[str]) -> str:
+    """The words a message that states one of these attributes often says instead
+    of the attribute's own ("I start at Calloway the monday after", "we found a
+    little house in Bloomfield"), for the attributes that have them."""
+    return " ".join(_CUES[a] for a in sorted(attributes) if a in _CUES)

@@ -285,3 +285,17 @@ def test_a_question_about_someone_elses_thing_says_nothing_is_remembered_of_them
     assert not_hers.splitlines()[0] == (
         "(Nothing remembered says this about Dana; the nearest matches follow.)"
     )
+
+
+def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Emi", "I had an interview last week at a different firm. Calloway Studio."),
+        ("Hiroshi", "That is wonderful. Good luck."),
+        ("Emi", "I have news!! Calloway offered me the job! I start the monday after next"),
+        ("Hiroshi", "I am very proud of you."),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        assert "Calloway offered me the job" in memory.recall("Where does Emi work now?")

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from memgraph.attributes import attribute_cues
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
 from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt, StoreUnavailable
@@ -106,6 +107,9 @@ COMPACT_EPISODES = 1_024
 """Episodes indexed at load past the saved index that make it sort them into one table
 (an index added to in memory finds a term's episodes by scanning everything added)."""
 EPISODE_CANDIDATES = 50
+CUE_WEIGHT = 1.5
+"""How much a named person's text in the words an asked attribute's news comes in
+("I start at ...", "we found a house in ...") counts, times its share of them."""
 NEAREST = 80
 """Rows one vector search returns, facts and texts together."""
 SEAL_POSTINGS = 50_000
@@ -909,6 +913,25 @@ class MemoryCore:
                 if unnamed
                 else {}
             )
+        speakers: dict[str, str | None] = {}
+
+        def speaker(episode_id: str) -> str | None:
+            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
+            if name not in speakers:
+                entity = graph.entity_by_name(name)
+                speakers[name] = str(entity["id"]) if entity is not None else None
+            return speakers[name]
+
+        cues = attribute_cues(query.attributes) if query.named else ""
+        if cues:
+            # "Where does Emi work now?": her texts in the words such news comes in
+            # ("I start at Calloway the monday after") answer it as well as "work".
+            extra = [t for t in episode_terms(cues) if t not in asked]
+            found = index.search(extra, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source)
+            for episode_id, share in found:
+                if speaker(episode_id) in query.named:
+                    cued = min(1.0, CUE_WEIGHT * share)
+                    lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
         semantic: dict[str, float] = {}
         vectors = self._vectors
         if near is None and vectors is not None and query_vector is not None and len(vectors):
@@ -925,14 +948,6 @@ class MemoryCore:
                 if lens.source is not None and index.source_of(episode_id) != lens.source:
                     continue
                 semantic[episode_id] = score
-        speakers: dict[str, str | None] = {}
-
-        def speaker(episode_id: str) -> str | None:
-            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
-            if name not in speakers:
-                entity = graph.entity_by_name(name)
-                speakers[name] = str(entity["id"]) if entity is not None else None
-            return speakers[name]
 
         mentioned = index.holding(query.mentions)  # by a distinctive word of a name
 
