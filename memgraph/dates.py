@@ -151,6 +151,16 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+_MAY_HOLD_A_DATE = re.compile(
+    r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|evening|night|day|week|"
+    r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
+    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    re.IGNORECASE,
+)
+"""A word every pattern above holds (a unit, a day or month name, a digit): a text
+without any is returned as it is, unread by the patterns."""
+
+
 def format_day(day: date) -> str:
     """``7 May 2023``."""
     return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
@@ -379,6 +389,8 @@ def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
     Expressions already followed by a parenthesis are left alone, so resolving
     twice changes nothing. Unknown or absolute expressions are kept as they are.
     """
+    if _MAY_HOLD_A_DATE.search(text) is None:  # most messages: no pattern can match
+        return text
     said = said_at.date() if isinstance(said_at, datetime) else said_at
     spans: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []

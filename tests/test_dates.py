@@ -105,3 +105,61 @@ def test_resolving_only_adds_dates_in_parentheses(text: str, said: date) -> None
 def test_a_text_that_says_when_is_marked_timed() -> None:
     assert mentions_time("Launch is Saturday the 22nd")
     assert not mentions_time("the canoe is lovely")
+
+
+_DATE_WORDS = [
+    "yesterday",
+    "tomorrow",
+    "today",
+    "tonight",
+    "last",
+    "next",
+    "this",
+    "past",
+    "coming",
+    "on",
+    "in",
+    "since",
+    "by",
+    "early",
+    "Saturday",
+    "Tuesdays",
+    "May",
+    "March",
+    "the",
+    "15th",
+    "3",
+    "two",
+    "weeks",
+    "days",
+    "ago",
+    "from",
+    "now",
+    "weekend",
+    "night",
+    "winter",
+    "2023",
+    "morning",
+    "a",
+    "couple",
+    "of",
+    "month",
+    "year",
+]
+_FILLER = ["we", "met", "her", "at", "the", "cafe", "and", "it", "was", "great", "lol", "ok"]
+
+
+@given(st.lists(st.sampled_from(_DATE_WORDS + _FILLER), min_size=1, max_size=12))
+def test_the_quick_check_never_skips_a_text_a_pattern_would_resolve(
+    tokens: list[str],
+) -> None:
+    import memgraph.dates as dates
+
+    text = " ".join(tokens)
+    quick = resolve_relative_dates(text, MONDAY)
+    saved = dates._MAY_HOLD_A_DATE
+    dates._MAY_HOLD_A_DATE = re.compile("")  # every text read by every pattern
+    try:
+        assert resolve_relative_dates(text, MONDAY) == quick
+    finally:
+        dates._MAY_HOLD_A_DATE = saved

@@ -86,7 +86,8 @@ class ReadMixin(MemoryCore):
                 label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
                 chain = contexts.get(str(item.episode))
                 if chain:
-                    context = reply_context(chain, [], speaker=doc.get("speaker"))
+                    # as said, like the message itself
+                    context = reply_context(chain, [], speaker=doc.get("speaker"), resolve=False)
                     label += f" ({context})"
                 item.label = label
 

@@ -22,6 +22,7 @@ and the text stops at the token budget.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -96,18 +97,22 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
 
 def said_text(doc: Doc) -> str:
     """An episode's text on one line, its relative dates resolved against when it was said."""
-    text = " ".join(str(doc.get("text") or "").split())
-    at = doc.get("at")
+    return _said_text(str(doc.get("text") or ""), str(doc.get("at") or ""))
+
+
+@functools.lru_cache(maxsize=4096)
+def _said_text(text: str, at: str) -> str:
+    # A recall quotes the same turns in the re-ranker's labels and in its text.
+    text = " ".join(text.split())
     if at:
         with contextlib.suppress(ValueError):
             text = resolve_relative_dates(text, parse_iso(at))
     return text
 
 
-def _quote(lead: str, doc: Doc, terms: Sequence[str], limit: int) -> str:
-    return (
-        f'{lead} {doc.get("speaker") or "someone"}: "{snippet(said_text(doc), terms, limit=limit)}"'
-    )
+def _quote(lead: str, doc: Doc, terms: Sequence[str], limit: int, resolve: bool = True) -> str:
+    text = said_text(doc) if resolve else " ".join(str(doc.get("text") or "").split())
+    return f'{lead} {doc.get("speaker") or "someone"}: "{snippet(text, terms, limit=limit)}"'
 
 
 def reply_context(
@@ -116,13 +121,17 @@ def reply_context(
     *,
     speaker: str | None = None,
     limit: int = CONTEXT_WORDS,
+    resolve: bool = True,
 ) -> str:
     """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
     message answers, nearest first, quoted. A turn the message's own ``speaker``
-    said just before it (a message that goes on from it) is quoted ``after``."""
+    said just before it (a message that goes on from it) is quoted ``after``.
+    ``resolve=False`` quotes the words as said, their relative dates unresolved."""
     first = "after" if speaker and chain and chain[0].get("speaker") == speaker else "in reply to"
     leads = (first, *("after" for _ in chain[1:]))
-    return " ".join(_quote(lead, doc, terms, limit) for lead, doc in zip(leads, chain, strict=True))
+    return " ".join(
+        _quote(lead, doc, terms, limit, resolve) for lead, doc in zip(leads, chain, strict=True)
+    )
 
 
 def answered_by(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
