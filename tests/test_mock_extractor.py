@@ -111,6 +111,14 @@ def test_first_person_facts_are_conjugated_to_the_third_person() -> None:
     assert entity(extract("I love hiking"), "User")["observations"] == ["loves hiking"]
 
 
+def test_an_irregular_past_stays_past_and_dates_the_day_before() -> None:
+    result = extract("I fell on the ice on Tuesday", said_at="2022-12-22T23:14:00Z")
+    # "fell" is not the verb "to fell": the Tuesday is the one before, not the next
+    assert entity(result, "User")["observations"] == [
+        "fell on the ice on Tuesday (20 December 2022)"
+    ]
+
+
 def test_am_and_have_become_is_and_has() -> None:
     result = extract("I'm a vegetarian and I have two cats.")
     assert entity(result, "User")["observations"] == ["is a vegetarian", "has two cats"]

@@ -91,7 +91,14 @@ PAST = {
     "chose": "choose", "spoke": "speak", "won": "win", "lost": "lose", "paid": "pay",
     "quit": "quit", "put": "put", "set": "set", "cut": "cut", "let": "let", "hit": "hit",
     "was": "be", "were": "be", "did": "do", "had": "have", "born": "bear", "grown": "grow",
-    "known": "know",
+    "known": "know", "fell": "fall", "broke": "break", "caught": "catch", "woke": "wake",
+    "wore": "wear", "hid": "hide", "rode": "ride", "threw": "throw", "stole": "steal",
+    "shook": "shake", "tore": "tear", "stood": "stand", "understood": "understand",
+    "fed": "feed", "fought": "fight", "rang": "ring", "froze": "freeze", "drew": "draw",
+    "blew": "blow", "dug": "dig", "hung": "hang", "shot": "shoot", "stuck": "stick",
+    "swore": "swear", "bit": "bite", "sank": "sink", "struck": "strike", "spun": "spin",
+    "taken": "take", "given": "give", "eaten": "eat", "fallen": "fall", "broken": "break",
+    "written": "write", "driven": "drive", "chosen": "choose", "forgotten": "forget",
 }  # fmt: skip
 BE = _set("is are am was were be been being")
 AUX = BE | _set("has have had does do did will would can could should may might must shall")
