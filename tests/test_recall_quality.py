@@ -299,3 +299,18 @@ def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
         remember_dialogue(memory, said)
         assert "Calloway offered me the job" in memory.recall("Where does Emi work now?")
+
+
+def test_a_reply_that_says_next_to_nothing_gives_its_line_to_the_turn_it_answers(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Rosa", "Don Pancho came out of his winter box yesterday and ate half a strawberry"),
+        ("Evelyn", "🧡"),
+        ("Rosa", "he's very slow still"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("When did Don Pancho come out of his winter box?")
+    assert "strawberry" in text
+    assert "Evelyn: 🧡" not in text

@@ -14,7 +14,8 @@ dates inside messages are resolved against when they were said
 relations whose words the query asks about (all of them, up to a few, for an
 identity query). A message is left out when a shown fact came from it and
 matched at least as well, and the facts it stated hold most of its words and
-all of its names. A reply whose own words do not say what it is about quotes
+all of its names; or when it says next to nothing of its own ("🧡") and was found
+through the turn it quotes. A reply whose own words do not say what it is about quotes
 the turns it answers; a question shows the reply said right after it. Blocks come in the order of their best candidate,
 and the text stops at the token budget.
 """
@@ -196,11 +197,14 @@ def format_recall(
             shown_facts[source] = max(shown_facts.get(source, 0.0), item.score)
             fact_words.setdefault(source, set()).update(index_terms(item.obs["content"]))
     messages: list[Candidate] = []
+    contexts = reply_contexts or {}
     for item in ranked:
         if item.episode is None or len(messages) >= max_messages:
             continue
         if item.episode not in episode_docs:
             continue
+        if item.episode in contexts and _says_little(graph, episode_docs[item.episode]):
+            continue  # "🧡", "hahaha": found through the turn before it, which says it
         said = fact_words.get(item.episode, set())
         if shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN and _covered(
             graph,
@@ -250,6 +254,11 @@ def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
             return False
         held |= stems
     return len(own & held) >= COVER_SHARE * len(own)
+
+
+def _says_little(graph: Graph, doc: Doc) -> bool:
+    """At most one word of its own and no name or number ("🧡", "hahaha", "truly")."""
+    return len(index_terms(str(doc.get("text") or ""))) <= 1 and not names_or_numbers(graph, doc)
 
 
 def names_or_numbers(graph: Graph, doc: Doc) -> bool:
