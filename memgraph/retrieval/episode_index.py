@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.dates import mentions_time, mentions_update
+from memgraph.dates import mentions
 from memgraph.text import index_terms
 
 __all__ = [
@@ -117,11 +117,23 @@ class _Grow:
 
     def append(self, value: float) -> None:
         if self._size == len(self._data):
-            bigger = np.empty(max(16, 2 * len(self._data)), dtype=self._data.dtype)
-            bigger[: self._size] = self._data[: self._size]
-            self._data = bigger
+            self._reserve(1)
         self._data[self._size] = value
         self._size += 1
+
+    def extend(self, values: npt.ArrayLike) -> None:
+        """Append every one of ``values`` (a sequence or a scalar repeated ``count``)."""
+        count = len(values)  # type: ignore[arg-type]
+        if self._size + count > len(self._data):
+            self._reserve(count)
+        self._data[self._size : self._size + count] = values
+        self._size += count
+
+    def _reserve(self, count: int) -> None:
+        size = max(16, 2 * len(self._data), self._size + count)
+        bigger = np.empty(size, dtype=self._data.dtype)
+        bigger[: self._size] = self._data[: self._size]
+        self._data = bigger
 
     def view(self) -> npt.NDArray[Any]:
         return self._data[: self._size]
@@ -207,11 +219,8 @@ class EpisodeIndex:
         self._at.append(at_ms)
         self._loc.append(location)
         self._facts_known.append(facts is not None)
-        self._flags.append(
-            TIMED * mentions_time(text)
-            | UPDATE * mentions_update(text)
-            | FOLLOWS * (last is not None)
-        )
+        timed, updates = mentions(text)
+        self._flags.append(TIMED * timed | UPDATE * updates | FOLLOWS * (last is not None))
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
@@ -219,13 +228,15 @@ class EpisodeIndex:
         self._lengths.append(length)
         self._length_total += length
         vocab = self._vocab
-        for term, weight in weights.items():
+        codes = []
+        for term in weights:
             code = vocab.get(term)
             if code is None:
                 code = vocab[term] = len(vocab)
-            self._add_codes.append(code)
-            self._add_ords.append(ordinal)
-            self._add_tfs.append(weight)
+            codes.append(code)
+        self._add_codes.extend(codes)
+        self._add_ords.extend(np.full(len(codes), ordinal, dtype=np.int32))
+        self._add_tfs.extend(list(weights.values()))
         other = None
         if last is not None:
             other = last.speaker if last.speaker != speaker else last.other
