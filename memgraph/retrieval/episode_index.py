@@ -507,17 +507,14 @@ class EpisodeIndex:
         tfs = np.concatenate(parts_tfs)
         alive = keep[ords]
         rows, ords, tfs = rows[alive], renumber[ords[alive]], tfs[alive]
-        order = np.lexsort((ords, rows))
+        # By (row, ordinal), each pair once: one key. The saved part is already in
+        # order and the added part follows it, which a stable sort finds in one run.
+        order = np.argsort(rows * (count + 1) + ords, kind="stable")
         rows, ords, tfs = rows[order], ords[order], tfs[order]
         indptr = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
         kept = np.flatnonzero(keep)
-        fact_lists = [self._fact_list(int(o)) for o in kept]
-        facts_indptr = np.zeros(len(kept) + 1, dtype=np.int64)
-        np.cumsum([len(f) for f in fact_lists], out=facts_indptr[1:])
-        facts_flat = np.fromiter(
-            (n for f in fact_lists for n in f), np.int64, int(facts_indptr[-1])
-        )
+        facts_indptr, facts_flat = self._kept_facts(kept)
         header = {
             "count": len(kept),
             "terms": len(terms),
@@ -547,6 +544,30 @@ class EpisodeIndex:
         ]
         body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
         return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+
+    def _kept_facts(
+        self, kept: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The facts of the ``kept`` episodes in CSR form (indptr, flat ids)."""
+        saved = len(self._facts_indptr) - 1
+        added = sorted(self._facts_added)
+        if len(kept) == len(self.ids) and (not added or added[0] >= saved):
+            # Nothing removed or re-recorded: the saved lists as they are, then the added.
+            lists = [self._facts_added[o] for o in added]
+            counts = np.zeros(len(kept), dtype=np.int64)
+            counts[:saved] = np.diff(self._facts_indptr)
+            counts[added] = [len(f) for f in lists]
+            indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+            np.cumsum(counts, out=indptr[1:])
+            tail = np.fromiter((n for f in lists for n in f), np.int64, int(counts[saved:].sum()))
+            head = np.asarray(self._facts_flat[: int(self._facts_indptr[-1])], dtype=np.int64)
+            flat = np.concatenate([head, tail])
+            return indptr, flat
+        fact_lists = [self._fact_list(int(o)) for o in kept]
+        indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+        np.cumsum([len(f) for f in fact_lists], out=indptr[1:])
+        flat = np.fromiter((n for f in fact_lists for n in f), np.int64, int(indptr[-1]))
+        return indptr, flat
 
     def _saved_flags(
         self, keep: npt.NDArray[np.bool_], kept: npt.NDArray[np.int64]
