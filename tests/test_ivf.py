@@ -134,8 +134,9 @@ def test_extending_keeps_labels_and_list_sizes_in_step() -> None:
     rows = clustered(3000)
     coarse = CoarseIndex.train(rows[:2000])
     coarse.lists()
-    for start in range(2000, 3000, 7):  # many small appends, as writes do
-        coarse.extend(rows[start : start + 7])
+    for start in range(2000, 2500, 7):  # many small appends, as writes do
+        coarse.extend(rows[start : min(start + 7, 2500)])
+    coarse.extend(rows[2500:3000])  # and a large one, as a bulk chunk does
     assert coarse.covered == 3000 and len(coarse.labels) == 3000
     fresh = CoarseIndex(coarse.centroids, coarse.labels)
     assert [found.tolist() for found in fresh.lists()] == [f.tolist() for f in coarse.lists()]

@@ -803,9 +803,12 @@ class MemoryCore:
     def _relation(self, rel: Doc) -> Relation:
         graph = self._graph
         assert graph is not None
-        source, target = graph.entities.get(rel["from"]), graph.entities.get(rel["to"])
+        # The ends' names without parsing their records (a lazy graph peeks at them).
+        source, target = graph.entity_name(rel["from"]), graph.entity_name(rel["to"])
         return Relation.from_doc(
-            rel, source["name"] if source else rel["from"], target["name"] if target else rel["to"]
+            rel,
+            source if source is not None else rel["from"],
+            target if target is not None else rel["to"],
         )
 
     def _candidates(

@@ -354,7 +354,7 @@ def misplaced_expirations_as_facts(
     """
     changed = bool(set(words(text)) & CHANGE_WORDS)
     known_facts = _known_facts_by_name(known)
-    text_terms = set(index_terms(text))
+    text_terms = _term_set(text)
     entities = {content_key(e.name): e for e in extraction.entities}
     kept: list[Expiration] = []
     moved: list[str] = []
@@ -389,13 +389,20 @@ def without_unfounded_expirations(
     words_of_text = set(words(text))
     if words_of_text & CHANGE_WORDS:
         return extraction, []
-    text_terms = set(index_terms(text))
+    text_terms = _term_set(text)
     kept = tuple(e for e in extraction.expirations if _grounded(e.content, text_terms))
     unfounded = [e.content for e in extraction.expirations if e not in kept]
     return Extraction(extraction.entities, extraction.relations, kept), unfounded
 
 
-def _grounded(statement: str, text_terms: set[str]) -> bool:
+@functools.lru_cache(maxsize=64)
+def _term_set(text: str) -> frozenset[str]:
+    """The index terms of a text, kept for the next checks of the same text (a text is
+    checked by several guards, and is the next text's previous turn)."""
+    return frozenset(index_terms(text))
+
+
+def _grounded(statement: str, text_terms: frozenset[str]) -> bool:
     """Whether most content words of ``statement`` occur in the text."""
     wanted = set(index_terms(statement))
     return not wanted or len(wanted & text_terms) * 2 >= len(wanted)
@@ -411,8 +418,8 @@ def without_previous_turn_facts(
     entity the previous turn names and the text does not (never the speaker), whose
     words the previous turn holds and the text mostly lacks. The previous turn is
     context only; its facts were drawn when it was remembered. Returns them, too."""
-    before = set(index_terms(previous))
-    now = set(index_terms(text))
+    before = _term_set(previous)
+    now = _term_set(text)
     speaker_key = content_key(speaker or "")
     copied: list[str] = []
 
@@ -453,7 +460,7 @@ def without_copied_facts(
                 names |= {name, name.split(" ")[0]}  # "Alice drinks tea" for Alice Chen too
         return facts, names
 
-    text_terms = set(index_terms(text))
+    text_terms = _term_set(text)
     copied: list[str] = []
 
     def near_known(key: str) -> bool:

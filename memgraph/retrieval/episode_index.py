@@ -235,7 +235,7 @@ class EpisodeIndex:
                 code = vocab[term] = len(vocab)
             codes.append(code)
         self._add_codes.extend(codes)
-        self._add_ords.extend(np.full(len(codes), ordinal, dtype=np.int32))
+        self._add_ords.extend([ordinal] * len(codes))
         self._add_tfs.extend(list(weights.values()))
         other = None
         if last is not None:
