@@ -159,17 +159,24 @@ class CoarseIndex:
         tops = np.argpartition(-closeness, nearest - 1, axis=1)[:, :nearest]
         ranks = np.argsort(-np.take_along_axis(closeness, tops, axis=1), axis=1)
         tops = np.take_along_axis(tops, ranks, axis=1)
+        target = wanted if cap is None else cap
+        held = np.cumsum(sizes[tops], axis=1)
+        if cap is None:  # the first lists whose rows reach ``wanted``
+            counts = np.minimum((held < wanted).sum(axis=1) + 1, nearest)
+        else:  # the first lists whose rows stay within ``cap``
+            counts = np.maximum((held <= cap).sum(axis=1), 1)
+        short = (held[:, -1] < target) & (nearest < len(sizes))
         chosen = []
-        for row, order in zip(closeness, tops, strict=True):
-            held = np.cumsum(sizes[order])
-            if held[-1] < (wanted if cap is None else cap) and nearest < len(sizes):
-                order = np.argsort(-row)
-                held = np.cumsum(sizes[order])
-            if cap is None:  # the first lists whose rows reach ``wanted``
-                count = min(int(np.searchsorted(held, wanted)) + 1, len(order))
-            else:  # the first lists whose rows stay within ``cap``
-                count = max(1, int(np.searchsorted(held, cap, side="right")))
-            chosen.append(order[:count][sizes[order[:count]] > 0])  # empty lists add nothing
+        for query, (order, count) in enumerate(zip(tops, counts.tolist(), strict=True)):
+            if short[query]:  # the nearest lists are too small: rank them all
+                order = np.argsort(-closeness[query])
+                ranked = np.cumsum(sizes[order])
+                if cap is None:
+                    count = min(int(np.searchsorted(ranked, wanted)) + 1, len(order))
+                else:
+                    count = max(1, int(np.searchsorted(ranked, cap, side="right")))
+            first = order[:count]
+            chosen.append(first[sizes[first] > 0])  # empty lists add nothing
         return chosen
 
     def candidates(
