@@ -431,8 +431,35 @@ _TIME_WORDS = re.compile(
 )
 
 
-def mentions_time(text: str) -> bool:
-    """Whether ``text`` says when something happened (a date, a day, "last week", ...)."""
+# Every match of _TIME_WORDS holds a digit or starts with one of these words (a match
+# starts and ends at word boundaries, so in ASCII text its first word is a whole word).
+_TIME_STARTS = frozenset(
+    b"""yesterday today tonight tomorrow ago weekend morning evening afternoon last next this
+    past coming monday tuesday wednesday thursday friday saturday sunday january february
+    march april may june july august september october november december jan feb mar apr
+    jun jul aug sep sept oct nov dec spring summer autumn fall winter christmas thanksgiving
+    easter birthday anniversary""".split()
+)
+_NOT_ALNUM = bytes(code for code in range(128) if not chr(code).isalnum())
+_ASCII_WORDS = bytes.maketrans(_NOT_ALNUM, b" " * len(_NOT_ALNUM))
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _ascii_words(text: str) -> list[bytes] | None:
+    """The lower-case alphanumeric runs of an ASCII text (None for other text)."""
+    if not text.isascii():
+        return None
+    return text.lower().encode("ascii").translate(_ASCII_WORDS).split()
+
+
+def mentions_time(text: str, words: list[bytes] | None = None) -> bool:
+    """Whether ``text`` says when something happened (a date, a day, "last week", ...).
+
+    ``words`` are the text's :func:`_ascii_words` when the caller has them.
+    """
+    found = words if words is not None else _ascii_words(text)
+    if found is not None and _TIME_STARTS.isdisjoint(found) and not _DIGIT.search(text):
+        return False  # no match can start anywhere: skip the scan of every position
     return _TIME_WORDS.search(text) is not None
 
 
@@ -445,7 +472,27 @@ _UPDATE_WORDS = re.compile(
 )
 
 
-def mentions_update(text: str) -> bool:
+_UPDATE_STARTS = frozenset(
+    b"""now anymore any no not actually instead switched changed moved pushed postponed
+    rescheduled canceled cancelled officially finally ended turns update new started quit
+    left""".split()
+)
+"""The first words of every match of _UPDATE_WORDS but ", not "."""
+
+
+def mentions_update(text: str, words: list[bytes] | None = None) -> bool:
     """Whether ``text`` says that something changed ("it got moved to the 21st",
-    "I'm not at Deloitte anymore", "we finally closed")."""
+    "I'm not at Deloitte anymore", "we finally closed").
+
+    ``words`` are the text's :func:`_ascii_words` when the caller has them.
+    """
+    found = words if words is not None else _ascii_words(text)
+    if found is not None and _UPDATE_STARTS.isdisjoint(found) and ", not " not in text.lower():
+        return False  # no match can start anywhere: skip the scan of every position
     return _UPDATE_WORDS.search(text) is not None
+
+
+def mentions(text: str) -> tuple[bool, bool]:
+    """:func:`mentions_time` and :func:`mentions_update` of ``text``, its words split once."""
+    found = _ascii_words(text)
+    return mentions_time(text, found), mentions_update(text, found)

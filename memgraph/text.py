@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -44,6 +45,7 @@ def _fold(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
     """The key two entity names share when they name the same thing.
 
@@ -52,8 +54,10 @@ def name_key(name: str) -> str:
     return _fold(name)
 
 
+@functools.lru_cache(maxsize=4096)
 def content_key(content: str) -> str:
-    """The key two observations share when they state the same fact."""
+    """The key two observations share when they state the same fact (kept for the
+    latest texts: a write asks for the key of each new fact several times)."""
     return _TRAILING.sub("", _fold(content))
 
 

@@ -428,3 +428,50 @@ def test_a_store_failure_says_how_much_of_the_batch_is_stored(
     assert getattr(caught.value, "__notes__", None) == [
         "memgraph: the first 2 of 4 items are stored, the rest are not"
     ]
+
+
+class RecordingEmbedder(HashEmbedder):
+    """Hashed embeddings, recording every text asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_a_text_is_embedded_once_for_its_context_and_its_episode(tmp_path: Path) -> None:
+    """The vector found for a text's context is its episode's vector too (when the
+    episode is the text alone); a speaker's line is embedded as the line it is."""
+    embedder = RecordingEmbedder()
+    items: list[Any] = [
+        "Alice moved to Oslo.",
+        {"text": "Bob likes jazz.", "speaker": "Bob"},
+        {"text": "Thanks, noted.", "extract": False},
+        "Carol lives in Rome.",
+    ]
+    with Memory(tmp_path, "s", provider=provider(embedder=embedder)) as memory:
+        memory.remember("Dana works at Acme.")  # vectors to search: contexts are embedded
+        embedder.texts.clear()
+        memory.remember_many(items)
+        episodes = {e.text: e.id for e in memory.iter_episodes()}
+        memory._sync()
+        vectors = memory._vectors
+        assert vectors is not None
+        for text in ("Alice moved to Oslo.", "Carol lives in Rome.", "Thanks, noted."):
+            assert embedder.texts.count(text) == 1
+        assert embedder.texts.count("Bob likes jazz.") == 1  # its context
+        assert embedder.texts.count("Bob: Bob likes jazz.") == 1  # its episode
+        for text, line in [("Alice moved to Oslo.", None), ("Bob likes jazz.", "Bob: ")]:
+            fresh = HashEmbedder().embed([f"{line or ''}{text}"])[0]
+            found = vectors.similarities(fresh, [episodes[text]])
+            assert found[episodes[text]] == pytest.approx(1.0, abs=1e-5)
+    with Memory(tmp_path, "s", provider=provider(embedder=HashEmbedder())) as reopened:
+        reopened._sync()
+        vectors = reopened._vectors
+        assert vectors is not None
+        fresh = HashEmbedder().embed(["Carol lives in Rome."])[0]
+        carol = episodes["Carol lives in Rome."]
+        assert vectors.similarities(fresh, [carol])[carol] == pytest.approx(1.0, abs=1e-5)

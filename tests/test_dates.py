@@ -6,10 +6,17 @@ import re
 from datetime import date
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memgraph.dates import mentions_time, resolve_relative_dates
+from memgraph.dates import (
+    _TIME_WORDS,
+    _UPDATE_WORDS,
+    mentions,
+    mentions_time,
+    mentions_update,
+    resolve_relative_dates,
+)
 
 MONDAY = date(2024, 2, 26)
 
@@ -163,3 +170,71 @@ def test_the_quick_check_never_skips_a_text_a_pattern_would_resolve(
         assert resolve_relative_dates(text, MONDAY) == quick
     finally:
         dates._MAY_HOLD_A_DATE = saved
+
+
+_PIECES = [
+    "last",
+    "Last",
+    "week",
+    "this",
+    "THIS",
+    "month",
+    "no",
+    "longer",
+    "moved",
+    "to",
+    "we",
+    "met",
+    "the",
+    "canoe",
+    "Sept",
+    "sept.",
+    "may",
+    "_today",
+    "today_",
+    "o'today",
+    "Friday's",
+    "any",
+    "more",
+    "anymore",
+    "new",
+    "job",
+    "5",
+    "12:30",
+    "3pm",
+    "x3",
+    "2019",
+    "21st",
+    "ended",
+    "up",
+    ",",
+    "not",
+    ", not ",
+    "Cancelled",
+    "canceled",
+    "ſunday",
+    "K",
+    "café",
+    "naïve",
+    "ﬁnally",
+    "ago.",
+    "(tomorrow)",
+    "Turns",
+    "out",
+    "-",
+    "/",
+    "",
+]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.sampled_from([" ", "", "  ", "\n"]))
+def test_the_quick_word_check_answers_as_the_patterns_do(pieces: list[str], glue: str) -> None:
+    """Whether a text is timed or says something changed: the words checked first
+    never decide otherwise than the patterns themselves (ASCII or not)."""
+    text = glue.join(pieces)
+    timed = _TIME_WORDS.search(text) is not None
+    updates = _UPDATE_WORDS.search(text) is not None
+    assert mentions_time(text) == timed
+    assert mentions_update(text) == updates
+    assert mentions(text) == (timed, updates)

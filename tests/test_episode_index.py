@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memgraph.retrieval.episode_index import (
@@ -49,3 +50,79 @@ def test_an_index_saved_in_the_older_format_asks_to_be_rebuilt() -> None:
     data[:8] = b"MGEPIDX2"
     with pytest.raises(OlderIndexFormat):
         EpisodeIndex.decode(bytes(data))
+
+
+def _state(index: EpisodeIndex) -> dict[str, object]:
+    """Everything the index answers per kept episode and per term, for comparison."""
+    kept = [e for o, e in enumerate(index.ids) if o not in index._removed]
+    terms = sorted(set(index._rows) | set(index._vocab))
+    return {
+        "episodes": [
+            (
+                e,
+                index.facts_of(e),
+                index.at_of(e),
+                index.timed(e),
+                index.updates(e),
+                index.context_of(e),
+                index.speaker_of(e),
+                index.location(e),
+            )
+            for e in kept
+        ],
+        "postings": {t: _postings(index, t) for t in terms},
+        "holds": [(e, t) for e in kept for t in terms if index.holds(e, t)],
+    }
+
+
+def _postings(index: EpisodeIndex, term: str) -> list[tuple[str, int]]:
+    """A term's postings as (episode, weighted tf as saved: twice the weight, rounded)."""
+    found = index._postings(term)
+    if found is None:
+        return []
+    ords, weights = found
+    if index._saved:  # the saved part is searched by bisection: it must stay in order
+        saved = ords[ords < index._saved]
+        assert all(saved[1:] > saved[:-1])
+    saved_tf = [min(int(np.rint(w * 2)), 255) for w in weights]
+    return sorted(
+        (index.ids[o], tf)
+        for o, tf in zip(ords.tolist(), saved_tf, strict=True)
+        if o not in index._removed and tf
+    )
+
+
+def test_saving_keeps_every_answer_across_saved_and_added_parts() -> None:
+    """Encoding merges the saved postings and facts with those added since (and with
+    facts recorded again, and purges) without changing any answer."""
+    index = EpisodeIndex()
+    words = ["tea", "coffee", "Oslo", "Rust", "moved", "Monday", "kayak", "tent"]
+
+    def add(first: int, count: int) -> None:
+        for n in range(first, first + count):
+            text = " ".join(words[(n * k) % len(words)] for k in range(1, 4))
+            facts = None if n % 5 == 0 else [f"obs-{n}", f"rel-{n + 1000}"][: 1 + n % 2]
+            index.add(
+                f"e-{n}", text, at_ms=n * MINUTE, speaker="Ana", conversation="c", facts=facts
+            )
+
+    add(0, 30)
+    before = _state(index)
+    index = EpisodeIndex.decode(index.encode())
+    assert _state(index) == before
+    add(30, 25)  # a saved part and an added part
+    before = _state(index)
+    index = EpisodeIndex.decode(index.encode())
+    assert _state(index) == before
+    add(55, 10)
+    index.set_facts("e-3", ["obs-9000"])  # a saved episode's facts recorded again
+    index.set_facts("e-60", [])
+    before = _state(index)
+    index = EpisodeIndex.decode(index.encode())
+    assert _state(index) == before
+    assert index.facts_of("e-3") == (9000,)
+    add(65, 5)
+    index.remove(["e-7", "e-66"])
+    before = _state(index)
+    index = EpisodeIndex.decode(index.encode())
+    assert _state(index) == before

@@ -134,8 +134,9 @@ def test_extending_keeps_labels_and_list_sizes_in_step() -> None:
     rows = clustered(3000)
     coarse = CoarseIndex.train(rows[:2000])
     coarse.lists()
-    for start in range(2000, 3000, 7):  # many small appends, as writes do
-        coarse.extend(rows[start : start + 7])
+    for start in range(2000, 2500, 7):  # many small appends, as writes do
+        coarse.extend(rows[start : min(start + 7, 2500)])
+    coarse.extend(rows[2500:3000])  # and a large one, as a bulk chunk does
     assert coarse.covered == 3000 and len(coarse.labels) == 3000
     fresh = CoarseIndex(coarse.centroids, coarse.labels)
     assert [found.tolist() for found in fresh.lists()] == [f.tolist() for f in coarse.lists()]
@@ -169,3 +170,34 @@ def test_dot_rows_is_the_matrix_vector_product() -> None:
     result = dot_rows(matrix, vector)
     assert result.dtype == np.float32 and result.shape == (300,)
     assert np.allclose(result, matrix @ vector, atol=1e-4)
+
+
+def _probes_one_by_one(
+    coarse: CoarseIndex, queries: np.ndarray, fraction: float, max_rows: int | None
+) -> list[list[int]]:
+    """The lists to visit, as the rule says, one query at a time (the reference)."""
+    sizes = np.array([len(found) for found in coarse.lists()])
+    wanted = max(1, int(coarse.covered * fraction))
+    cap = max_rows if max_rows is not None and max_rows < wanted else None
+    result = []
+    for query in queries:
+        order = np.argsort(-(coarse.centroids @ query), kind="stable")
+        held = np.cumsum(sizes[order])
+        if cap is None:
+            count = min(int(np.searchsorted(held, wanted)) + 1, len(order))
+        else:
+            count = max(1, int(np.searchsorted(held, cap, side="right")))
+        result.append([int(n) for n in order[:count] if sizes[n] > 0])
+    return result
+
+
+@pytest.mark.parametrize("lists", [20, 200])  # 200 lists of ~15 rows: the nearest 32 fall short
+@pytest.mark.parametrize("max_rows", [None, 1, 150])
+def test_probes_of_a_batch_follow_the_rule_query_by_query(lists: int, max_rows: int | None) -> None:
+    rows = clustered(3000, clusters=lists, seed=3)
+    coarse = CoarseIndex(normalize_rows(rows[:: 3000 // lists][:lists]), np.zeros(0, np.int32))
+    coarse.extend(rows)
+    queries = clustered(40, clusters=lists, seed=4)
+    fraction = 0.2 if lists == 200 else 0.06
+    together = [found.tolist() for found in coarse.probes(queries, fraction, max_rows)]
+    assert together == _probes_one_by_one(coarse, queries, fraction, max_rows)

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from memgraph.clock import now_iso, parse_iso
 from memgraph.engine.core import DEFAULT_SPEAKER, coerce_time
 from memgraph.graph.changes import Plan, plan_extraction
@@ -197,14 +199,19 @@ Ready = tuple[Entry, "Answer[Extraction] | None"]
 
 
 def _answers(
-    memory: RememberMixin, entries: list[Entry], concurrency: int
+    memory: RememberMixin,
+    entries: list[Entry],
+    concurrency: int,
+    queries: dict[str, np.ndarray] | None = None,
 ) -> Generator[Ready, None, None]:
-    """Each entry with its extraction answer (``None`` when not extracted), in input order."""
+    """Each entry with its extraction answer (``None`` when not extracted), in input
+    order. The embeddings of the texts, found for their contexts, go in ``queries``."""
 
     def contexts(window: list[Entry]) -> list[str]:
         texts = [entry.text for entry in window if entry.extract]
         with memory._lock:
-            found = iter(memory._contexts_for(memory._sync(), texts) if texts else [])
+            graph = memory._sync()
+            found = iter(memory._contexts_for(graph, texts, queries) if texts else [])
         return [next(found) if entry.extract else "" for entry in window]
 
     chat = memory.provider.chat
@@ -309,6 +316,9 @@ def remember_entries(
         progress(0, total)
     ready: list[Ready] = []
     released: list[float] = []  # when the lock was last released by this call
+    # Texts embedded for their contexts: an episode whose vector is made of its text
+    # alone (no speaker) reuses it instead of embedding the same text again.
+    queries: dict[str, np.ndarray] = {}
 
     def flush() -> None:
         while ready:
@@ -316,14 +326,14 @@ def remember_entries(
                 pause = LOCK_GAP - (time.monotonic() - released[-1])
                 if pause > 0:
                     time.sleep(pause)  # let a waiting writer in between two chunks
-            done = _commit_chunk(memory, ready)
+            done = _commit_chunk(memory, ready, queries)
             released.append(time.monotonic())
             del ready[: len(done)]
             results.extend(done)
             if progress is not None:
                 progress(len(results), total)
 
-    answers = _answers(memory, entries, concurrency)
+    answers = _answers(memory, entries, concurrency, queries)
     oldest = 0.0
     try:
         while True:
@@ -362,8 +372,11 @@ def _note(exc: BaseException, stored: int, total: int) -> None:
         exc._memgraph_noted = True  # type: ignore[attr-defined]
 
 
-def _commit_chunk(memory: RememberMixin, ready: list[Ready]) -> list[ChangeSet]:
-    """Plan a prefix of ``ready`` under the lock and commit it; its change sets, in order."""
+def _commit_chunk(
+    memory: RememberMixin, ready: list[Ready], queries: dict[str, np.ndarray] | None = None
+) -> list[ChangeSet]:
+    """Plan a prefix of ``ready`` under the lock and commit it; its change sets, in order.
+    ``queries`` holds vectors already made for some texts (they are taken out of it)."""
     budget = min(CHUNK_SECONDS, LOCK_SHARE * memory.config.lock_timeout)
     now = now_iso()
     with memory._lock, memory._writer():
@@ -398,7 +411,7 @@ def _commit_chunk(memory: RememberMixin, ready: list[Ready]) -> list[ChangeSet]:
             batch = None
             model = memory.embedder_model
             if embed and model is not None:
-                rows = memory._embed([text for _, text in embed])
+                rows = _rows_for(memory, [text for _, text in embed], queries or {})
                 batch = VectorBatch(model, tuple(obs_id for obs_id, _ in embed), rows)
             commit = Commit(graph.seq + 1, now_iso(), graph.next_id, ops, batch)
             if ops:
@@ -406,6 +419,9 @@ def _commit_chunk(memory: RememberMixin, ready: list[Ready]) -> list[ChangeSet]:
         except BaseException:
             memory._graph = None  # the graph ran ahead of the store: reload on the next call
             raise
+        if queries:
+            for entry, _ in ready[: len(plans)]:
+                queries.pop(entry.text, None)
         stored = commit if ops else None
         if stored is not None:
             graph.seq = commit.seq
@@ -430,3 +446,23 @@ def _commit_chunk(memory: RememberMixin, ready: list[Ready]) -> list[ChangeSet]:
             else:
                 memory._freeze_if_large(graph)  # the records a chunk parsed are long-lived
         return results
+
+
+def _rows_for(
+    memory: RememberMixin, texts: list[str], known: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """The embeddings of ``texts`` in order: those in ``known`` as they are, the rest
+    embedded in one batch."""
+    missing = [i for i, text in enumerate(texts) if text not in known]
+    if len(missing) == len(texts):
+        return memory._embed(texts)
+    fresh = memory._embed([texts[i] for i in missing]) if missing else None
+    first = fresh[0] if fresh is not None else known[texts[0]]
+    rows = np.empty((len(texts), first.shape[-1]), dtype=first.dtype)
+    if fresh is not None:
+        rows[missing] = fresh
+    for i, text in enumerate(texts):
+        vector = known.get(text)
+        if vector is not None:
+            rows[i] = vector
+    return rows

@@ -603,9 +603,16 @@ class MemoryCore:
             hits=hits,
         )
 
-    def _contexts_for(self, graph: Graph, texts: Sequence[str]) -> list[str]:
+    def _contexts_for(
+        self,
+        graph: Graph,
+        texts: Sequence[str],
+        queries_out: dict[str, np.ndarray] | None = None,
+    ) -> list[str]:
         """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
-        embedding call and one pass over the vector lists they visit."""
+        embedding call and one pass over the vector lists they visit. The texts'
+        embeddings are put in ``queries_out`` when given (a text's episode vector,
+        when it is the text itself, need not be asked for again)."""
         if not graph.entities:
             return ["" for _ in texts]
         index = self._vectors
@@ -615,6 +622,8 @@ class MemoryCore:
         for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
             chunk = texts[start : start + CONTEXT_CHUNK]
             queries = self._embed(chunk)
+            if queries_out is not None:
+                queries_out.update(zip(chunk, queries, strict=True))
             found = index.search_many(
                 queries,
                 known.NEIGHBOURS,
@@ -798,9 +807,12 @@ class MemoryCore:
     def _relation(self, rel: Doc) -> Relation:
         graph = self._graph
         assert graph is not None
-        source, target = graph.entities.get(rel["from"]), graph.entities.get(rel["to"])
+        # The ends' names without parsing their records (a lazy graph peeks at them).
+        source, target = graph.entity_name(rel["from"]), graph.entity_name(rel["to"])
         return Relation.from_doc(
-            rel, source["name"] if source else rel["from"], target["name"] if target else rel["to"]
+            rel,
+            source if source is not None else rel["from"],
+            target if target is not None else rel["to"],
         )
 
     def _candidates(

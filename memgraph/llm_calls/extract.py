@@ -7,6 +7,7 @@ nothing of it reaches the graph.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -353,7 +354,7 @@ def misplaced_expirations_as_facts(
     """
     changed = bool(set(words(text)) & CHANGE_WORDS)
     known_facts = _known_facts_by_name(known)
-    text_terms = set(index_terms(text))
+    text_terms = _term_set(text)
     entities = {content_key(e.name): e for e in extraction.entities}
     kept: list[Expiration] = []
     moved: list[str] = []
@@ -388,13 +389,20 @@ def without_unfounded_expirations(
     words_of_text = set(words(text))
     if words_of_text & CHANGE_WORDS:
         return extraction, []
-    text_terms = set(index_terms(text))
+    text_terms = _term_set(text)
     kept = tuple(e for e in extraction.expirations if _grounded(e.content, text_terms))
     unfounded = [e.content for e in extraction.expirations if e not in kept]
     return Extraction(extraction.entities, extraction.relations, kept), unfounded
 
 
-def _grounded(statement: str, text_terms: set[str]) -> bool:
+@functools.lru_cache(maxsize=64)
+def _term_set(text: str) -> frozenset[str]:
+    """The index terms of a text, kept for the next checks of the same text (a text is
+    checked by several guards, and is the next text's previous turn)."""
+    return frozenset(index_terms(text))
+
+
+def _grounded(statement: str, text_terms: frozenset[str]) -> bool:
     """Whether most content words of ``statement`` occur in the text."""
     wanted = set(index_terms(statement))
     return not wanted or len(wanted & text_terms) * 2 >= len(wanted)
@@ -410,8 +418,8 @@ def without_previous_turn_facts(
     entity the previous turn names and the text does not (never the speaker), whose
     words the previous turn holds and the text mostly lacks. The previous turn is
     context only; its facts were drawn when it was remembered. Returns them, too."""
-    before = set(index_terms(previous))
-    now = set(index_terms(text))
+    before = _term_set(previous)
+    now = _term_set(text)
     speaker_key = content_key(speaker or "")
     copied: list[str] = []
 
@@ -437,30 +445,39 @@ def without_copied_facts(
     """``extraction`` without the facts copied from the ``known`` block: a fact equal
     or nearly equal to a known one (also with a known name in front) whose words the
     text mostly lacks. Facts the text restates stay. Returns the copies left out, too."""
-    names: set[str] = set()
-    facts: set[str] = set()
-    for line in known.splitlines():
-        if line.startswith("  - "):
-            facts.add(content_key(line[4:]))
-        elif line.strip() and not line[0].isspace():
-            name = content_key(line.rsplit(" (", 1)[0])
-            names |= {name, name.split(" ")[0]}  # "Alice drinks tea" for Alice Chen too
-    text_terms = set(index_terms(text))
+
+    @functools.cache
+    def known_block() -> tuple[set[str], set[str]]:
+        """The known facts' keys and the known names (with their first words), read
+        only when a fact is not grounded in the text."""
+        facts: set[str] = set()
+        names: set[str] = set()
+        for line in known.splitlines():
+            if line.startswith("  - "):
+                facts.add(content_key(line[4:]))
+            elif line.strip() and not line[0].isspace():
+                name = content_key(line.rsplit(" (", 1)[0])
+                names |= {name, name.split(" ")[0]}  # "Alice drinks tea" for Alice Chen too
+        return facts, names
+
+    text_terms = _term_set(text)
     copied: list[str] = []
 
     def near_known(key: str) -> bool:
+        facts, names = known_block()
         keys = {key} | {key[len(n) + 1 :] for n in names if key.startswith(n + " ")}
         return bool(keys & facts) or any(
             similarity(k, fact) >= COPY_SIMILARITY for k in keys for fact in facts
         )
 
     def fact_copied(statement: str) -> bool:
+        if _grounded(statement, text_terms):  # the text states it: never a copy
+            return False
         key = content_key(statement).removeprefix(content_key(KNOWN_FACTS))
         # A whole rendered line ("a; b; c"), or facts joined with "and", is a copy
         # when each of its parts is.
         parts = [part.strip() for part in _PARTS.split(key) if part.strip()]
-        copy = bool(parts) and all(near_known(part) for part in parts)
-        if copy and not _grounded(statement, text_terms):
+        if parts and all(near_known(part) for part in parts):
             copied.append(statement)
             return True
         return False
@@ -468,7 +485,7 @@ def without_copied_facts(
     def relation_copied(relation: ExtractedRelation) -> bool:
         line = f"{relation.type} → {relation.target}"
         ends = f"{relation.source} {relation.target}"
-        if content_key(line) in facts and not _grounded(ends, text_terms):
+        if not _grounded(ends, text_terms) and content_key(line) in known_block()[0]:
             copied.append(f"{relation.source} {line}")
             return True
         return False

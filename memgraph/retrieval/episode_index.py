@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.dates import mentions_time, mentions_update
+from memgraph.dates import mentions
 from memgraph.text import index_terms
 
 __all__ = [
@@ -117,11 +117,23 @@ class _Grow:
 
     def append(self, value: float) -> None:
         if self._size == len(self._data):
-            bigger = np.empty(max(16, 2 * len(self._data)), dtype=self._data.dtype)
-            bigger[: self._size] = self._data[: self._size]
-            self._data = bigger
+            self._reserve(1)
         self._data[self._size] = value
         self._size += 1
+
+    def extend(self, values: npt.ArrayLike) -> None:
+        """Append every one of ``values`` (a sequence or a scalar repeated ``count``)."""
+        count = len(values)  # type: ignore[arg-type]
+        if self._size + count > len(self._data):
+            self._reserve(count)
+        self._data[self._size : self._size + count] = values
+        self._size += count
+
+    def _reserve(self, count: int) -> None:
+        size = max(16, 2 * len(self._data), self._size + count)
+        bigger = np.empty(size, dtype=self._data.dtype)
+        bigger[: self._size] = self._data[: self._size]
+        self._data = bigger
 
     def view(self) -> npt.NDArray[Any]:
         return self._data[: self._size]
@@ -207,11 +219,8 @@ class EpisodeIndex:
         self._at.append(at_ms)
         self._loc.append(location)
         self._facts_known.append(facts is not None)
-        self._flags.append(
-            TIMED * mentions_time(text)
-            | UPDATE * mentions_update(text)
-            | FOLLOWS * (last is not None)
-        )
+        timed, updates = mentions(text)
+        self._flags.append(TIMED * timed | UPDATE * updates | FOLLOWS * (last is not None))
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
@@ -219,13 +228,15 @@ class EpisodeIndex:
         self._lengths.append(length)
         self._length_total += length
         vocab = self._vocab
-        for term, weight in weights.items():
+        codes = []
+        for term in weights:
             code = vocab.get(term)
             if code is None:
                 code = vocab[term] = len(vocab)
-            self._add_codes.append(code)
-            self._add_ords.append(ordinal)
-            self._add_tfs.append(weight)
+            codes.append(code)
+        self._add_codes.extend(codes)
+        self._add_ords.extend([ordinal] * len(codes))
+        self._add_tfs.extend(list(weights.values()))
         other = None
         if last is not None:
             other = last.speaker if last.speaker != speaker else last.other
@@ -505,17 +516,14 @@ class EpisodeIndex:
         tfs = np.concatenate(parts_tfs)
         alive = keep[ords]
         rows, ords, tfs = rows[alive], renumber[ords[alive]], tfs[alive]
-        order = np.lexsort((ords, rows))
+        # By (row, ordinal), each pair once: one key. The saved part is already in
+        # order and the added part follows it, which a stable sort finds in one run.
+        order = np.argsort(rows * (count + 1) + ords, kind="stable")
         rows, ords, tfs = rows[order], ords[order], tfs[order]
         indptr = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
         kept = np.flatnonzero(keep)
-        fact_lists = [self._fact_list(int(o)) for o in kept]
-        facts_indptr = np.zeros(len(kept) + 1, dtype=np.int64)
-        np.cumsum([len(f) for f in fact_lists], out=facts_indptr[1:])
-        facts_flat = np.fromiter(
-            (n for f in fact_lists for n in f), np.int64, int(facts_indptr[-1])
-        )
+        facts_indptr, facts_flat = self._kept_facts(kept)
         header = {
             "count": len(kept),
             "terms": len(terms),
@@ -545,6 +553,30 @@ class EpisodeIndex:
         ]
         body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
         return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+
+    def _kept_facts(
+        self, kept: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The facts of the ``kept`` episodes in CSR form (indptr, flat ids)."""
+        saved = len(self._facts_indptr) - 1
+        added = sorted(self._facts_added)
+        if len(kept) == len(self.ids) and (not added or added[0] >= saved):
+            # Nothing removed or re-recorded: the saved lists as they are, then the added.
+            lists = [self._facts_added[o] for o in added]
+            counts = np.zeros(len(kept), dtype=np.int64)
+            counts[:saved] = np.diff(self._facts_indptr)
+            counts[added] = [len(f) for f in lists]
+            indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+            np.cumsum(counts, out=indptr[1:])
+            tail = np.fromiter((n for f in lists for n in f), np.int64, int(counts[saved:].sum()))
+            head = np.asarray(self._facts_flat[: int(self._facts_indptr[-1])], dtype=np.int64)
+            flat = np.concatenate([head, tail])
+            return indptr, flat
+        fact_lists = [self._fact_list(int(o)) for o in kept]
+        indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+        np.cumsum([len(f) for f in fact_lists], out=indptr[1:])
+        flat = np.fromiter((n for f in fact_lists for n in f), np.int64, int(indptr[-1]))
+        return indptr, flat
 
     def _saved_flags(
         self, keep: npt.NDArray[np.bool_], kept: npt.NDArray[np.int64]

@@ -117,9 +117,13 @@ class CoarseIndex:
         self._count = needed
         if self._lists is not None:  # keep the lists instead of re-sorting every label
             assert self._sizes is not None
-            for offset, label in enumerate(labels.tolist()):
-                self._lists[label] = np.append(self._lists[label], start + offset)
-                self._sizes[label] += 1
+            order = np.argsort(labels, kind="stable")  # the new rows of a list, ascending
+            grouped = labels[order]
+            bounds = np.flatnonzero(np.diff(grouped)) + 1
+            for part in np.split(order, bounds):
+                label = int(labels[part[0]])
+                self._lists[label] = np.concatenate([self._lists[label], start + part])
+                self._sizes[label] += len(part)
 
     def lists(self) -> list[npt.NDArray[np.int64]]:
         """Row numbers of each list, ascending."""
@@ -151,19 +155,28 @@ class CoarseIndex:
         else:
             closeness = queries @ self.centroids.T
         nearest = min(len(sizes), 32)  # enough lists for ``wanted`` unless they are tiny
+        # Every query's nearest lists in one call each (row by row, as one query alone).
+        tops = np.argpartition(-closeness, nearest - 1, axis=1)[:, :nearest]
+        ranks = np.argsort(-np.take_along_axis(closeness, tops, axis=1), axis=1)
+        tops = np.take_along_axis(tops, ranks, axis=1)
+        target = wanted if cap is None else cap
+        held = np.cumsum(sizes[tops], axis=1)
+        if cap is None:  # the first lists whose rows reach ``wanted``
+            counts = np.minimum((held < wanted).sum(axis=1) + 1, nearest)
+        else:  # the first lists whose rows stay within ``cap``
+            counts = np.maximum((held <= cap).sum(axis=1), 1)
+        short = (held[:, -1] < target) & (nearest < len(sizes))
         chosen = []
-        for row in closeness:
-            order = np.argpartition(-row, nearest - 1)[:nearest]
-            order = order[np.argsort(-row[order])]
-            held = np.cumsum(sizes[order])
-            if held[-1] < (wanted if cap is None else cap) and nearest < len(sizes):
-                order = np.argsort(-row)
-                held = np.cumsum(sizes[order])
-            if cap is None:  # the first lists whose rows reach ``wanted``
-                count = min(int(np.searchsorted(held, wanted)) + 1, len(order))
-            else:  # the first lists whose rows stay within ``cap``
-                count = max(1, int(np.searchsorted(held, cap, side="right")))
-            chosen.append(order[:count][sizes[order[:count]] > 0])  # empty lists add nothing
+        for query, (order, count) in enumerate(zip(tops, counts.tolist(), strict=True)):
+            if short[query]:  # the nearest lists are too small: rank them all
+                order = np.argsort(-closeness[query])
+                ranked = np.cumsum(sizes[order])
+                if cap is None:
+                    count = min(int(np.searchsorted(ranked, wanted)) + 1, len(order))
+                else:
+                    count = max(1, int(np.searchsorted(ranked, cap, side="right")))
+            first = order[:count]
+            chosen.append(first[sizes[first] > 0])  # empty lists add nothing
         return chosen
 
     def candidates(

@@ -17,6 +17,7 @@ of its name, or by all of its words when none is distinctive.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
 
@@ -68,6 +69,12 @@ def _name_terms_of(token: str) -> tuple[str, ...]:
 
 
 _TERMS_OF: dict[str, tuple[str, ...]] = {}  # token -> its name terms (a pure function, memoized)
+
+
+@functools.lru_cache(maxsize=8192)
+def _name_term_set(name: str) -> frozenset[str]:
+    """The name terms of an entity name (memoized: the same names are checked again)."""
+    return frozenset(name_terms(name))
 
 
 def named_entities(
@@ -180,7 +187,7 @@ def _lookup(
         if postings.counts.get(rarest, 0) <= FEW_NAMES:
             others = terms - {rarest}
             if not any(
-                others <= set(name_terms(name or ""))
+                others <= _name_term_set(name or "")
                 for name in (graph.entity_name(i) for i in postings[rarest])
             ):
                 return None
