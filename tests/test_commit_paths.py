@@ -8,9 +8,10 @@ embedded is embedded before the commit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -179,3 +180,56 @@ def test_a_checkpoint_failing_after_a_commit_is_logged_naming_the_scope_and_the_
         "memgraph: checkpoint of scope 's' failed, retried later: "
         "No space left on device (injected)"
     ) in caplog.messages
+
+
+def reorder_episodes(scope_dir: Path) -> None:
+    """Rewrite ``episodes.jsonl`` with its records in reverse order, each record intact:
+    what a restore or another tool may leave, and what makes the byte offsets in
+    ``episodes.idx`` (and in an open handle's copy of it) stale."""
+    path = scope_dir / "episodes.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) > 1 and len({len(line) for line in lines}) > 1
+    path.write_bytes(b"".join(reversed(lines)))
+
+
+def test_texts_checkpointed_after_a_stale_episode_index_is_met_are_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A read that meets a stale location reads every stored text once and keeps them;
+    # a checkpoint then adds the texts it moves out of the journal to what is kept, so
+    # that a later stale location of one of those is answered from there: not "no such
+    # text", and without reading every stored text again.
+    texts = ["Alice works at Acme.", "Bob moved to Lisbon last spring."]
+    with plain(tmp_path) as memory:
+        for text in texts:
+            memory.remember(text)
+        memory.checkpoint()
+    reorder_episodes(tmp_path / SCOPE)
+    with plain(tmp_path) as memory:
+        ids = {e.text: e.id for e in memory.iter_episodes()}
+        read_all = memory.store.episodes
+        full_reads = 0
+
+        def counted() -> Iterator[dict[str, Any]]:
+            nonlocal full_reads
+            full_reads += 1
+            return read_all()
+
+        monkeypatch.setattr(memory.store, "episodes", counted)
+        for text in texts:
+            found = memory.episode(ids[text])
+            assert found is not None and found.text == text
+        assert full_reads == 1, "the stale locations were met: every stored text read once"
+        carol = "Carol teaches chemistry in Porto."
+        memory.remember(carol)
+        memory.checkpoint()  # Carol's text leaves the journal for episodes.jsonl
+        ids = {e.text: e.id for e in memory.iter_episodes()}
+        assert list(ids) == [*texts, carol]
+        reorder_episodes(tmp_path / SCOPE)  # under the open handle: every location is stale
+        full_reads = 0
+        for text, episode_id in ids.items():
+            found = memory.episode(episode_id)
+            assert found is not None and found.text == text
+        assert full_reads == 0, "the texts read once, and Carol's from its checkpoint, are kept"
+        hits = memory.search("who teaches chemistry in porto", episodes=True)
+        assert any(h.episode is not None and h.episode.text == carol for h in hits)
