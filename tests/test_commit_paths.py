@@ -233,3 +233,27 @@ def test_texts_checkpointed_after_a_stale_episode_index_is_met_are_still_read(
         assert full_reads == 0, "the texts read once, and Carol's from its checkpoint, are kept"
         hits = memory.search("who teaches chemistry in porto", episodes=True)
         assert any(h.episode is not None and h.episode.text == carol for h in hits)
+
+
+def test_a_stale_episode_index_whose_mark_falls_inside_a_record_is_rebuilt(
+    tmp_path: Path,
+) -> None:
+    # The saved index says "read on from byte N"; after a restore the file holds the
+    # same texts in another order, and byte N is in the middle of a record. That is
+    # the derived file's fault, not damage: the primary file wins and the index is
+    # rebuilt from it.
+    scope = tmp_path / SCOPE
+    with plain(tmp_path) as memory:
+        memory.remember("Alice works at Acme.")
+        memory.remember("Bob moved to Lisbon last spring, and he loves it there.")
+        memory.checkpoint()
+    old_index = (scope / "episodes.idx").read_bytes()
+    with plain(tmp_path) as memory:
+        memory.remember("Carol teaches chemistry in Porto.")
+        memory.checkpoint()
+    reorder_episodes(scope)
+    (scope / "episodes.idx").write_bytes(old_index)
+    with plain(tmp_path) as memory:
+        hits = memory.search("who teaches chemistry in porto", episodes=True)
+        assert any(h.episode is not None and "Carol" in h.episode.text for h in hits)
+        assert memory.stats()["episodes"] == 3

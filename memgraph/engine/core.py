@@ -667,7 +667,15 @@ class MemoryCore:
         if index is not None:
             try:
                 tail, end = self.store.episodes_after(index.mark)
-            except ValueError:  # the episodes were rewritten since: the index is stale
+            except (ValueError, StoreCorrupt) as exc:
+                # The episodes were rewritten since (a purge, a restore): the index is
+                # stale, and its mark may even fall inside a record. The primary file
+                # wins: read it from the start, where real damage is still raised.
+                log.info(
+                    "memgraph: the episode index of %r is stale (%s); rebuilding it",
+                    self.scope,
+                    exc,
+                )
                 index = None
         saved = data is not None  # a small rebuild over a stale copy is not saved
         if index is None:
