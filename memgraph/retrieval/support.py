@@ -68,9 +68,10 @@ def support(
     """How much of ``query``'s topic the best of ``ranked`` hold, and whose they are.
 
     ``frequency`` weighs a term (an inverse document frequency); ``None`` when the
-    query names nobody or asks nothing but an answer's kind.
+    query does not name exactly one entity ("Dana's brother Chidi" names two: whose
+    is the topic is then no single person's) or asks nothing but an answer's kind.
     """
-    if not query.named:
+    if len(query.named) != 1:
         return None
     topic = [t for t in query.content_terms if t not in ANSWER_WORDS]
     weights = {t: frequency(t) for t in topic}
