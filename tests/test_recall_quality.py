@@ -314,3 +314,16 @@ def test_a_reply_that_says_next_to_nothing_gives_its_line_to_the_turn_it_answers
         text = memory.recall("When did Don Pancho come out of his winter box?")
     assert "strawberry" in text
     assert "Evelyn: 🧡" not in text
+
+
+def test_a_question_someone_asked_does_not_make_the_topic_theirs(tmp_path: Path) -> None:
+    said = [
+        ("Dana", "I finished the Chicago half in 2:06!"),
+        ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog"),
+        ("Dana", "omg what breed is a dog that big??"),
+        ("Marcus", "a Bernese, like I said lol"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("What breed is Dana's dog?")
+    assert text.startswith(NOTHING_SAID), text
