@@ -221,3 +221,8 @@ def test_block_products_stay_exact_and_file_rows_as_a_matrix_product_would() -> 
     one_by_one = [index.probes(row, max_rows=200)[0] for row in rows[:300]]
     assert all(np.array_equal(a, b) for a, b in zip(many, one_by_one, strict=True))
     assert _nearest(rows[:0], index.centroids).shape == (0,)
+    for dim in (7, 384, 1536):  # tiles of every size, rows and columns not a multiple
+        rng = np.random.default_rng(dim)
+        left, right = rng.random((61, dim), np.float32), rng.random((29, dim), np.float32)
+        assert np.allclose(dot_block(left, right), left @ right.T, rtol=1e-5)
+    assert dot_block(rows[:0], index.centroids).shape == (0, len(index.centroids))
