@@ -201,3 +201,28 @@ def test_probes_of_a_batch_follow_the_rule_query_by_query(lists: int, max_rows: 
     fraction = 0.2 if lists == 200 else 0.06
     together = [found.tolist() for found in coarse.probes(queries, fraction, max_rows)]
     assert together == _probes_one_by_one(coarse, queries, fraction, max_rows)
+
+
+def test_block_products_stay_exact_and_file_rows_as_a_matrix_product_would() -> None:
+    """Bulk windows and chunks score rows against centroids with single-threaded
+    products (no BLAS thread pool left spinning): same scores, same lists."""
+    from memgraph.retrieval.ivf import SINGLE_THREAD_ROWS, _nearest, dot_block
+
+    rows = clustered(3000)
+    index = CoarseIndex.train(rows)
+    block = rows[:500]
+    assert np.allclose(dot_block(block, index.centroids), block @ index.centroids.T, atol=1e-5)
+    assert np.array_equal(
+        _nearest(block, index.centroids), np.argmax(block @ index.centroids.T, axis=1)
+    )
+    assert len(rows) <= SINGLE_THREAD_ROWS
+    assert np.array_equal(_nearest(rows, index.centroids), index.labels)
+    many = index.probes(rows[:300], max_rows=200)
+    one_by_one = [index.probes(row, max_rows=200)[0] for row in rows[:300]]
+    assert all(np.array_equal(a, b) for a, b in zip(many, one_by_one, strict=True))
+    assert _nearest(rows[:0], index.centroids).shape == (0,)
+    for dim in (7, 384, 1536):  # tiles of every size, rows and columns not a multiple
+        rng = np.random.default_rng(dim)
+        left, right = rng.random((61, dim), np.float32), rng.random((29, dim), np.float32)
+        assert np.allclose(dot_block(left, right), left @ right.T, rtol=1e-5)
+    assert dot_block(rows[:0], index.centroids).shape == (0, len(index.centroids))

@@ -312,3 +312,21 @@ def test_a_graph_built_in_full_answers_names_like_a_lazy_one() -> None:
         assert named_entities(eager, text) == named_entities(lazy, text)
         assert named_entities(document, text) == named_entities(lazy, text)
     assert isinstance(lazy.name_term_index(), PostingIndex)
+
+
+def test_texts_sharing_name_lookups_get_the_answers_each_gets_alone() -> None:
+    """The bulk path shares what name lookups learn of an unchanged graph between the
+    texts of a window: every answer equals the one found without sharing."""
+    from memgraph.retrieval.names import NameLookups
+
+    graph = reopen(smiths(400))
+    texts = [
+        f"{first_name(n)} Smith met {first_name(n + 1)} Smith and Maria in Oslo."
+        for n in range(0, 400, 7)
+    ] + ["Smith called.", "Maria Smith! (Maria Smith's) note", "Kenji met Omar Smith"] * 3
+    shared = NameLookups(graph)
+    for text in texts:
+        assert named_entities(graph, text, lookups=shared) == named_entities(graph, text)
+    assert shared.spans and shared.counts
+    other = reopen(smiths(50))  # lookups made for another graph are not used
+    assert named_entities(other, texts[-1], lookups=shared) == named_entities(other, texts[-1])

@@ -120,6 +120,10 @@ DEFAULT_SPEAKER = "User"
 
 def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
     """Add an episode record to the episode index (or note its location)."""
+    if doc["id"] in index:  # indexed when committed: the store now says where it is
+        if location >= 0:
+            index.locate(doc["id"], location)
+        return
     try:
         at_ms = int(parse_iso(doc.get("at") or doc.get("recordedAt") or "").timestamp() * 1000)
     except ValueError:
@@ -579,12 +583,13 @@ class MemoryCore:
         text: str,
         query_vector: np.ndarray | None = None,
         hits: Sequence[tuple[str, float]] | None = None,
+        lookups: known.NameLookups | None = None,
     ) -> str:
         """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.retrieval.known`).
 
         ``query_vector`` is the text's embedding and ``hits`` its nearest
         observations, when the caller has them (the bulk path); else they are
-        computed here.
+        computed here. ``lookups``: name lookups shared by texts over this graph.
         """
         if not graph.entities:
             return ""
@@ -601,6 +606,7 @@ class MemoryCore:
             vectors=vectors,
             query_vector=query_vector,
             hits=hits,
+            lookups=lookups,
         )
 
     def _contexts_for(
@@ -615,9 +621,12 @@ class MemoryCore:
         when it is the text itself, need not be asked for again)."""
         if not graph.entities:
             return ["" for _ in texts]
+        # The graph does not change while these contexts are found (the caller holds
+        # the lock): the texts share what their name lookups learn of it.
+        lookups = known.NameLookups(graph)
         index = self._vectors
         if self.provider.embedder is None or index is None or not len(index):
-            return [self._context_for(graph, text) for text in texts]
+            return [self._context_for(graph, text, lookups=lookups) for text in texts]
         contexts: list[str] = []
         for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
             chunk = texts[start : start + CONTEXT_CHUNK]
@@ -632,7 +641,8 @@ class MemoryCore:
                 kind="facts",
             )
             contexts += [
-                self._context_for(graph, text, queries[i], found[i]) for i, text in enumerate(chunk)
+                self._context_for(graph, text, queries[i], found[i], lookups)
+                for i, text in enumerate(chunk)
             ]
         return contexts
 

@@ -142,6 +142,37 @@ class _Grow:
         return self._size
 
 
+def _merged(
+    parts_rows: list[npt.NDArray[np.int64]],
+    parts_ords: list[npt.NDArray[np.int64]],
+    parts_tfs: list[npt.NDArray[np.uint8]],
+    keep: npt.NDArray[np.bool_],
+    renumber: npt.NDArray[np.int64],
+    count: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """The postings of the saved part and the added one (if any), without removed
+    episodes, ordered by (row, ordinal): the saved part is already in that order
+    (its rows are re-labelled in the same order), so only the added part is sorted
+    and then merged into it (linear in the saved postings, not a sort of them)."""
+    sorted_parts = []
+    for index, (rows, ords, tfs) in enumerate(zip(parts_rows, parts_ords, parts_tfs, strict=True)):
+        alive = keep[ords]
+        rows, ords, tfs = rows[alive], renumber[ords[alive]], tfs[alive]
+        key = rows * (count + 1) + ords
+        if index:  # the added part: in order of episodes, not of rows
+            order = np.argsort(key, kind="stable")
+            rows, ords, tfs, key = rows[order], ords[order], tfs[order], key[order]
+        sorted_parts.append((rows, ords, tfs, key))
+    rows, ords, tfs, key = sorted_parts[0]
+    for more_rows, more_ords, more_tfs, more_key in sorted_parts[1:]:
+        # Each (row, ordinal) pair is in one part only; ties would keep saved first.
+        at = np.searchsorted(key, more_key, side="right")
+        rows = np.insert(rows, at, more_rows)
+        ords = np.insert(ords, at, more_ords)
+        tfs = np.insert(tfs, at, more_tfs)
+    return rows, ords, tfs
+
+
 class EpisodeIndex:
     """BM25F postings of episodes, with their ids, times, sources and speakers."""
 
@@ -511,15 +542,7 @@ class EpisodeIndex:
             parts_ords.append(self._add_ords.view().astype(np.int64))
             weights = np.rint(self._add_tfs.view() * 2.0)
             parts_tfs.append(np.minimum(weights, 255).astype(np.uint8))
-        rows = np.concatenate(parts_rows)
-        ords = np.concatenate(parts_ords)
-        tfs = np.concatenate(parts_tfs)
-        alive = keep[ords]
-        rows, ords, tfs = rows[alive], renumber[ords[alive]], tfs[alive]
-        # By (row, ordinal), each pair once: one key. The saved part is already in
-        # order and the added part follows it, which a stable sort finds in one run.
-        order = np.argsort(rows * (count + 1) + ords, kind="stable")
-        rows, ords, tfs = rows[order], ords[order], tfs[order]
+        rows, ords, tfs = _merged(parts_rows, parts_ords, parts_tfs, keep, renumber, count)
         indptr = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
         kept = np.flatnonzero(keep)

@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.names import MAX_NAME_WORDS, PARTIAL_NAMES, named_entities
+from memgraph.retrieval.names import MAX_NAME_WORDS, PARTIAL_NAMES, NameLookups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "PARTIAL_NAMES",
     "PROBE_ROWS",
     "RELATIONS_PER_ENTITY",
+    "NameLookups",
     "Selection",
     "extraction_context",
     "format_selection",
@@ -111,10 +112,12 @@ def select(
     hits: Hits,
     *,
     max_entities: int = MAX_ENTITIES,
+    lookups: NameLookups | None = None,
 ) -> Selection:
     """The entities the context shows: named ones, partly named ones, then the
-    entities of ``hits`` (nearest observations), at most ``max_entities``."""
-    exact, partly = named_entities(graph, text)
+    entities of ``hits`` (nearest observations), at most ``max_entities``.
+    ``lookups``: name lookups shared with other texts over this unchanged graph."""
+    exact, partly = named_entities(graph, text, lookups=lookups)
     chosen = Selection()
     for entity_id in (*exact, *partly):
         if len(chosen.order) >= max_entities:
@@ -226,17 +229,19 @@ def extraction_context(
     query_vector: npt.ArrayLike | None = None,
     hits: Hits | None = None,
     max_entities: int = MAX_ENTITIES,
+    lookups: NameLookups | None = None,
 ) -> str:
     """The ``<known>`` context for extracting from ``text`` (see the module docstring).
 
     ``hits`` are the nearest observations when already searched (the bulk path
     searches for every text at once); otherwise they are searched here.
+    ``lookups``: name lookups shared by texts whose contexts use this same graph.
     """
     if not graph.entities:
         return ""
     if hits is None:
         hits = neighbours(graph, text, vectors, query_vector)
-    chosen = select(graph, text, hits, max_entities=max_entities)
+    chosen = select(graph, text, hits, max_entities=max_entities, lookups=lookups)
     vector = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
     return format_selection(
         graph,

@@ -26,7 +26,14 @@ from memgraph.graph.lazy import PostingIndex
 from memgraph.text import STOP_WORDS, index_terms, words
 from memgraph.text import terms as name_terms
 
-__all__ = ["MAX_NAME_WORDS", "PARTIAL_NAMES", "id_number", "mention_groups", "named_entities"]
+__all__ = [
+    "MAX_NAME_WORDS",
+    "PARTIAL_NAMES",
+    "NameLookups",
+    "id_number",
+    "mention_groups",
+    "named_entities",
+]
 
 MAX_NAME_WORDS = 6
 """Longest entity name (in words) found by exact lookup in a text."""
@@ -77,8 +84,29 @@ def _name_term_set(name: str) -> frozenset[str]:
     return frozenset(name_terms(name))
 
 
+class NameLookups:
+    """What :func:`named_entities` learnt of one unchanged graph, shared by the texts
+    looked up against it (the bulk path finds a window's contexts together): term
+    counts and id sets, the name terms of a rare term's names, and span lookups.
+
+    Valid only while the graph does not change: make one per batch of lookups.
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.counts: dict[str, int] = {}
+        self.sets: dict[str, set[str]] = {}
+        self.name_sets: dict[str, list[frozenset[str]]] = {}
+        self.spans: dict[tuple[str, ...], Doc | None] = {}
+
+
 def named_entities(
-    graph: Graph, text: str, *, max_words: int = MAX_NAME_WORDS, partial: int = PARTIAL_NAMES
+    graph: Graph,
+    text: str,
+    *,
+    max_words: int = MAX_NAME_WORDS,
+    partial: int = PARTIAL_NAMES,
+    lookups: NameLookups | None = None,
 ) -> tuple[list[str], list[str]]:
     """Ids of the entities ``text`` names exactly, and of those it names partly.
 
@@ -86,14 +114,17 @@ def named_entities(
     normalized name (the longest run from each word; runs do not overlap).
     Partly: a word outside those runs that at most ``partial`` entity names
     contain. Names under 3 characters are skipped, as in recall's name tier.
+    ``lookups``: what earlier texts learnt of this same, unchanged graph.
     """
     tokens = unicodedata.normalize("NFKC", text).casefold().split()
     count = len(tokens)
     index = graph.name_term_index()
+    if lookups is None or lookups.graph is not graph:
+        lookups = NameLookups(graph)
     # Per token, the name terms it holds, or None when it holds a word that no
     # entity name contains (no name can span it). Stop words and marks hold none.
     # Counts come from the index without building the id set of a common term.
-    counts: dict[str, int] = {}  # name term -> how many entity names hold it
+    counts = lookups.counts  # name term -> how many entity names hold it
     held: list[tuple[str, ...] | None] = []
     for token in tokens:
         found = _name_terms_of(token)
@@ -106,7 +137,7 @@ def named_entities(
                 break
         else:
             held.append(found)
-    postings = _Postings(index, counts)
+    postings = _Postings(index, lookups)
     # next_name[i]: the first token at or after i holding a name term.
     next_name = [count] * (count + 1)
     for i in range(count - 1, -1, -1):
@@ -123,7 +154,11 @@ def named_entities(
             end += 1
         stop = end
         while stop > next_name[position]:  # a run must hold a name term
-            entity = _lookup(graph, postings, tokens[position:stop], held[position:stop])
+            span = tuple(tokens[position:stop])
+            if span in lookups.spans:
+                entity = lookups.spans[span]
+            else:
+                entity = lookups.spans[span] = _lookup(graph, postings, span, held[position:stop])
             if entity is not None:
                 exact.setdefault(str(entity["id"]), None)
                 covered[position:stop] = [True] * (stop - position)
@@ -157,10 +192,11 @@ def named_entities(
 class _Postings:
     """The entity ids of name terms, built only for the terms that need them."""
 
-    def __init__(self, index: PostingIndex, counts: dict[str, int]) -> None:
+    def __init__(self, index: PostingIndex, lookups: NameLookups) -> None:
         self.index = index
-        self.counts = counts
-        self.sets: dict[str, set[str]] = {}
+        self.counts = lookups.counts
+        self.sets = lookups.sets
+        self.name_sets = lookups.name_sets
 
     def __getitem__(self, term: str) -> set[str]:
         found = self.sets.get(term)
@@ -172,7 +208,7 @@ class _Postings:
 def _lookup(
     graph: Graph,
     postings: _Postings,
-    span: list[str],
+    span: tuple[str, ...],
     held: list[tuple[str, ...] | None],
 ) -> Doc | None:
     """The entity named exactly by ``span``: without the punctuation around it
@@ -186,10 +222,12 @@ def _lookup(
         rarest = min(terms, key=lambda term: postings.counts.get(term, 0))
         if postings.counts.get(rarest, 0) <= FEW_NAMES:
             others = terms - {rarest}
-            if not any(
-                others <= _name_term_set(name or "")
-                for name in (graph.entity_name(i) for i in postings[rarest])
-            ):
+            name_sets = postings.name_sets.get(rarest)
+            if name_sets is None:
+                name_sets = postings.name_sets[rarest] = [
+                    _name_term_set(graph.entity_name(i) or "") for i in postings[rarest]
+                ]
+            if not any(others <= names for names in name_sets):
                 return None
     last = len(span) - 1
     core = " ".join(_core(t, first=i == 0, last=i == last) for i, t in enumerate(span))
