@@ -391,21 +391,20 @@ def _commit_chunk(
                 extraction = answer.value if answer is not None else _EMPTY
                 if extraction is None:  # the reply was unusable: keep the text unextracted
                     extraction, episode["unextracted"] = _EMPTY, True
-                if True:
-                    plan = plan_extraction(
-                        graph,
-                        extraction,
-                        at=entry.at,
-                        now=now,
-                        source=entry.source,
-                        episode=episode,
-                    )
-                    memory._forget_models(graph, plan.ops)
-                    graph.apply(plan.ops)  # later items resolve against earlier ones
-                    graph.next_id = plan.next_id
-                    plans.append(plan)
-                    ops.extend(plan.ops)
-                    embed.extend(plan.embed)
+                plan = plan_extraction(
+                    graph,
+                    extraction,
+                    at=entry.at,
+                    now=now,
+                    source=entry.source,
+                    episode=episode,
+                )
+                memory._forget_models(graph, plan.ops)
+                graph.apply(plan.ops)  # later items resolve against earlier ones
+                graph.next_id = plan.next_id
+                plans.append(plan)
+                ops.extend(plan.ops)
+                embed.extend(plan.embed)
                 if len(embed) >= CHUNK_VECTORS or time.monotonic() - started >= budget:
                     break
             batch = None
