@@ -26,7 +26,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.support import support
+from memgraph.retrieval.support import LOOKED_AT, support
 from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
@@ -53,22 +53,34 @@ class ReadMixin(MemoryCore):
         lens: tiers.Lens = tiers.CURRENT,
         floor: float | None = None,
     ) -> list[tiers.Candidate]:
+        return self._ranked_both(query, rerank=rerank, lens=lens, floor=floor)[1]
+
+    def _ranked_both(
+        self,
+        query: str,
+        *,
+        rerank: bool,
+        lens: tiers.Lens = tiers.CURRENT,
+        floor: float | None = None,
+    ) -> tuple[list[tiers.Candidate], list[tiers.Candidate]]:
+        """What tiers 1 and 2 found, and what is kept of it (tier 3's choice when
+        ``rerank``)."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a string, got {type(query).__name__}")
         with self._lock:
             graph = self._sync()
             if not query.strip() or not (graph.entities or len(self._episodes_indexed())):
-                return []
+                return [], []
             ranked = self._candidates(graph, query, lens=lens, floor=floor)
             if not rerank:
-                return ranked
+                return ranked, ranked
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
             self._label_episodes(graph, pool[: tiers.RERANK_LIMIT], query)
         if not pool:
-            return []
+            return ranked, []
         kept = tiers.rerank(self.provider.chat, query, pool)
-        return ranked if kept is None else kept
+        return ranked, ranked if kept is None else kept
 
     def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:
         """Give episode candidates the text a re-ranker reads: the message, and the
@@ -188,7 +200,7 @@ class ReadMixin(MemoryCore):
         )
 
     def _recall_text(self, query: str, *, rerank: bool, lens: tiers.Lens) -> str:
-        ranked = self._ranked(query, rerank=rerank, lens=lens)
+        found, ranked = self._ranked_both(query, rerank=rerank, lens=lens)
         if not ranked:
             return ""
         with self._lock:
@@ -197,11 +209,14 @@ class ReadMixin(MemoryCore):
             if not tiers.answers_something(ranked, analyzed):
                 return ""
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
-            docs = self._episode_docs(graph, wanted)
+            # whose the topic is: judged on all that tiers 1 and 2 found, not only on
+            # what the re-ranker kept (it may keep Dana's lines and drop Marcus's dog)
+            judged = [c.episode for c in found[:LOOKED_AT] if c.episode]
+            docs = self._episode_docs(graph, list(dict.fromkeys(wanted + judged)))
             best = {e: docs[e] for e in wanted[:CONTEXT_CANDIDATES] if e in docs}
             held = support(
                 graph,
-                ranked,
+                found,
                 analyzed,
                 episode_docs=docs,
                 frequency=self._episodes_indexed().weight,

@@ -18,7 +18,7 @@ from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.text import index_terms
 
-__all__ = ["ANSWER_WORDS", "OWN_SHARE", "SWAP_MARGIN", "Support", "support"]
+__all__ = ["ANSWER_WORDS", "LOOKED_AT", "OWN_SHARE", "SWAP_MARGIN", "Support", "support"]
 
 ANSWER_WORDS = frozenset(
     index_terms(
