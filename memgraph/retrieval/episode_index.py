@@ -451,7 +451,7 @@ class EpisodeIndex:
         posting = self._postings(term)
         if posting is None:
             return 0.0
-        held = len(np.unique(posting[0]))
+        held = len(posting[0])  # one posting per text, as :meth:`search` counts them
         return math.log(1.0 + (len(self.ids) - held + 0.5) / (held + 0.5))
 
     def search(
