@@ -312,3 +312,11 @@ def test_the_mock_re_ranker_reads_a_quoted_turn_at_half_weight() -> None:
     )
     silent = relevance(query, "Marcus (19 January 2024): Stripe")
     assert own > quoted > silent == 0.0
+
+
+def test_the_mock_re_ranker_needs_more_than_first_person_on_both_sides() -> None:
+    from memgraph.providers.mock.chat import overlap_terms, relevance
+
+    query = overlap_terms("Where do I live now?")
+    assert relevance(query, "User (1 May 2024): I work at Acme as a data engineer.") == 0.0
+    assert relevance(query, "User (1 May 2024): I live in Berlin now.") > 0.0

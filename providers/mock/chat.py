@@ -131,7 +131,9 @@ def relevance(query: set[str], fact: str) -> float:
     )
     attribute = attribute_of(said) if said else None
     stated = 2.0 if attribute is not None and attribute in _asked_attributes(query) else 0.0
-    if asked and not (query & content) - _WEAK and not stated:
+    # "user" (first person on both sides) says whose, not what: "Where do I live?"
+    # is not answered by "I work at Acme".
+    if asked and not (query & content) - _WEAK - {"user"} and not stated:
         return 0.0  # the name matches, but nothing of what is asked about it
     return len(query & own) + 0.5 * len(query & context) + 1.5 * len(query & name) + stated
 
