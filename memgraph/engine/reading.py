@@ -187,7 +187,11 @@ class ReadMixin(MemoryCore):
         Uses all three tiers; ``rerank=False`` skips the LLM (the variant that
         context injection uses). Each fact line starts with the date it was
         said; remembered messages that no shown fact covers follow under
-        ``Related messages:``. The text is capped by ``recall.tokenBudget``.
+        ``Related messages:``. When the query names someone and nothing found
+        says what it asks about them (only someone else's texts do, or none
+        holds enough of it), the text opens with ``(Nothing remembered says
+        this about Dana; the nearest matches follow.)``. The text is capped by
+        ``recall.tokenBudget``.
 
         Args:
             query: what to recall.
@@ -206,8 +210,7 @@ class ReadMixin(MemoryCore):
         with self._lock:
             graph = self._sync()
             analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
-            if not tiers.answers_something(ranked, analyzed):
-                return ""
+            unanswered = not tiers.answers_something(ranked, analyzed)
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             # whose the topic is: judged on all that tiers 1 and 2 found, not only on
             # what the re-ranker kept (it may keep Dana's lines and drop Marcus's dog)
@@ -222,7 +225,7 @@ class ReadMixin(MemoryCore):
                 frequency=self._episodes_indexed().weight,
             )
             note = None
-            if held is not None and held.about_someone_else:
+            if unanswered or (held is not None and held.about_someone_else):
                 names = sorted(graph.entity_name(e) or e for e in analyzed.named)
                 note = nothing_said_about(names)
             return format_recall(
