@@ -452,16 +452,8 @@ def _rows_for(
 ) -> np.ndarray:
     """The embeddings of ``texts`` in order: those in ``known`` as they are, the rest
     embedded in one batch."""
-    missing = [i for i, text in enumerate(texts) if text not in known]
+    missing = list(dict.fromkeys(text for text in texts if text not in known))
     if len(missing) == len(texts):
         return memory._embed(texts)
-    fresh = memory._embed([texts[i] for i in missing]) if missing else None
-    first = fresh[0] if fresh is not None else known[texts[0]]
-    rows = np.empty((len(texts), first.shape[-1]), dtype=first.dtype)
-    if fresh is not None:
-        rows[missing] = fresh
-    for i, text in enumerate(texts):
-        vector = known.get(text)
-        if vector is not None:
-            rows[i] = vector
-    return rows
+    fresh = dict(zip(missing, memory._embed(missing), strict=True)) if missing else {}
+    return np.stack([known[text] if text in known else fresh[text] for text in texts])

@@ -934,10 +934,9 @@ class MemoryCore:
         asked = tiers.without_years(episode_terms(query.text))
         terms = [t for t in asked if t not in names] or list(asked)
         lexical = dict(index.search(terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
-        every_name = {t for e in query.named for t in episode_terms(graph.entity_name(e) or "")}
         topical = None
-        if every_name - names:  # a named topic counted: what the rest of the words hold
-            unnamed = [t for t in terms if t not in every_name]
+        if query.name_terms - names:  # a named topic counted: what the other words hold
+            unnamed = [t for t in terms if t not in query.name_terms]
             topical = (
                 dict(index.search(unnamed, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
                 if unnamed

@@ -23,6 +23,7 @@ from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
     nothing_said_about,
+    one_line,
     reply_context,
     said_on,
 )
@@ -94,7 +95,7 @@ class ReadMixin(MemoryCore):
             doc = docs.get(item.episode or "")
             if doc is not None:
                 speaker = doc.get("speaker") or "Someone"
-                text = " ".join(str(doc.get("text") or "").split())[:400]
+                text = one_line(doc)[:400]
                 label = f"{speaker} ({said_on(doc.get('at'))}): {text}"
                 chain = contexts.get(str(item.episode))
                 if chain:
@@ -214,18 +215,20 @@ class ReadMixin(MemoryCore):
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             # whose the topic is: judged on all that tiers 1 and 2 found, not only on
             # what the re-ranker kept (it may keep Dana's lines and drop Marcus's dog)
-            judged = [c.episode for c in found[:LOOKED_AT] if c.episode]
+            judged = [] if unanswered else [c.episode for c in found[:LOOKED_AT] if c.episode]
             docs = self._episode_docs(graph, list(dict.fromkeys(wanted + judged)))
             best = {e: docs[e] for e in wanted[:CONTEXT_CANDIDATES] if e in docs}
-            held = support(
-                graph,
-                found,
-                analyzed,
-                episode_docs=docs,
-                frequency=self._episodes_indexed().weight,
-            )
+            if not unanswered:
+                held = support(
+                    graph,
+                    found,
+                    analyzed,
+                    episode_docs=docs,
+                    frequency=self._episodes_indexed().weight,
+                )
+                unanswered = held is not None and held.about_someone_else
             note = None
-            if unanswered or (held is not None and held.about_someone_else):
+            if unanswered:
                 names = sorted(graph.entity_name(e) or e for e in analyzed.named)
                 note = nothing_said_about(names)
             return format_recall(

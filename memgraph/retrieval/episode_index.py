@@ -173,6 +173,11 @@ def _merged(
     return rows, ords, tfs
 
 
+def _idf(count: int, held: int) -> float:
+    """BM25's inverse document frequency of a term ``held`` by that many of ``count`` texts."""
+    return math.log(1.0 + (count - held + 0.5) / (held + 0.5))
+
+
 class EpisodeIndex:
     """BM25F postings of episodes, with their ids, times, sources and speakers."""
 
@@ -451,8 +456,7 @@ class EpisodeIndex:
         posting = self._postings(term)
         if posting is None:
             return 0.0
-        held = len(posting[0])  # one posting per text, as :meth:`search` counts them
-        return math.log(1.0 + (len(self.ids) - held + 0.5) / (held + 0.5))
+        return _idf(len(self.ids), len(posting[0]))  # one posting per text
 
     def search(
         self,
@@ -478,10 +482,9 @@ class EpisodeIndex:
             return []
         rarest = min(known)
 
-        def idf(df: int) -> float:
-            return math.log(1.0 + (count - df + 0.5) / (df + 0.5))
-
-        total_weight = sum(idf(len(p[0]) if p is not None else rarest) for p in postings.values())
+        total_weight = sum(
+            _idf(count, len(p[0]) if p is not None else rarest) for p in postings.values()
+        )
         if total_weight <= 0:
             return []
         lengths = self._lengths.view()
@@ -492,7 +495,7 @@ class EpisodeIndex:
                 continue
             ords, tfs = posting
             norm = K1 * (1.0 - B + B * lengths[ords] / average)
-            scores[ords] += idf(len(ords)) * tfs * (K1 + 1.0) / (tfs + norm)
+            scores[ords] += _idf(count, len(ords)) * tfs * (K1 + 1.0) / (tfs + norm)
         scores /= total_weight
         np.minimum(scores, 1.0, out=scores)
         if self._removed:

@@ -41,6 +41,7 @@ __all__ = [
     "NOTHING_SAID",
     "format_recall",
     "nothing_said_about",
+    "one_line",
     "reply_context",
     "said_on",
     "snippet",
@@ -98,13 +99,17 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
 
 def said_text(doc: Doc) -> str:
     """An episode's text on one line, its relative dates resolved against when it was said."""
-    return _said_text(str(doc.get("text") or ""), str(doc.get("at") or ""))
+    return _said_text(one_line(doc), str(doc.get("at") or ""))
+
+
+def one_line(doc: Doc) -> str:
+    """An episode's text on one line, as said."""
+    return " ".join(str(doc.get("text") or "").split())
 
 
 @functools.lru_cache(maxsize=4096)
 def _said_text(text: str, at: str) -> str:
     # A recall quotes the same turns in the re-ranker's labels and in its text.
-    text = " ".join(text.split())
     if at:
         with contextlib.suppress(ValueError):
             text = resolve_relative_dates(text, parse_iso(at))
@@ -112,7 +117,7 @@ def _said_text(text: str, at: str) -> str:
 
 
 def _quote(lead: str, doc: Doc, terms: Sequence[str], limit: int, resolve: bool = True) -> str:
-    text = said_text(doc) if resolve else " ".join(str(doc.get("text") or "").split())
+    text = said_text(doc) if resolve else one_line(doc)
     return f'{lead} {doc.get("speaker") or "someone"}: "{snippet(text, terms, limit=limit)}"'
 
 
