@@ -164,6 +164,16 @@ def remember_dialogue(memory: Memory, said: list[tuple[str, str]]) -> None:
         memory.remember(text, speaker=speaker, at=f"2024-01-19T10:{index:02d}:00Z")
 
 
+def recalled(tmp_path: Path, said: list[tuple[str, str]], *questions: str) -> list[str]:
+    """What recall answers each of ``questions`` after the dialogue ``said``."""
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        return [memory.recall(question) for question in questions]
+
+
+BJORN = ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog")
+
+
 def test_an_answer_is_found_through_the_question_it_answers(tmp_path: Path) -> None:
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
         remember_dialogue(memory, SANJAY)
@@ -193,10 +203,7 @@ def test_a_question_shown_without_its_answer_brings_the_answer_along(tmp_path: P
         ("Tariq", "wait seriously?? which one?"),
         ("Wren", "it's called The Rolling Die. the owner's a guy named Farid"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        text = memory.recall("Which café emailed Wren?")
-        alone = memory.recall("Did Tariq ask which one?")
+    text, alone = recalled(tmp_path, said, "Which café emailed Wren?", "Did Tariq ask which one?")
     lines = text.splitlines()
     asked = next(line for line in lines if "Tariq: wait seriously?? which one?" in line)
     answer = next(line for line in lines if "Wren: it's called The Rolling Die" in line)
@@ -228,9 +235,7 @@ def test_a_short_answer_is_read_with_what_its_speaker_said_just_before(tmp_path:
         ("Dana", "2:06:41!!! under my goal!!"),
         ("Marcus", "you were flying at mile 12"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        text = memory.recall("What was Dana's finishing time in the half marathon?")
+    (text,) = recalled(tmp_path, said, "What was Dana's finishing time in the half marathon?")
     line = next(line for line in text.splitlines() if "2:06:41" in line)
     # the same speaker going on: quoted as what it follows, not as a reply
     assert line.endswith('(after Dana: "I\'M A HALF MARATHONER")') or (
@@ -244,9 +249,7 @@ def test_a_yes_is_shown_with_the_question_it_answers(tmp_path: Path) -> None:
         ("Dana", "yep, same in-office days"),
         ("Marcus", "I've got news too, kind of a big one"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        text = memory.recall("Which days does Dana work in the office?")
+    (text,) = recalled(tmp_path, said, "Which days does Dana work in the office?")
     assert "Tuesdays and Thursdays" in text  # a weekly habit: no date is put after it
     assert "Tuesdays (" not in text
 
@@ -277,15 +280,14 @@ def test_a_question_about_someone_elses_thing_says_nothing_is_remembered_of_them
     tmp_path: Path,
 ) -> None:
     said = [
-        ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog"),
+        BJORN,
         ("Dana", "lol. Miso hid in the closet all day"),
         ("Marcus", "how was the race?"),
         ("Dana", "I finished the Chicago half in 2:06!"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        theirs = memory.recall("What breed is Marcus's dog?")
-        not_hers = memory.recall("What breed is Dana's dog?")
+    theirs, not_hers = recalled(
+        tmp_path, said, "What breed is Marcus's dog?", "What breed is Dana's dog?"
+    )
     assert "Bernese" in theirs and not theirs.startswith(NOTHING_SAID)
     # the dog is Marcus's: recall says so first, then shows what it found
     assert not_hers.splitlines()[0] == (
@@ -302,9 +304,8 @@ def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
         ("Emi", "I have news!! Calloway offered me the job! I start the monday after next"),
         ("Hiroshi", "I am very proud of you."),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        assert "Calloway offered me the job" in memory.recall("Where does Emi work now?")
+    (text,) = recalled(tmp_path, said, "Where does Emi work now?")
+    assert "Calloway offered me the job" in text
 
 
 def test_a_reply_that_says_next_to_nothing_gives_its_line_to_the_turn_it_answers(
@@ -315,9 +316,7 @@ def test_a_reply_that_says_next_to_nothing_gives_its_line_to_the_turn_it_answers
         ("Evelyn", "🧡"),
         ("Rosa", "he's very slow still"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        text = memory.recall("When did Don Pancho come out of his winter box?")
+    (text,) = recalled(tmp_path, said, "When did Don Pancho come out of his winter box?")
     assert "strawberry" in text
     assert "Evelyn: 🧡" not in text
 
@@ -325,11 +324,9 @@ def test_a_reply_that_says_next_to_nothing_gives_its_line_to_the_turn_it_answers
 def test_a_question_someone_asked_does_not_make_the_topic_theirs(tmp_path: Path) -> None:
     said = [
         ("Dana", "I finished the Chicago half in 2:06!"),
-        ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog"),
+        BJORN,
         ("Dana", "omg what breed is a dog that big??"),
         ("Marcus", "a Bernese, like I said lol"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        text = memory.recall("What breed is Dana's dog?")
+    (text,) = recalled(tmp_path, said, "What breed is Dana's dog?")
     assert text.startswith(NOTHING_SAID), text
