@@ -35,6 +35,17 @@ def test_a_turn_knows_the_turn_it_answers_and_finds_it_through_its_words() -> No
     assert "e-3" in found  # "Stripe." holds neither word: its context does
 
 
+def test_a_turn_speaks_to_the_other_speaker_of_its_exchange() -> None:
+    index = dialogue()
+    index.add("e-6", "and you?", at_ms=CONTEXT_GAP_MS * 2 + MINUTE, speaker="Ana", conversation="d")
+    assert index.addressee("e-2") == "Marcus"  # the speaker before
+    assert index.addressee("e-3") == "Dana"
+    assert index.addressee("e-1") == "Dana"  # the first turn: the one who answers it
+    assert index.addressee("e-4") is None  # alone in its exchange
+    assert index.addressee("e-6") is None  # the same speaker going on
+    assert EpisodeIndex.decode(index.encode()).addressee("e-3") == "Dana"
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"

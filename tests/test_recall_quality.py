@@ -330,3 +330,55 @@ def test_a_question_someone_asked_does_not_make_the_topic_theirs(tmp_path: Path)
     ]
     (text,) = recalled(tmp_path, said, "What breed is Dana's dog?")
     assert text.startswith(NOTHING_SAID), text
+
+
+def test_what_is_said_to_someone_is_theirs_not_the_speakers(tmp_path: Path) -> None:
+    said = [
+        ("Ifeoma", "Pepper ignored me for two whole days and then slept on my face"),
+        ("Chidi", "that cat has a vendetta against you"),
+        ("Ifeoma", "she really does"),
+        ("Chidi", "I got the job at Halden & Price!"),
+        ("Ifeoma", "I start at Little Steps on Monday"),
+    ]
+    chidis, ifeomas = recalled(
+        tmp_path, said, "What is the name of Chidi's cat?", "What is the name of Ifeoma's cat?"
+    )
+    # "that cat ... against you": Chidi speaks of Ifeoma's cat, not of one of his
+    assert chidis.startswith(NOTHING_SAID), chidis
+    assert "vendetta" in ifeomas and not ifeomas.startswith(NOTHING_SAID)
+
+
+def test_what_someone_else_says_to_the_person_is_theirs(tmp_path: Path) -> None:
+    said = [
+        ("Rosa", "I'm home and I miss you already"),
+        ("Evelyn", "the cat misses you too. he slept on your suitcase all week"),
+    ]
+    (text,) = recalled(tmp_path, said, "What slept on Rosa's suitcase?")
+    assert "suitcase" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_relative_only_someone_else_spoke_of_is_not_theirs(tmp_path: Path) -> None:
+    said = [
+        ("Marcus", "her sister lives in Evanston, we're visiting for the weekend"),
+        ("Dana", "omg yes please come cheer at the finish"),
+        ("Marcus", "we will. Jordan is making a sign"),
+        ("Dana", "I finished the Chicago half in 2:06!"),
+    ]
+    (text,) = recalled(tmp_path, said, "Where does Dana's sister live?")
+    assert text.startswith(NOTHING_SAID), text
+    said.append(("Dana", "my sister moved to Austin last year, she loves it"))
+    (text,) = recalled(tmp_path / "again", said, "Where does Dana's sister live?")
+    assert "Austin" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_name_that_only_calls_someone_does_not_make_the_text_theirs(tmp_path: Path) -> None:
+    said = [
+        ("Emi", "jiji!! I was waiting for an update"),
+        ("Hiroshi", "Emi. The cataract surgery was Tuesday and it went well."),
+        ("Emi", "that's such a relief"),
+    ]
+    hers, his = recalled(
+        tmp_path, said, "When was Emi's cataract surgery?", "When was Hiroshi's cataract surgery?"
+    )
+    assert hers.startswith(NOTHING_SAID), hers
+    assert "Tuesday" in his and not his.startswith(NOTHING_SAID), his

@@ -27,7 +27,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.support import LOOKED_AT, support
+from memgraph.retrieval.support import LOOKED_AT, Talk, support
 from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
@@ -225,6 +225,7 @@ class ReadMixin(MemoryCore):
                     analyzed,
                     episode_docs=docs,
                     frequency=self._episodes_indexed().weight,
+                    talk=self._talk(graph),
                 )
                 unanswered = held is not None and held.about_someone_else
             note = None
@@ -245,6 +246,23 @@ class ReadMixin(MemoryCore):
                 lens=lens,
                 note=note,
             )
+
+    def _talk(self, graph: Graph) -> Talk:
+        """Whom a remembered turn speaks to, and what was said before it."""
+        index = self._episodes_indexed()
+
+        def addressee(episode_id: str) -> str | None:
+            name = index.addressee(episode_id)
+            entity = graph.entity_by_name(name) if name else None
+            # someone with no entity of their own is still not the one asked about
+            return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
+
+        def before(episode_id: str) -> str:
+            previous = index.context_of(episode_id)
+            doc = self._episode_docs(graph, [previous]).get(previous) if previous else None
+            return str(doc.get("text") or "") if doc is not None else ""
+
+        return Talk(addressee, before)
 
     def search(
         self,

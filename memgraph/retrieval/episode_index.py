@@ -53,6 +53,8 @@ TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
 """Flag: the episode indexed just before this one is its context (the turn it answers)."""
+ADDRESSEE_REACH = 6
+"""How many turns away the speaker a turn addresses is looked for."""
 
 Floats = npt.NDArray[np.float32]
 
@@ -422,6 +424,26 @@ class EpisodeIndex:
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ordinal.get(episode_id)
         return None if ordinal is None else self.speakers[ordinal]
+
+    def addressee(self, episode_id: str, *, reach: int = ADDRESSEE_REACH) -> str | None:
+        """Whom a turn speaks to: the nearest other speaker before it in its
+        conversation (within ``reach`` turns), else the nearest one after it."""
+        ordinal = self.ordinal.get(episode_id)
+        if ordinal is None or self.speakers[ordinal] is None:
+            return None
+        own = self.speakers[ordinal]
+        flags = self._flags.view()
+        at = ordinal
+        while at > 0 and ordinal - at < reach and flags[at] & FOLLOWS:
+            at -= 1
+            if self.speakers[at] not in (None, own):
+                return self.speakers[at]
+        at = ordinal + 1
+        while at < len(self.ids) and at - ordinal <= reach and flags[at] & FOLLOWS:
+            if self.speakers[at] not in (None, own):
+                return self.speakers[at]
+            at += 1
+        return None
 
     def remove(self, episode_ids: Iterable[str]) -> None:
         """Hide episodes from search (a purge); :meth:`encode` drops them for good."""

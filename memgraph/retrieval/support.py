@@ -7,18 +7,33 @@ nothing remembered says it of Dana before it lists what it found, so a reader
 does not hand Marcus's dog to Dana. A question whose words no text holds at all
 (an answer in other words: "peds ER nurse" for "What does she do for a living?")
 is not flagged: it is not a question about someone else.
+
+Whose a text's words are is read clause by clause: a speaker's own statement is
+theirs; a clause said to someone ("you have a dog", "your eye surgery") is the
+addressee's; a question says nothing of whose it is; a clause naming the person
+("Dana's sister lives in Evanston") is theirs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import Candidate, Query
-from memgraph.text import index_terms
+from memgraph.text import index_terms, words
 
-__all__ = ["ANSWER_WORDS", "LOOKED_AT", "OWN_SHARE", "SWAP_MARGIN", "Support", "support"]
+__all__ = [
+    "ANSWER_WORDS",
+    "LOOKED_AT",
+    "MOSTLY_THEIRS",
+    "OWN_SHARE",
+    "SWAP_MARGIN",
+    "Support",
+    "Talk",
+    "support",
+]
 
 ANSWER_WORDS = frozenset(
     index_terms(
@@ -34,8 +49,56 @@ OWN_SHARE = 0.3
 SWAP_MARGIN = 0.5
 """How much more of the topic someone else's text must hold for the question to be
 about someone else's."""
+MOSTLY_THEIRS = 0.5
+"""A text of theirs holding this share of the topic answers for them, whoever else
+speaks of what the question says is theirs."""
 LOOKED_AT = 60
 """How many of the best candidates are read."""
+
+_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_SECOND_PERSON = frozenset(
+    {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll"}
+)
+_FIRST_PERSON = frozenset(
+    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive"}
+)
+_GREETINGS = frozenset(
+    index_terms("hi hey hello thanks thank ok okay oh morning night dear love yes no sorry")
+)
+"""Words said around a name that only calls someone ("Emi.", "thanks Rosa")."""
+_POSSESSED = re.compile(
+    r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
+)
+_DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
+_KIN = {
+    alias: word
+    for word, aliases in {
+        "mother": "mom mum mama mommy",
+        "father": "dad papa daddy",
+        "grandmoth": "grandma nana granny",
+        "grandfath": "grandpa",
+        "brother": "bro",
+        "sister": "sis",
+        "husband": "hubby",
+        "children": "kids kid child",
+    }.items()
+    for alias in index_terms(aliases)
+}
+"""Kinship words said in other words ("Mom's mammogram" for "her mother's")."""
+
+
+@dataclass(frozen=True)
+class Talk:
+    """What a remembered turn's conversation says around it.
+
+    Attributes:
+        addressee: episode id -> the entity id of whom it speaks to (another
+            string when they have no entity), if known.
+        before: episode id -> the text of the turn it goes on from ("" if none).
+    """
+
+    addressee: Callable[[str], str | None] = lambda _episode: None
+    before: Callable[[str], str] = lambda _episode: ""
 
 
 @dataclass(frozen=True)
@@ -64,38 +127,154 @@ def support(
     *,
     episode_docs: Mapping[str, Doc],
     frequency: Callable[[str], float],
+    talk: Talk | None = None,
 ) -> Support | None:
     """How much of ``query``'s topic the best of ``ranked`` hold, and whose they are.
 
-    ``frequency`` weighs a term (an inverse document frequency); ``None`` when the
+    ``frequency`` weighs a term (an inverse document frequency); ``talk`` tells
+    whom a remembered turn speaks to and what was said before it. ``None`` when the
     query does not name exactly one entity ("Dana's brother Chidi" names two: whose
     is the topic is then no single person's) or asks nothing but an answer's kind.
+    When the question asks about something of theirs ("Dana's sister", "her
+    tortoise"), only texts that hold that thing count, if any does.
     """
     if len(query.named) != 1:
         return None
-    topic = [t for t in query.content_terms if t not in ANSWER_WORDS]
+    topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS))
     weights = {t: frequency(t) for t in topic}
     total = sum(weights.values())
     if total <= 0:
         return None
     named = set(query.named)
-    own = anyone = 0.0
+    things, head = _possessed(query)
+    possessed = {t for t in things & set(topic) if weights[t] > 0}
+    # the topic's words a text holds; whether they are theirs (None: nobody's, asked)
+    parts: list[tuple[set[str], bool | None]] = []
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
-            text = str(item.obs.get("content") or "")
-            theirs = item.entity is not None and item.entity["id"] in named
+            said = _kin(index_terms(str(item.obs.get("content") or ""))) & set(topic)
+            parts.append((said, item.entity is not None and item.entity["id"] in named))
         elif item.episode is not None and item.episode in episode_docs:
-            doc = episode_docs[item.episode]
-            text = str(doc.get("text") or "")
-            # a question asks about the topic; it does not say it is theirs
-            theirs = item.entity is not None and item.entity["id"] in named and "?" not in text
-        else:
+            text = str(episode_docs[item.episode].get("text") or "")
+            speaker = item.entity["id"] if item.entity is not None else None
+            parts.extend(_clauses(text, topic, speaker, item.episode, named, query, talk or Talk()))
+    own, anyone = _shares(parts, weights)
+    if possessed and own < MOSTLY_THEIRS and any(possessed & said for said, _ in parts):
+        # what is theirs decides: only texts that hold it count, and only its words
+        held = {t: w for t, w in weights.items() if t in possessed}
+        if head in held:  # a text that holds the kind of thing is about one
+            held[head] = max(held[head], sum(held.values()) - held[head])
+        own, anyone = _shares([(said & possessed, theirs) for said, theirs in parts], held)
+    return Support(own, anyone)
+
+
+def _shares(
+    parts: Sequence[tuple[set[str], bool | None]], weights: Mapping[str, float]
+) -> tuple[float, float]:
+    """The best share of the weights held by a part that is theirs, and by any part
+    that is someone's."""
+    total = sum(weights.values())
+    own = anyone = 0.0
+    for said, theirs in parts:
+        if theirs is None or total <= 0:
             continue
-        said = set(index_terms(text))
-        share = sum(weights[t] for t in topic if t in said) / total
-        if not theirs and query.mentions and "?" not in text:
-            theirs = any(group <= said for group in query.mentions)
+        share = sum(weights.get(t, 0.0) for t in said) / total
         anyone = max(anyone, share)
         if theirs:
             own = max(own, share)
-    return Support(own, anyone)
+    return own, anyone
+
+
+def _clauses(
+    text: str,
+    topic: Sequence[str],
+    speaker: str | None,
+    episode: str,
+    named: set[str],
+    query: Query,
+    talk: Talk,
+) -> list[tuple[set[str], bool | None]]:
+    """The topic's words a text holds, split by whose they are: theirs (the text
+    names them, or goes on from a turn that does), its speaker's own, its
+    addressee's (said to them), or nobody's (asked, or of someone unnamed)."""
+    wanted = set(topic)
+    clauses = _split(text)
+    if not any(said & wanted for _, said in clauses):
+        return []
+    named_in_text = any(_names(said, query) for _, said in clauses)
+    before: list[tuple[str, set[str]]] | None = None  # the turn before's clauses
+    owned: dict[bool | None, set[str]] = {}
+    for clause, said in clauses:
+        held = said & wanted
+        if not held:
+            continue
+        spoken = set(words(clause))
+        if clause.rstrip().endswith("?"):
+            # "is your eye surgery still on?" takes it that the addressee has one
+            whose = _is(talk.addressee(episode), named) if "your" in spoken else None
+        elif named_in_text:
+            whose = True
+        elif _to_them(spoken):
+            whose = _is(talk.addressee(episode), named)
+        elif spoken & _FIRST_PERSON:
+            whose = speaker in named
+        else:
+            if before is None:
+                before = _split(talk.before(episode))
+            echoed = [set(words(text)) for text, terms in before if held & terms]
+            if _names(set().union(*(terms for _, terms in before)), query):
+                whose = True  # "Full knee replacement." after "Walt's knee?"
+            elif echoed and not any(_to_them(other) for other in echoed):
+                # "smart tortoise." after the other's tortoise
+                to = talk.addressee(episode)
+                whose = speaker in named if to is None else to in named
+            else:  # "RIP Subaru, the car's dead" after "are you getting a new car?"
+                whose = speaker in named
+        owned.setdefault(whose, set()).update(held)
+    return [(held, whose) for whose, held in owned.items()]
+
+
+def _split(text: str) -> list[tuple[str, set[str]]]:
+    return [(m.group(), _kin(index_terms(m.group()))) for m in _CLAUSE.finditer(text)]
+
+
+def _to_them(spoken: set[str]) -> bool:
+    """Whether a clause speaks of its addressee's ("you have a dog"), not its own."""
+    return bool(spoken & _SECOND_PERSON) and not spoken & _FIRST_PERSON
+
+
+def _is(entity: str | None, named: set[str]) -> bool | None:
+    return None if entity is None else entity in named
+
+
+def _names(said: set[str], query: Query) -> bool:
+    """Whether words name the person asked about, other than to call them ("Emi.")."""
+    return any(group <= said and not said - group <= _GREETINGS for group in query.mentions)
+
+
+def _possessed(query: Query) -> tuple[set[str], str | None]:
+    """The terms of what the question says is the named person's ("Dana's sister",
+    "her tortoise", "his architecture licensing exam"), and the last one's head
+    noun (the kind of thing it is: "exam")."""
+    found: set[str] = set()
+    head = None
+    for match in _POSSESSED.finditer(query.text):
+        owner, thing = match.group(1), match.group(2)
+        if owner is not None and not _kin(index_terms(owner)) <= query.name_terms | found:
+            continue  # someone else's, unless it is theirs ("Ifeoma's mother's biopsy")
+        phrase: list[str] = []
+        for word in thing.split():  # up to the noun phrase's end
+            terms = index_terms(word)
+            if not terms or terms[0] in query.name_terms or terms[0] in ANSWER_WORDS:
+                break
+            phrase.append(_KIN.get(terms[0], terms[0]))
+        if len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
+            phrase.pop()  # "Where does Dana's sister live": the verb ends it
+        if phrase:
+            found.update(phrase)
+            head = phrase[-1]
+    return found, head
+
+
+def _kin(terms: Iterable[str]) -> set[str]:
+    return {_KIN.get(t, t) for t in terms}
