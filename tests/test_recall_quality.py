@@ -382,3 +382,15 @@ def test_a_name_that_only_calls_someone_does_not_make_the_text_theirs(tmp_path: 
     )
     assert hers.startswith(NOTHING_SAID), hers
     assert "Tuesday" in his and not his.startswith(NOTHING_SAID), his
+
+
+def test_news_asked_about_shows_the_question_and_its_reply(tmp_path: Path) -> None:
+    said = [
+        ("Tariq", "I have a dog! well, on saturday I will"),
+        ("Wren", "WHAT?? which one?"),
+        ("Tariq", "a retired racing greyhound named Juniper"),
+        ("Wren", "I'm so happy for you"),
+    ]
+    (text,) = recalled(tmp_path, said, "When did Tariq get a dog?")
+    line = next(line for line in text.splitlines() if "I have a dog!" in line)
+    assert 'answered by Wren: "WHAT?? which one?" then Tariq: "a retired racing greyhound' in line

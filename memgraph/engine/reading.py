@@ -41,6 +41,8 @@ CONTEXT_CANDIDATES = 20
 question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
+BRIEF_QUESTION_WORDS = 6
+"""A reply this short that asks something ("where??") asks for what the news left out."""
 
 
 class ReadMixin(MemoryCore):
@@ -117,23 +119,45 @@ class ReadMixin(MemoryCore):
 
     def _answers(
         self, graph: Graph, docs: Mapping[str, Doc], episode_ids: Sequence[str]
-    ) -> dict[str, Doc]:
-        """For each of these episodes that asks something ("which one?"): the turn
-        another speaker said right after it, its answer."""
+    ) -> dict[str, list[Doc]]:
+        """The turns that answer these episodes, to quote with them.
+
+        A question ("which one?") gets the turn another speaker said right after
+        it. News that the other speaker answers with a short question ("we signed
+        a lease!!", "where??") gets that question and the reply to it ("Logan
+        Square, two bedroom").
+        """
         index = self._episodes_indexed()
-        after = {
-            e: index.reply_to(e)
-            for e in episode_ids
-            if e in docs and "?" in str(docs[e].get("text") or "")
-        }
+
+        def asks(episode_id: str) -> bool:
+            return "?" in str(docs[episode_id].get("text") or "")
+
+        after = {e: index.reply_to(e) for e in episode_ids if e in docs}
         found = self._episode_docs(graph, sorted({a for a in after.values() if a}))
-        return {
-            e: found[a]
-            for e, a in after.items()
-            if a in found
-            and _other_speaker(found[a], docs[e])
-            and not self._retired_episode(graph, a)
-        }
+        answers: dict[str, list[Doc]] = {}
+        for e, a in after.items():
+            reply = found.get(a or "")
+            if (
+                reply is not None
+                and _other_speaker(reply, docs[e])
+                and (asks(e) or _asks_briefly(reply))
+                and not self._retired_episode(graph, str(a))
+            ):
+                answers[e] = [reply]
+        # news asked about: the reply to the question, by whoever gave the news
+        follow = {e: index.reply_to(str(c[0]["id"])) for e, c in answers.items() if not asks(e)}
+        more = self._episode_docs(graph, sorted({f for f in follow.values() if f}))
+        for e, f in follow.items():
+            turn = more.get(f or "")
+            if (
+                turn is None
+                or turn.get("speaker") != docs[e].get("speaker")
+                or self._retired_episode(graph, str(f))
+            ):
+                del answers[e]  # a question nobody answered says nothing of the news
+            else:
+                answers[e].append(turn)
+        return answers
 
     def _reply_contexts(
         self, graph: Graph, docs: Mapping[str, Doc], terms: Sequence[str]
@@ -505,6 +529,12 @@ def _affirms(doc: Doc) -> bool:
     """Whether a message starts by saying yes or no (to the question before it)."""
     first = words(str(doc.get("text") or "")[:40])[:1]
     return bool(first) and first[0] in _AFFIRMATIONS
+
+
+def _asks_briefly(doc: Doc) -> bool:
+    """Whether a turn is a short question ("where??", "which one?")."""
+    text = str(doc.get("text") or "").strip()
+    return text.endswith("?") and len(text.split()) <= BRIEF_QUESTION_WORDS
 
 
 def _in_dialogue(doc: Doc, before: Doc) -> bool:

@@ -140,9 +140,12 @@ def reply_context(
     )
 
 
-def answered_by(doc: Doc, terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
-    """``answered by Wren: "it's called The Rolling Die"``: the reply to a question."""
-    return _quote("answered by", doc, terms, limit)
+def answered_by(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+    """``answered by Wren: "it's called The Rolling Die"``: the reply to a question;
+    ``answered by Marcus: "where??" then Dana: "Logan Square"``: a short question
+    asked about news, and its reply."""
+    leads = ("answered by", *("then" for _ in chain[1:]))
+    return " ".join(_quote(lead, doc, terms, limit) for lead, doc in zip(leads, chain, strict=True))
 
 
 @dataclass
@@ -164,7 +167,7 @@ def format_recall(
     max_messages: int = MAX_MESSAGES,
     lens: Lens = CURRENT,
     reply_contexts: Mapping[str, Sequence[Doc]] | None = None,
-    answers: Mapping[str, Doc] | None = None,
+    answers: Mapping[str, Sequence[Doc]] | None = None,
     stated_words: Callable[[str], set[str]] | None = None,
     note: str | None = None,
 ) -> str:
@@ -360,7 +363,7 @@ def _message_lines(
     episode_docs: Mapping[str, Doc],
     query: Query,
     reply_contexts: Mapping[str, Sequence[Doc]],
-    answers: Mapping[str, Doc],
+    answers: Mapping[str, Sequence[Doc]],
 ) -> Iterator[str]:
     yield MESSAGES_HEADER
     shown = {str(item.episode) for item in messages}
@@ -374,8 +377,8 @@ def _message_lines(
         if chain and str(chain[0].get("id")) != above:
             text += f" ({reply_context(chain, query.terms, speaker=doc.get('speaker'))})"
         above = str(item.episode)
-        answer = answers.get(str(item.episode))
-        if answer is not None and str(answer.get("id")) not in shown:
+        answer = answers.get(str(item.episode)) or ()
+        if answer and str(answer[0].get("id")) not in shown:
             text += f" ({answered_by(answer, query.terms)})"
         speaker = doc.get("speaker")
         day = said_on(doc.get("at"))
