@@ -32,7 +32,8 @@ FACES = ("mcp", "integrations", "view", "importing", "portable")
 CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("foundation",   ("memgraph.errors", "memgraph.models", "memgraph.clock",
                       "memgraph.config", "memgraph.scope", "memgraph.text",
-                      "memgraph.dates", "memgraph.speakers", "memgraph.attributes"),  ()),
+                      "memgraph.dates", "memgraph.speakers", "memgraph.attributes",
+                      "memgraph.answer_kinds"),  ()),
     ("llm_calls",    ("memgraph.llm_calls",),      ("foundation",)),
     ("graph",        ("memgraph.graph",),          ("foundation", "llm_calls")),
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),

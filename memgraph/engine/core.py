@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import attribute_cues
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
@@ -110,6 +111,12 @@ EPISODE_CANDIDATES = 50
 CUE_WEIGHT = 1.5
 """How much a named person's text in the words an asked attribute's news comes in
 ("I start at ...", "we found a house in ...") counts, times its share of them."""
+KIND_CANDIDATES = 400
+"""Texts read for the everyday words of a question's kind of answer."""
+KIND_HITS = 10
+"""Of those, how many of the named person's count."""
+KIND_SHARE = 0.3
+"""What the best of them counts as (a text holding a fair share of the question)."""
 NEAREST = 80
 """Rows one vector search returns, facts and texts together."""
 SEAL_POSTINGS = 50_000
@@ -961,6 +968,24 @@ class MemoryCore:
                 if speaker(episode_id) in query.named:
                     cued = min(1.0, CUE_WEIGHT * share)
                     lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
+        kind_cues = answer_cues(query.text) if query.named else []
+        if kind_cues:
+            # "What does Naomi do for work?": texts by or naming her in the words such
+            # answers come in ("she's a pediatric dentist")
+            extra = [t for t in kind_cues if t not in asked]
+            found = index.search(extra, k=KIND_CANDIDATES, at_ms=at_ms, source=lens.source)
+            named_in = index.holding(query.mentions)
+            theirs = [
+                (episode_id, share)
+                for episode_id, share in found
+                if speaker(episode_id) in query.named or named_in[index.ordinal[episode_id]]
+            ][:KIND_HITS]
+            best = max((share for _, share in theirs), default=0.0)
+            for episode_id, share in theirs:
+                cued = KIND_SHARE * share / best
+                lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
+                if topical is not None:  # the answer's words are the topic's, too
+                    topical[episode_id] = max(topical.get(episode_id, 0.0), cued)
         semantic: dict[str, float] = {}
         vectors = self._vectors
         if near is None and vectors is not None and query_vector is not None and len(vectors):

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from memgraph.answer_kinds import answer_cues
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
@@ -250,6 +251,7 @@ class ReadMixin(MemoryCore):
                     episode_docs=docs,
                     frequency=self._episodes_indexed().weight,
                     talk=self._talk(graph),
+                    cues=answer_cues(query),
                 )
                 unanswered = held is not None and held.about_someone_else
             note = None
@@ -282,9 +284,15 @@ class ReadMixin(MemoryCore):
             return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
 
         def before(episode_id: str) -> str:
+            turns = []
             previous = index.context_of(episode_id)
-            doc = self._episode_docs(graph, [previous]).get(previous) if previous else None
-            return str(doc.get("text") or "") if doc is not None else ""
+            if previous is not None:
+                turns.append(previous)
+                earlier = index.context_of(previous)
+                if earlier is not None:
+                    turns.append(earlier)
+            docs = self._episode_docs(graph, turns)
+            return "\n".join(str(docs[t].get("text") or "") for t in turns if t in docs)
 
         return Talk(addressee, before)
 

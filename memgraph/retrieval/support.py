@@ -62,6 +62,8 @@ _SECOND_PERSON = frozenset(
 _FIRST_PERSON = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive"}
 )
+_KIND = "\x00kind"
+"""The term that stands for any of the everyday words of the answer asked for."""
 _GREETINGS = frozenset(
     index_terms("hi hey hello thanks thank ok okay oh morning night dear love yes no sorry")
 )
@@ -94,7 +96,8 @@ class Talk:
     Attributes:
         addressee: episode id -> the entity id of whom it speaks to (another
             string when they have no entity), if known.
-        before: episode id -> the text of the turn it goes on from ("" if none).
+        before: episode id -> the text of the two turns it goes on from, nearest
+            first, one per line ("" if none).
     """
 
     addressee: Callable[[str], str | None] = lambda _episode: None
@@ -128,11 +131,14 @@ def support(
     episode_docs: Mapping[str, Doc],
     frequency: Callable[[str], float],
     talk: Talk | None = None,
+    cues: Iterable[str] = (),
 ) -> Support | None:
     """How much of ``query``'s topic the best of ``ranked`` hold, and whose they are.
 
     ``frequency`` weighs a term (an inverse document frequency); ``talk`` tells
-    whom a remembered turn speaks to and what was said before it. ``None`` when the
+    whom a remembered turn speaks to and what was said before it; ``cues`` are the
+    everyday words of the kind of answer asked for ("dentist" for "What does Naomi
+    do for work?"): a text holding one holds the topic. ``None`` when the
     query does not name exactly one entity ("Dana's brother Chidi" names two: whose
     is the topic is then no single person's) or asks nothing but an answer's kind.
     When the question asks about something of theirs ("Dana's sister", "her
@@ -145,6 +151,10 @@ def support(
     total = sum(weights.values())
     if total <= 0:
         return None
+    kind = set(cues) - set(topic)
+    if kind:
+        weights[_KIND] = max(weights.values())
+    wanted = [*topic, *kind]
     named = set(query.named)
     things, head = _possessed(query)
     possessed = {t for t in things & set(topic) if weights[t] > 0}
@@ -152,12 +162,16 @@ def support(
     parts: list[tuple[set[str], bool | None]] = []
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
-            said = _kin(index_terms(str(item.obs.get("content") or ""))) & set(topic)
+            said = _kin(index_terms(str(item.obs.get("content") or ""))) & set(wanted)
             parts.append((said, item.entity is not None and item.entity["id"] in named))
         elif item.episode is not None and item.episode in episode_docs:
             text = str(episode_docs[item.episode].get("text") or "")
             speaker = item.entity["id"] if item.entity is not None else None
-            parts.extend(_clauses(text, topic, speaker, item.episode, named, query, talk or Talk()))
+            parts.extend(
+                _clauses(text, wanted, speaker, item.episode, named, query, talk or Talk())
+            )
+    if kind:  # any of the answer's everyday words holds the same share
+        parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
     if possessed and own < MOSTLY_THEIRS and any(possessed & said for said, _ in parts):
         # what is theirs decides: only texts that hold it count, and only its words
@@ -201,8 +215,8 @@ def _clauses(
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
         return []
-    named_in_text = any(_names(said, query) for _, said in clauses)
-    before: list[tuple[str, set[str]]] | None = None  # the turn before's clauses
+    named_in_text = _names(clauses, query)
+    before: list[list[tuple[str, set[str]]]] | None = None  # the turns before, by clause
     owned: dict[bool | None, set[str]] = {}
     for clause, said in clauses:
         held = said & wanted
@@ -220,9 +234,9 @@ def _clauses(
             whose = speaker in named
         else:
             if before is None:
-                before = _split(talk.before(episode))
-            echoed = [set(words(text)) for text, terms in before if held & terms]
-            if _names(set().union(*(terms for _, terms in before)), query):
+                before = [_split(turn) for turn in talk.before(episode).split("\n")]
+            echoed = [set(words(text)) for text, terms in before[0] if held & terms]
+            if any(_names(turn, query) for turn in before):
                 whose = True  # "Full knee replacement." after "Walt's knee?"
             elif echoed and not any(_to_them(other) for other in echoed):
                 # "smart tortoise." after the other's tortoise
@@ -247,9 +261,16 @@ def _is(entity: str | None, named: set[str]) -> bool | None:
     return None if entity is None else entity in named
 
 
-def _names(said: set[str], query: Query) -> bool:
-    """Whether words name the person asked about, other than to call them ("Emi.")."""
-    return any(group <= said and not said - group <= _GREETINGS for group in query.mentions)
+def _names(clauses: Sequence[tuple[str, set[str]]], query: Query) -> bool:
+    """Whether a turn names the person asked about, other than to call them first
+    ("Emi. The surgery was Tuesday")."""
+    for at, (_, said) in enumerate(clauses):
+        for group in query.mentions:
+            if group <= said:
+                calls = at == 0 and len(clauses) > 1 and said - group <= _GREETINGS
+                if not calls:
+                    return True
+    return False
 
 
 def _possessed(query: Query) -> tuple[set[str], str | None]:

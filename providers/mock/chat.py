@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes, attribute_of
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
@@ -106,13 +107,15 @@ def _asked_attributes(query: set[str]) -> set[str]:
 _UNSTEM = {stem(w): w for w in ("lives", "living", "works", "working", "named", "called")}
 
 
-def relevance(query: set[str], fact: str) -> float:
+def relevance(query: set[str], fact: str, *, cues: frozenset[str] = frozenset()) -> float:
     """How well ``fact`` (``Name (type): content`` or plain text) matches query terms.
 
     Shared content terms count 1 each, shared entity-name terms 1.5; a match on
     weak words alone (``like``, ``get``, ...) counts as no match. The turns a
     message is quoted with (``(in reply to X: "…")``) count half: they say what
-    the message is about, not what it says.
+    the message is about, not what it says. A message in the everyday words of
+    the kind of answer asked for (``cues``: "a pediatric dentist" for "What does
+    Naomi do for work?") counts as one more match.
     """
     fact, *rest = _QUOTE_START.split(fact, maxsplit=1)
     quoted = rest[0] if rest else ""
@@ -121,7 +124,8 @@ def relevance(query: set[str], fact: str) -> float:
     own = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
     context = overlap_terms(quoted) - own if quoted else set()
     content = own | context
-    if not (query & (name | content)) - _WEAK:
+    kind = 1.5 if cues & own else 0.0
+    if not (query & (name | content)) - _WEAK and not kind:
         return 0.0
     asked = query - name - {"user"} - _WEAK
     said = (
@@ -133,9 +137,10 @@ def relevance(query: set[str], fact: str) -> float:
     stated = 2.0 if attribute is not None and attribute in _asked_attributes(query) else 0.0
     # "user" (first person on both sides) says whose, not what: "Where do I live?"
     # is not answered by "I work at Acme".
-    if asked and not (query & content) - _WEAK - {"user"} and not stated:
+    if asked and not (query & content) - _WEAK - {"user"} and not stated and not kind:
         return 0.0  # the name matches, but nothing of what is asked about it
-    return len(query & own) + 0.5 * len(query & context) + 1.5 * len(query & name) + stated
+    matched = len(query & own) + 0.5 * len(query & context) + 1.5 * len(query & name)
+    return matched + stated + kind
 
 
 def _candidates(body: str) -> list[tuple[str, str]]:
@@ -264,10 +269,12 @@ class MockChatModel:
         return reply
 
     def _rerank(self, messages: Sequence[Message]) -> dict[str, Any]:
-        query = overlap_terms(_tagged(messages, "query") or "")
+        asked = _tagged(messages, "query") or ""
+        query = overlap_terms(asked)
+        cues = frozenset(answer_cues(asked)) - query
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(_candidates(_tagged(messages, "candidates") or "")):
-            score = relevance(query, text)
+            score = relevance(query, text, cues=cues)
             if score > 0:
                 scored.append((-score, index, cid))
         return {"ids": [cid for _, _, cid in sorted(scored)]}

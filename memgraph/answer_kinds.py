@@ -1,0 +1,125 @@
+"""The words an answer of a known kind is usually said in.
+
+"What does Naomi do for work?" is answered by "she's a pediatric dentist", which
+holds neither "do" nor "work"; "What injury did Dana get?" by "shin splints,
+apparently". A question of one of these kinds also looks, among the texts by or
+about the person it names, for the everyday words of its answers: occupations,
+pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
+schools, sports and hobbies. The lists are general English, not any one
+conversation's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memgraph.text import index_terms
+
+__all__ = ["KINDS", "AnswerKind", "answer_cues"]
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    """A kind of question and the words its answers come in.
+
+    Attributes:
+        name: what the kind is called.
+        asks: a pattern over the lowercased question that asks for this kind.
+        cues: the words (index terms) answers of this kind are said in.
+    """
+
+    name: str
+    asks: re.Pattern[str]
+    cues: frozenset[str]
+
+
+def _kind(name: str, asks: str, cues: str) -> AnswerKind:
+    return AnswerKind(name, re.compile(asks), frozenset(index_terms(cues)))
+
+
+KINDS: tuple[AnswerKind, ...] = (
+    _kind(
+        "occupation",
+        r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
+        r"occupation|profession|career|what does \w+ do\b|work as|role)\b",
+        "job career works teaches teacher nurse doctor dentist surgeon pharmacist "
+        "engineer developer programmer designer architect lawyer accountant manager "
+        "lead director chef cook baker barista waiter waitress server cashier "
+        "electrician plumber carpenter roofer mechanic driver pilot firefighter "
+        "officer police paramedic therapist counselor social worker scientist "
+        "researcher professor lecturer tutor librarian writer journalist editor "
+        "artist musician photographer consultant analyst recruiter realtor "
+        "vet veterinarian student intern retired freelance self-employed owner",
+    ),
+    _kind(
+        "pet",
+        r"\b(?:pets?|animals?|breed|puppy|kitten)\b",
+        "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "
+        "turtle tortoise lizard snake horse pony rescue adopted shelter breed mix "
+        "retriever labrador lab poodle terrier shepherd husky beagle bulldog corgi "
+        "dachshund greyhound collie kelpie shiba spaniel pug chihuahua boxer "
+        "rottweiler doodle golden cocker maltese shih tzu yorkie pomeranian bernese "
+        "newfoundland dane akita samoyed malamute pitbull pit bull mutt heeler "
+        "weimaraner vizsla whippet schnauzer tabby siamese persian ragdoll bengal "
+        "sphynx shorthair calico maine coon",
+    ),
+    _kind(
+        "instrument",
+        r"\b(?:instruments?|play(?:s|ed|ing)? (?:music|in a band))\b",
+        "guitar piano keyboard violin viola cello bass drums drum ukulele flute "
+        "clarinet saxophone sax trumpet trombone harp banjo mandolin harmonica "
+        "accordion band orchestra choir lessons",
+    ),
+    _kind(
+        "injury",
+        r"\b(?:injur(?:y|ies|ed)|hurt|health (?:problem|issue)|ill(?:ness)?|"
+        r"diagnos\w*|condition|sick)\b",
+        "hurt injured injury sprained sprain broke broken fracture fractured torn "
+        "tore pulled strain splints concussion tendonitis dislocated knee ankle "
+        "wrist shoulder back surgery physio physical therapy cast stitches "
+        "diagnosed cancer flu covid pneumonia diabetes asthma migraine infection",
+    ),
+    _kind(
+        "relationship",
+        r"\b(?:relationship|dating|married|partner|boyfriend|girlfriend|"
+        r"fianc[eé]e?|spouse|engaged)\b",
+        "dating boyfriend girlfriend partner engaged engagement proposed fiance "
+        "fiancee married marry wedding wife husband divorced separated broke up",
+    ),
+    _kind(
+        "vehicle",
+        r"\b(?:car|vehicle|drive|drives|truck|bike)\b",
+        "car minivan van suv sedan truck pickup hatchback wagon convertible "
+        "motorcycle scooter honda toyota subaru ford tesla "
+        "volkswagen vw mazda hyundai kia nissan chevy jeep bmw audi volvo prius",
+    ),
+    _kind(
+        "school",
+        r"\b(?:college|university|school|studying|study|studies|major|degree|"
+        r"graduat\w*)\b",
+        "college university school grad degree major majored studying studied "
+        "graduated graduate masters phd bachelor semester class classes campus",
+    ),
+    _kind(
+        "pastime",
+        r"\b(?:hobby|hobbies|activities|activity|for fun|free time|sports?|"
+        r"spare time|weekends?)\b",
+        "hiking camping running climbing swimming cycling biking yoga painting "
+        "pottery drawing knitting sewing gardening cooking baking reading "
+        "photography fishing surfing skiing dancing singing soccer basketball "
+        "tennis golf volleyball hockey baseball football chess games gym",
+    ),
+)
+"""The kinds of question whose answers have everyday words of their own."""
+
+
+def answer_cues(question: str) -> list[str]:
+    """The index terms the answers to ``question`` are usually said in, for each
+    kind it asks for ("" kinds: none)."""
+    lowered = question.lower()
+    cues: set[str] = set()
+    for kind in KINDS:
+        if kind.asks.search(lowered):
+            cues |= kind.cues
+    return sorted(cues)

@@ -1,0 +1,47 @@
+"""The everyday words of a question's kind of answer ("she's a pediatric dentist")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memgraph import Memory
+from memgraph.answer_kinds import answer_cues
+from memgraph.retrieval.recall_text import NOTHING_SAID
+from memgraph.text import index_terms
+from tests.test_recall_quality import remember_dialogue
+
+
+def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None:
+    assert set(index_terms("dentist teacher nurse")) <= set(
+        answer_cues("What does Naomi do for work?")
+    )
+    assert set(index_terms("greyhound kelpie")) <= set(answer_cues("What breed is Kuma?"))
+    assert "splint" in answer_cues("What injury did Dana get while training?")
+    assert set(index_terms("engaged fiance")) <= set(
+        answer_cues("What is Hannah's relationship to Chidi now?")
+    )
+
+
+def test_a_question_of_no_known_kind_gets_none() -> None:
+    assert answer_cues("When did Rosa get home from Maine?") == []
+    assert answer_cues("Where does Dana live now?") == []
+
+
+def test_a_person_s_occupation_is_found_in_other_words(tmp_path: Path) -> None:
+    said = [
+        ("Evelyn", "Naomi set a date! June 10th, in Vermont"),
+        ("Rosa", "finally! tell her congratulations"),
+        ("Evelyn", "she's a pediatric dentist, so the kids at the wedding will have great teeth"),
+        ("Rosa", "lol"),
+        ("Evelyn", "Walt is building an arbor for the ceremony. it's a lot of work"),
+        ("Rosa", "the kiln repair guy says it will work again"),
+        ("Evelyn", "my eyes work now, I can read the small print"),
+        ("Rosa", "back to work at the library on Monday"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("What does Naomi do for work?")
+    assert not text.startswith(NOTHING_SAID), text
+    messages = text.split("Related messages:")[1].splitlines()
+    # first, before the texts that only hold the question's own word
+    assert "pediatric dentist" in messages[1], text
