@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memgraph.answer_kinds import answer_cues
-from memgraph.attributes import asked_attributes, attribute_of
+from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
 from memgraph.text import STOP_WORDS, content_key, stem, words
@@ -107,7 +107,13 @@ def _asked_attributes(query: set[str]) -> set[str]:
 _UNSTEM = {stem(w): w for w in ("lives", "living", "works", "working", "named", "called")}
 
 
-def relevance(query: set[str], fact: str, *, cues: frozenset[str] = frozenset()) -> float:
+def relevance(
+    query: set[str],
+    fact: str,
+    *,
+    cues: frozenset[str] = frozenset(),
+    news: frozenset[str] = frozenset(),
+) -> float:
     """How well ``fact`` (``Name (type): content`` or plain text) matches query terms.
 
     Shared content terms count 1 each, shared entity-name terms 1.5; a match on
@@ -115,7 +121,9 @@ def relevance(query: set[str], fact: str, *, cues: frozenset[str] = frozenset())
     message is quoted with (``(in reply to X: "…")``) count half: they say what
     the message is about, not what it says. A message in the everyday words of
     the kind of answer asked for (``cues``: "a pediatric dentist" for "What does
-    Naomi do for work?") counts as one more match.
+    Naomi do for work?") counts as one more match and a half, one in the words
+    news of an asked attribute comes in (``news``: "we found a house in
+    Bloomfield" for "Where does Wren live now?") as one more.
     """
     fact, *rest = _QUOTE_START.split(fact, maxsplit=1)
     quoted = rest[0] if rest else ""
@@ -124,7 +132,7 @@ def relevance(query: set[str], fact: str, *, cues: frozenset[str] = frozenset())
     own = overlap_terms(match["content"] or "") if match else overlap_terms(fact)
     context = overlap_terms(quoted) - own if quoted else set()
     content = own | context
-    kind = 1.5 if cues & own else 0.0
+    kind = 1.5 if cues & own else 1.0 if news & own else 0.0
     if not (query & (name | content)) - _WEAK and not kind:
         return 0.0
     asked = query - name - {"user"} - _WEAK
@@ -272,9 +280,11 @@ class MockChatModel:
         asked = _tagged(messages, "query") or ""
         query = overlap_terms(asked)
         cues = frozenset(answer_cues(asked)) - query
+        attributes = attribute_cues(asked_attributes(words(asked)))
+        news = frozenset(stem(w) for w in words(attributes)) - query
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(_candidates(_tagged(messages, "candidates") or "")):
-            score = relevance(query, text, cues=cues)
+            score = relevance(query, text, cues=cues, news=news)
             if score > 0:
                 scored.append((-score, index, cid))
         return {"ids": [cid for _, _, cid in sorted(scored)]}
