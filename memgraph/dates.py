@@ -111,6 +111,9 @@ _NOT_A_DAY = (
     r"hole|pick|seed|edition|amendment|generation|person|one|try|attempt)[a-z]*)"
 )
 """What may not follow ``the 15th`` for it to be a day of the month."""
+_NO_DATE_AFTER = r"(?!,? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? [0-3]?\d)"
+"""What may not follow a weekday for it to name a day of its own ("Saturday, October
+21st" is the 21st's day, resolved by the date)."""
 _NOT_OWNED = r"(?<!\bhis )(?<!\bher )(?<!\bmy )(?<!\btheir )(?<!\bour )(?<!\bits )(?<!\byour )"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -139,14 +142,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "rel_weekday",
-            r"\b(?P<rel>last|this|next|this past|this coming|on) " + _WEEKDAY + r"\b",
+            r"\b(?P<rel>last|this|next|this past|this coming|on) "
+            + _WEEKDAY
+            + r"\b"
+            + _NO_DATE_AFTER,
         ),
         ("rel_season", r"\b(?P<rel>last|this|next) " + _SEASON + r"\b"),
         (
             "in_month",
             r"\b(?P<rel>in|last|this|next|since|until|by|early|late|mid) " + _MONTH + r"\b(?! \d)",
         ),
-        ("weekday", r"\b" + _WEEKDAY + r"\b(?! (?:the )?\d)"),
+        ("weekday", r"\b" + _WEEKDAY + r"\b(?! (?:the )?\d)" + _NO_DATE_AFTER),
     ]
 ]
 

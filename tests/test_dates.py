@@ -66,6 +66,13 @@ MONDAY = date(2024, 2, 26)
             "February last year (February 2022)",
         ),
         ("we're going in March of next year", date(2023, 9, 12), "March of next year (March 2024)"),
+        # a weekday with the month and day is that date's, not a day of its own
+        (
+            "It's now Saturday October 21st, not the 14th",
+            date(2023, 5, 14),
+            "It's now Saturday October 21st (21 October 2023), not the 14th (14 October 2023)",
+        ),
+        ("on Friday, Oct. 20 at Mom's", date(2023, 5, 14), "on Friday, Oct. 20 (20 October 2023)"),
     ],
 )
 def test_a_relative_date_is_followed_by_the_date_it_means(
