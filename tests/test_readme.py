@@ -91,9 +91,10 @@ def quickstart(out: str, cwd: Path) -> None:
 
 def conversation(out: str, cwd: Path) -> None:
     lines = out.splitlines()
-    question = lines.index("  - [19 January 2024] Dana: NO. Sanjay?? where's he going")
-    assert lines[question - 1] == "Related messages:"
-    assert lines[question + 1].startswith("  - [19 January 2024] Marcus: Stripe.")
+    answer = lines.index("Related messages:") + 1
+    # the answer first, with the question it answers
+    assert lines[answer].startswith("  - [19 January 2024] Marcus: Stripe.")
+    assert lines[answer].endswith('(in reply to Dana: "NO. Sanjay?? where\'s he going")')
 
 
 def chat_loop(out: str, cwd: Path) -> None:

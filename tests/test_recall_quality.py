@@ -396,3 +396,20 @@ def test_news_asked_about_shows_the_question_and_its_reply(tmp_path: Path) -> No
     (text,) = recalled(tmp_path, said, "When did Tariq get a dog?")
     line = next(line for line in text.splitlines() if "I have a dog!" in line)
     assert 'answered by Wren: "WHAT?? which one?" then Tariq: "a retired racing greyhound' in line
+
+
+def test_a_yes_is_shown_with_its_question_even_when_its_facts_are_shown(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Dana", "and then Miso sat on my chest when I got home and I couldn't move"),
+        ("Marcus", "Miso is the cat?"),
+        (
+            "Dana",
+            "yes, my grey tabby. she's 6 and a total menace "
+            "[shared image: a grey tabby cat sprawled across a purple yoga mat]",
+        ),
+        ("Marcus", "a menace with a yoga mat"),
+    ]
+    (text,) = recalled(tmp_path, said, "What is the name of Dana's cat?")
+    assert "yes, my grey tabby" in text and 'in reply to Marcus: "Miso is the cat?"' in text, text

@@ -214,10 +214,14 @@ def format_recall(
         if item.episode in contexts and _says_little(graph, episode_docs[item.episode]):
             continue  # "🧡", "hahaha": found through the turn before it, which says it
         said = fact_words.get(item.episode, set())
-        if shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN and _covered(
-            graph,
-            episode_docs[item.episode],
-            said | stated_words(item.episode) if stated_words is not None else said,
+        if (
+            item.episode not in contexts  # its facts do not say what it answers
+            and shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN
+            and _covered(
+                graph,
+                episode_docs[item.episode],
+                said | stated_words(item.episode) if stated_words is not None else said,
+            )
         ):
             continue  # the facts shown from it say what it says, at least as relevantly
         messages.append(item)
