@@ -46,6 +46,17 @@ def test_a_turn_speaks_to_the_other_speaker_of_its_exchange() -> None:
     assert EpisodeIndex.decode(index.encode()).addressee("e-3") == "Dana"
 
 
+def test_texts_holding_any_of_some_words_are_found_among_those_asked_about() -> None:
+    index = dialogue()
+    within = np.ones(len(index), dtype=bool)
+    found = index.holding_any(episode_terms("Stripe leaving"), within)
+    assert set(found) == {"e-1", "e-3"}  # their own words, not only their context
+    within[index.ordinal["e-3"]] = False
+    assert set(index.holding_any(episode_terms("Stripe leaving"), within)) == {"e-1"}
+    index.remove(["e-1"])
+    assert index.holding_any(episode_terms("leaving"), np.ones(len(index), dtype=bool)) == {}
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"

@@ -111,8 +111,6 @@ EPISODE_CANDIDATES = 50
 CUE_WEIGHT = 1.5
 """How much a named person's text in the words an asked attribute's news comes in
 ("I start at ...", "we found a house in ...") counts, times its share of them."""
-KIND_CANDIDATES = 400
-"""Texts read for the everyday words of a question's kind of answer."""
 KIND_HITS = 10
 """Of those, how many of the named person's count."""
 KIND_SHARE = 0.3
@@ -971,18 +969,19 @@ class MemoryCore:
         kind_cues = answer_cues(query.text) if query.named else []
         if kind_cues:
             # "What does Naomi do for work?": texts by or naming her in the words such
-            # answers come in ("she's a pediatric dentist")
-            extra = [t for t in kind_cues if t not in asked]
-            found = index.search(extra, k=KIND_CANDIDATES, at_ms=at_ms, source=lens.source)
-            named_in = index.holding(query.mentions)
-            theirs = [
-                (episode_id, share)
-                for episode_id, share in found
-                if speaker(episode_id) in query.named or named_in[index.ordinal[episode_id]]
-            ][:KIND_HITS]
-            best = max((share for _, share in theirs), default=0.0)
-            for episode_id, share in theirs:
-                cued = KIND_SHARE * share / best
+            # answers come in ("she's a pediatric dentist"), the rarest words first
+            theirs = index.holding(query.mentions)  # a speaker's name is in their texts
+            held = index.holding_any([t for t in kind_cues if t not in asked], theirs)
+            hits = [
+                (episode_id, weight)
+                for episode_id, weight in held.items()
+                if (at_ms is None or (index.at_of(episode_id) or 0) <= at_ms)
+                and (lens.source is None or index.source_of(episode_id) == lens.source)
+            ]
+            hits.sort(key=lambda hit: (-hit[1], -index.ordinal[hit[0]]))
+            best = hits[0][1] if hits else 0.0
+            for episode_id, weight in hits[:KIND_HITS]:
+                cued = KIND_SHARE * weight / best
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
                 if topical is not None:  # the answer's words are the topic's, too
                     topical[episode_id] = max(topical.get(episode_id, 0.0), cued)

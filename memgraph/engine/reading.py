@@ -134,6 +134,14 @@ class ReadMixin(MemoryCore):
             return "?" in str(docs[episode_id].get("text") or "")
 
         after = {e: index.reply_to(e) for e in episode_ids if e in docs}
+        # a reply is another speaker's: the index knows whose each turn is
+        after = {
+            e: a
+            for e, a in after.items()
+            if a is not None
+            and index.speaker_of(e) is not None
+            and index.speaker_of(a) not in (None, index.speaker_of(e))
+        }
         found = self._episode_docs(graph, sorted({a for a in after.values() if a}))
         answers: dict[str, list[Doc]] = {}
         for e, a in after.items():
@@ -284,7 +292,9 @@ class ReadMixin(MemoryCore):
             return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
 
         def before(episode_id: str) -> str:
-            turns = []
+            turns: list[str] = []
+            if index.speaker_of(episode_id) is None:
+                return ""  # a note, not a turn of a conversation
             previous = index.context_of(episode_id)
             if previous is not None:
                 turns.append(previous)

@@ -53,6 +53,10 @@ TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
 """Flag: the episode indexed just before this one is its context (the turn it answers)."""
+COMMON_SHARE = 0.05
+"""A word more than this share of the texts hold is too common to single one out."""
+COMMON_FLOOR = 50
+"""A word so few texts hold is never too common, however few texts there are."""
 ADDRESSEE_REACH = 6
 """How many turns away the speaker a turn addresses is looked for."""
 
@@ -420,6 +424,36 @@ class EpisodeIndex:
             if held is not None:
                 found |= held
         return found
+
+    def holding_any(
+        self,
+        terms: Iterable[str],
+        within: npt.NDArray[np.bool_],
+        *,
+        most: float = COMMON_SHARE,
+    ) -> dict[str, float]:
+        """The episodes of ``within`` (a mask in index order) whose own words hold
+        any of ``terms``, each with its BM25 score for those terms. A term more
+        than ``most`` of the texts hold (and more than :data:`COMMON_FLOOR`) says
+        little of any one and is skipped; so is a purged episode."""
+        count = len(self.ids)
+        lengths = self._lengths.view()
+        average = max(self._length_total / max(count, 1), 1e-9)
+        found: dict[int, float] = {}
+        for term in dict.fromkeys(terms):
+            posting = self._postings(term)
+            if posting is None or len(posting[0]) > max(most * count, COMMON_FLOOR):
+                continue
+            ords, tfs = posting
+            keep = within[ords] & (tfs >= 1.0)
+            if not keep.any():
+                continue
+            ords, tfs = ords[keep], tfs[keep]
+            norm = K1 * (1.0 - B + B * lengths[ords] / average)
+            scores = _idf(count, len(posting[0])) * tfs * (K1 + 1.0) / (tfs + norm)
+            for ordinal, score in zip(ords.tolist(), scores.tolist(), strict=True):
+                found[ordinal] = found.get(ordinal, 0.0) + score
+        return {self.ids[o]: w for o, w in found.items() if o not in self._removed}
 
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ordinal.get(episode_id)
