@@ -291,18 +291,16 @@ class ReadMixin(MemoryCore):
             # someone with no entity of their own is still not the one asked about
             return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
 
-        def before(episode_id: str) -> str:
-            turns: list[str] = []
+        def before(episode_id: str) -> list[str]:
             if index.speaker_of(episode_id) is None:
-                return ""  # a note, not a turn of a conversation
+                return []  # a note, not a turn of a conversation
+            turns: list[str] = []
             previous = index.context_of(episode_id)
-            if previous is not None:
+            while previous is not None and len(turns) < 2:
                 turns.append(previous)
-                earlier = index.context_of(previous)
-                if earlier is not None:
-                    turns.append(earlier)
+                previous = index.context_of(previous)
             docs = self._episode_docs(graph, turns)
-            return "\n".join(str(docs[t].get("text") or "") for t in turns if t in docs)
+            return [str(docs[t].get("text") or "") for t in turns if t in docs]
 
         return Talk(addressee, before)
 

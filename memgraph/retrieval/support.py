@@ -8,10 +8,13 @@ does not hand Marcus's dog to Dana. A question whose words no text holds at all
 (an answer in other words: "peds ER nurse" for "What does she do for a living?")
 is not flagged: it is not a question about someone else.
 
-Whose a text's words are is read clause by clause: a speaker's own statement is
-theirs; a clause said to someone ("you have a dog", "your eye surgery") is the
-addressee's; a question says nothing of whose it is; a clause naming the person
-("Dana's sister lives in Evanston") is theirs.
+Whose a text's words are is read clause by clause: a text naming the person
+("Dana's sister lives in Evanston") speaks of theirs; a clause said to someone
+("you have a dog", "is your eye surgery still on?") of the addressee's; one
+with "I" or "my" of the speaker's; any other question of nobody's. A plain
+clause ("Full knee replacement.") is theirs when one of the two turns before it
+names them, the other speaker's when it echoes their words ("smart tortoise."),
+else its speaker's.
 """
 
 from __future__ import annotations
@@ -73,12 +76,12 @@ _POSSESSED = re.compile(
 )
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _KIN = {
-    alias: word
+    alias: index_terms(word)[0]
     for word, aliases in {
         "mother": "mom mum mama mommy",
         "father": "dad papa daddy",
-        "grandmoth": "grandma nana granny",
-        "grandfath": "grandpa",
+        "grandmother": "grandma nana granny",
+        "grandfather": "grandpa",
         "brother": "bro",
         "sister": "sis",
         "husband": "hubby",
@@ -96,12 +99,12 @@ class Talk:
     Attributes:
         addressee: episode id -> the entity id of whom it speaks to (another
             string when they have no entity), if known.
-        before: episode id -> the text of the two turns it goes on from, nearest
-            first, one per line ("" if none).
+        before: episode id -> the texts of the (at most two) turns it goes on
+            from, nearest first.
     """
 
     addressee: Callable[[str], str | None] = lambda _episode: None
-    before: Callable[[str], str] = lambda _episode: ""
+    before: Callable[[str], Sequence[str]] = lambda _episode: ()
 
 
 @dataclass(frozen=True)
@@ -234,8 +237,9 @@ def _clauses(
             whose = speaker in named
         else:
             if before is None:
-                before = [_split(turn) for turn in talk.before(episode).split("\n")]
-            echoed = [set(words(text)) for text, terms in before[0] if held & terms]
+                before = [_split(turn) for turn in talk.before(episode)]
+            nearest = before[0] if before else []
+            echoed = [set(words(text)) for text, terms in nearest if held & terms]
             if any(_names(turn, query) for turn in before):
                 whose = True  # "Full knee replacement." after "Walt's knee?"
             elif echoed and not any(_to_them(other) for other in echoed):
