@@ -1,0 +1,117 @@
+"""The someone-else check: whose a question's topic is, read from the texts found."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memgraph.graph.graph import Graph
+from memgraph.retrieval.ranking import Candidate, Query
+from memgraph.retrieval.support import Talk, support
+from memgraph.text import index_terms
+
+DANA = {"id": "entity-1", "name": "Dana"}
+MARCUS = {"id": "entity-2", "name": "Marcus"}
+
+
+def ask(text: str) -> Query:
+    return Query(
+        text,
+        tuple(dict.fromkeys(index_terms(text))),
+        frozenset({DANA["id"]}),
+        frozenset({"dana"}),
+        (frozenset({"dana"}),),
+    )
+
+
+def turns(*said: tuple[dict[str, str], str]) -> tuple[list[Candidate], dict[str, dict[str, str]]]:
+    ranked = [Candidate(who, None, episode=f"episode-{n}") for n, (who, _) in enumerate(said)]
+    docs = {
+        f"episode-{n}": {"id": f"episode-{n}", "text": text} for n, (_, text) in enumerate(said)
+    }
+    return ranked, docs
+
+
+def talk_between_dana_and_marcus(
+    said: list[tuple[dict[str, str], str]], texts: dict[str, dict[str, str]]
+) -> Talk:
+    order = sorted(texts, key=lambda e: int(e.split("-")[1]))
+
+    def addressee(episode: str) -> str:
+        speaker = said[int(episode.split("-")[1])][0]
+        return MARCUS["id"] if speaker is DANA else DANA["id"]
+
+    def before(episode: str) -> list[str]:
+        at = order.index(episode)
+        return [texts[e]["text"] for e in reversed(order[max(0, at - 2) : at])]
+
+    return Talk(addressee, before)
+
+
+def held(question: str, *said: tuple[dict[str, str], str]) -> tuple[float, float]:
+    ranked, docs = turns(*said)
+    found = support(
+        Graph(),
+        ranked,
+        ask(question),
+        episode_docs=docs,
+        frequency=lambda _term: 1.0,
+        talk=talk_between_dana_and_marcus(list(said), docs),
+    )
+    assert found is not None
+    return found.own, found.anyone
+
+
+def test_a_clause_said_to_someone_is_theirs() -> None:
+    own, anyone = held(
+        "What is the name of Dana's dog?",
+        (DANA, "how's the dog? you have a dog now, right"),
+        (MARCUS, "yes! she's a greyhound"),
+    )
+    assert own == 0.0 and anyone == 1.0
+    own, _ = held(
+        "What is the name of Dana's dog?",
+        (MARCUS, "your dog is the best dog"),
+        (DANA, "I know"),
+    )
+    assert own == 1.0
+
+
+def test_a_name_that_only_calls_someone_does_not_make_the_text_theirs() -> None:
+    own, _ = held("When was Dana's surgery?", (MARCUS, "Dana. The surgery went well."))
+    assert own == 0.0
+    own, _ = held("When was Dana's surgery?", (MARCUS, "Dana's surgery went well."))
+    assert own == 1.0
+
+
+def test_a_plain_clause_after_a_turn_naming_them_is_theirs() -> None:
+    own, _ = held(
+        "When was Dana's knee replacement?",
+        (MARCUS, "and Dana's knee?"),
+        (DANA, "January 17. Full knee replacement."),
+    )
+    assert own == 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([DANA, MARCUS]), st.text(max_size=80)), min_size=1, max_size=8
+    ),
+    st.text(min_size=1, max_size=60),
+)
+def test_whatever_is_said_the_shares_are_in_order(
+    said: list[tuple[dict[str, str], str]], question: str
+) -> None:
+    ranked, docs = turns(*said)
+    found = support(
+        Graph(),
+        ranked,
+        ask(f"What is Dana's {question}?"),
+        episode_docs=docs,
+        frequency=lambda term: 1.0 + len(term) % 3,
+        talk=talk_between_dana_and_marcus(said, docs),
+        cues=index_terms("dog dentist"),
+    )
+    if found is not None:
+        assert 0.0 <= found.own <= found.anyone <= 1.0 + 1e-9
