@@ -409,3 +409,24 @@ def test_any_unicode_text_round_trips_through_the_store(texts: list[str], name: 
                 fresh.close()
         finally:
             store.close()
+
+
+def _words_by_regex(text: str) -> list[str]:
+    import re
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = re.sub(r"['’]s\b", "", folded).replace("'", "").replace("’", "")
+    return re.findall(r"[^\W_]+", folded)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("aZ09 _'s.,-\x00\tÉé’ﬁ"), max_size=90) | st.text(max_size=60)
+)
+def test_words_of_an_ascii_text_take_the_fast_path_to_the_same_tokens(text: str) -> None:
+    """ASCII texts skip NFKC and split in C; the tokens equal the regex reading's."""
+    from memgraph.text import index_terms, index_terms_many, words
+
+    assert words(text) == _words_by_regex(text)
+    assert index_terms_many([text, text]) == [index_terms(text)] * 2
