@@ -430,3 +430,75 @@ def test_words_of_an_ascii_text_take_the_fast_path_to_the_same_tokens(text: str)
 
     assert words(text) == _words_by_regex(text)
     assert index_terms_many([text, text]) == [index_terms(text)] * 2
+
+
+def _attribute_by_patterns(content: str) -> str | None:
+    """``attribute_of`` without its first-word and verb checks (the reference)."""
+    import memgraph.attributes as attributes
+
+    text = content_key(content)
+    for pattern, attribute in attributes._VERB_ATTRIBUTES:
+        if pattern.match(text):
+            return attribute
+    match = attributes._ATTRIBUTE_IS.match(text)
+    if match and match.group(1).split()[0] not in attributes._NOT_ATTRIBUTES:
+        subject = match.group(1)
+        return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
+    return None
+
+
+_FACT_WORDS = [
+    "now",
+    "works",
+    "is",
+    "working",
+    "worked",
+    "as",
+    "a",
+    "engineer",
+    "at",
+    "for",
+    "employed",
+    "by",
+    "lives",
+    "living",
+    "resides",
+    "in",
+    "has",
+    "moved",
+    "to",
+    "based",
+    "called",
+    "named",
+    "42",
+    "years",
+    "old",
+    "married",
+    "reports",
+    "his",
+    "the",
+    "name",
+    "color",
+    "are",
+    "was",
+    "he",
+    "Acme",
+    ",",
+    ";",
+    "and",
+    "Now",
+    "WORKS",
+    "Is",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FACT_WORDS), min_size=1, max_size=8),
+    st.sampled_from([" ", "  ", "\t", "\u00a0", "\n"]),
+)
+def test_attribute_of_skips_patterns_that_cannot_match(parts: list[str], space: str) -> None:
+    from memgraph.attributes import attribute_of
+
+    content = space.join(parts)
+    assert attribute_of(content) == _attribute_by_patterns(content)
