@@ -112,9 +112,21 @@ def _index_term(word: str) -> str:
     return found
 
 
+_TERMS_OF_TEXT: dict[str, tuple[str, ...]] = {}  # text -> its index terms, memoized
+_TEXTS_KEPT = 8192
+"""Texts whose terms are kept: a remembered text is read by the extraction guards, then
+indexed when its chunk commits (up to a window of texts later); a new fact likewise."""
+
+
 def index_terms(text: str) -> list[str]:
     """Stemmed content terms of ``text``: what the keyword index stores and looks up."""
-    return [term for term in map(_index_term, words(text)) if term]
+    found = _TERMS_OF_TEXT.get(text)
+    if found is None:
+        found = tuple([term for term in map(_index_term, words(text)) if term])
+        if len(_TERMS_OF_TEXT) >= _TEXTS_KEPT:
+            _TERMS_OF_TEXT.clear()
+        _TERMS_OF_TEXT[text] = found
+    return list(found)
 
 
 def index_terms_many(texts: list[str]) -> list[list[str]]:

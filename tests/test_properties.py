@@ -502,3 +502,16 @@ def test_attribute_of_skips_patterns_that_cannot_match(parts: list[str], space: 
 
     content = space.join(parts)
     assert attribute_of(content) == _attribute_by_patterns(content)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab Z.\t\n\x00\x7f\x85é\u200b\u2028 "), max_size=40))
+def test_a_label_cleans_the_same_on_the_ascii_path(value: str) -> None:
+    """A printable ASCII label skips normalization and the regexes, to the same text."""
+    import re
+    import unicodedata
+
+    from memgraph.llm_calls.extract import _CONTROL, clean_label
+
+    expected = re.sub(r"\s+", " ", _CONTROL.sub(" ", unicodedata.normalize("NFC", value))).strip()
+    assert clean_label(value, "name", 1000) == expected

@@ -283,7 +283,9 @@ class EpisodeIndex:
             if location >= 0:
                 self.locate(episode_id, location)
             return
-        own = terms if terms is not None else episode_terms(f"{speaker or ''} {text}")
+        if terms is None:  # the text alone reads the same terms as " text" (and is memoized)
+            terms = episode_terms(f"{speaker} {text}" if speaker else text)
+        own = terms
         contexts: list[Sequence[str]] = []
         last = self.previous(conversation, at_ms)
         if last is not None:
