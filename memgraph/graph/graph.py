@@ -58,6 +58,9 @@ LEAN_FACTS = "recordedAt-defaults-to-validFrom"
 # with tracemalloc on the benchmark's facts workload), and an id of a saved checkpoint.
 ENTITY_BYTES, OBSERVATION_BYTES, RELATION_BYTES, SAVED_ID_BYTES = 920, 1030, 720, 250
 
+FRESH_TERMS = 200_000
+"""Most facts whose index terms a graph keeps for its next checkpoint (:attr:`Graph.fresh_terms`)."""
+
 RELATION_BATCH = 64
 """Relations of one entity parsed together when a checkpoint is read from a database."""
 
@@ -143,6 +146,9 @@ class Graph:
         # in one batch (see defer_indexing); None when indexing as they come.
         self._unindexed: dict[str, Doc] | None = None  # obs id -> observation
         self._unindexed_names: list[Doc] | None = None
+        # The index terms of facts added since the checkpoint, by content, as found
+        # when indexing them: the next checkpoint's term postings need them again.
+        self.fresh_terms: dict[str, set[str]] = {}
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -758,6 +764,8 @@ class Graph:
                 self._unindexed[obs["id"]] = obs
         elif self._all_terms is not None or (self._terms is not None and current):
             found = set(index_terms(obs["content"]))
+            if current and len(self.fresh_terms) < FRESH_TERMS:
+                self.fresh_terms[obs["content"]] = found
             if self._all_terms is not None:
                 for term in found:
                     self._all_terms[term].add(obs["id"])
@@ -827,9 +835,13 @@ class Graph:
         self._unindexed = self._unindexed_names = None
         if pending and self._terms is not None:
             by_term: dict[str, list[str]] = defaultdict(list)
-            found = index_terms_many([obs["content"] for obs in pending.values()])
-            for obs_id, obs_terms in zip(pending, found, strict=True):
-                for term in set(obs_terms):
+            contents = [obs["content"] for obs in pending.values()]
+            found = index_terms_many(contents)
+            for obs_id, content, obs_terms in zip(pending, contents, found, strict=True):
+                unique = set(obs_terms)
+                if len(self.fresh_terms) < FRESH_TERMS:
+                    self.fresh_terms[content] = unique
+                for term in unique:
                     by_term[term].append(obs_id)
             for term, ids in by_term.items():
                 self._terms.add_many(term, ids)
@@ -880,6 +892,7 @@ class Graph:
         self.saved = saved
         self.changed_entities.clear()
         self.changed_relations.clear()
+        self.fresh_terms.clear()
 
     def _make_eager(self) -> None:
         """Parse everything a lazy graph has not read yet and drop the saved checkpoint."""
@@ -921,6 +934,7 @@ class Graph:
         self._terms = None
         self._all_terms = None
         self._name_terms = None
+        self.fresh_terms.clear()
 
 
 def _ends_table(saved: SavedGraph) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:

@@ -446,7 +446,7 @@ def encode(graph: Graph, files: Doc | None = None) -> GraphImage:
         rel_current=np.concatenate(
             [rel_current, np.asarray([r.get("validTo") is None for r in new_rels], dtype=bool)]
         ),
-        terms=_merge(saved.terms, obs_current, _terms_of(fresh)),
+        terms=_merge(saved.terms, obs_current, _terms_of(fresh, graph.fresh_terms)),
         name_terms=_merge(saved.name_terms, None, name_fresh),
         dangling=dangling,
     )
@@ -479,11 +479,18 @@ def _finish(writer: _Writer, graph: Graph, files: Doc | None) -> bytes:
     return b"".join(writer.chunks)
 
 
-def _terms_of(contents: list[tuple[int, str]]) -> dict[str, list[int]]:
+def _terms_of(
+    contents: list[tuple[int, str]], known: dict[str, set[str]] | None = None
+) -> dict[str, list[int]]:
+    """Term -> ordinals of the facts ``contents``; ``known``: terms by content already
+    found (when the graph indexed them), the rest are found here in one batch."""
+    known = known or {}
+    missing = [content for _, content in contents if content not in known]
+    found_terms = dict(zip(missing, map(set, index_terms_many(missing)), strict=True))
     table: dict[str, list[int]] = {}
-    found_terms = index_terms_many([content for _, content in contents])
-    for (ordinal, _content), found in zip(contents, found_terms, strict=True):
-        for term in set(found):
+    for ordinal, content in contents:
+        found = known.get(content)
+        for term in found if found is not None else found_terms[content]:
             table.setdefault(term, []).append(ordinal)
     return table
 
