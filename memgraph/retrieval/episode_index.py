@@ -571,7 +571,8 @@ class EpisodeIndex:
         if self._removed:
             keep[list(self._removed)] = False
         renumber = np.cumsum(keep, dtype=np.int64) - 1
-        terms = sorted(set(self._rows) | set(self._vocab))
+        # The saved terms come in order: appended to them, the new ones sort in one merge.
+        terms = sorted([*self._rows, *(term for term in self._vocab if term not in self._rows)])
         row_of = {term: row for row, term in enumerate(terms)}
         # saved postings, re-labelled with their rows in the new term order
         saved_terms = sorted(self._rows, key=self._rows.__getitem__)
