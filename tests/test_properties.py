@@ -515,3 +515,17 @@ def test_a_label_cleans_the_same_on_the_ascii_path(value: str) -> None:
 
     expected = re.sub(r"\s+", " ", _CONTROL.sub(" ", unicodedata.normalize("NFC", value))).strip()
     assert clean_label(value, "name", 1000) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=40)
+    | st.builds(
+        lambda d: orjson.dumps(d),
+        st.dictionaries(st.text(max_size=5), st.integers(-1000, 1000), max_size=4),
+    )
+)
+def test_a_sealed_line_is_the_sealed_record_and_a_newline(body: bytes) -> None:
+    from memgraph.graph.records import seal_record, sealed_line
+
+    assert sealed_line(body) == seal_record(body) + b"\n"
