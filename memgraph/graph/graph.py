@@ -978,12 +978,15 @@ def _restore_recorded(facts: Iterable[Doc]) -> None:
             if "validTo" not in fact:
                 fact["recordedAt"] = value
                 continue
-            items = list(fact.items())  # back in its place, right after validTo
-            cut = list(fact).index("validTo") + 1
-            fact.clear()
-            fact.update(items[:cut])
+            after: list[tuple[str, Any]] = []  # back in its place, right after validTo
+            seen = False
+            for key in list(fact):
+                if seen:
+                    after.append((key, fact.pop(key)))
+                elif key == "validTo":
+                    seen = True
             fact["recordedAt"] = value
-            fact.update(items[cut:])
+            fact.update(after)
         elif fact["recordedAt"] is None:
             del fact["recordedAt"]
 
