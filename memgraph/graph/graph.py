@@ -215,13 +215,13 @@ class Graph:
     ) -> Doc:
         saved = self.saved
         assert saved is not None
-        position = f"bytes {span[0]}-{span[1]}"
         try:
             doc = read_record(
                 saved.data[span[0] : span[1]] if raw is None else raw,
                 required=saved.checksummed,
             )
         except RecordDamaged as exc:
+            position = f"bytes {span[0]}-{span[1]}"
             raise SavedDocumentError(
                 f"{saved.path!r} is damaged at {position}: {kind} {ordinal} cannot be read "
                 f"({exc}). It was left untouched; run `memgraph doctor` on the scope",
