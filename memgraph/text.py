@@ -114,6 +114,7 @@ def _index_term(word: str) -> str:
 
 _TERMS_OF_TEXT: dict[str, tuple[str, ...]] = {}  # text -> its index terms, memoized
 _TEXTS_KEPT = 8192
+_TEXT_CHARS_KEPT = 2000
 """Texts whose terms are kept: a remembered text is read by the extraction guards, then
 indexed when its chunk commits (up to a window of texts later); a new fact likewise."""
 
@@ -123,9 +124,10 @@ def index_terms(text: str) -> list[str]:
     found = _TERMS_OF_TEXT.get(text)
     if found is None:
         found = tuple([term for term in map(_index_term, words(text)) if term])
-        if len(_TERMS_OF_TEXT) >= _TEXTS_KEPT:
-            _TERMS_OF_TEXT.clear()
-        _TERMS_OF_TEXT[text] = found
+        if len(text) <= _TEXT_CHARS_KEPT:  # a long text is rare and would pin its memory
+            if len(_TERMS_OF_TEXT) >= _TEXTS_KEPT:
+                _TERMS_OF_TEXT.clear()
+            _TERMS_OF_TEXT[text] = found
     return list(found)
 
 

@@ -58,8 +58,9 @@ LEAN_FACTS = "recordedAt-defaults-to-validFrom"
 # with tracemalloc on the benchmark's facts workload), and an id of a saved checkpoint.
 ENTITY_BYTES, OBSERVATION_BYTES, RELATION_BYTES, SAVED_ID_BYTES = 920, 1030, 720, 250
 
-FRESH_TERMS = 200_000
-"""Most facts whose index terms a graph keeps for its next checkpoint (:attr:`Graph.fresh_terms`)."""
+FRESH_TERMS = 100_000
+"""Most facts whose index terms a graph keeps for its next checkpoint (:attr:`Graph.fresh_terms`;
+the contents are the facts' own strings, so an entry costs a tuple of terms)."""
 
 RELATION_BATCH = 64
 """Relations of one entity parsed together when a checkpoint is read from a database."""
@@ -148,7 +149,7 @@ class Graph:
         self._unindexed_names: list[Doc] | None = None
         # The index terms of facts added since the checkpoint, by content, as found
         # when indexing them: the next checkpoint's term postings need them again.
-        self.fresh_terms: dict[str, set[str]] = {}
+        self.fresh_terms: dict[str, tuple[str, ...]] = {}
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -765,7 +766,7 @@ class Graph:
         elif self._all_terms is not None or (self._terms is not None and current):
             found = set(index_terms(obs["content"]))
             if current and len(self.fresh_terms) < FRESH_TERMS:
-                self.fresh_terms[obs["content"]] = found
+                self.fresh_terms[obs["content"]] = tuple(found)
             if self._all_terms is not None:
                 for term in found:
                     self._all_terms[term].add(obs["id"])
@@ -840,7 +841,7 @@ class Graph:
             for obs_id, content, obs_terms in zip(pending, contents, found, strict=True):
                 unique = set(obs_terms)
                 if len(self.fresh_terms) < FRESH_TERMS:
-                    self.fresh_terms[content] = unique
+                    self.fresh_terms[content] = tuple(unique)
                 for term in unique:
                     by_term[term].append(obs_id)
             for term, ids in by_term.items():

@@ -480,7 +480,7 @@ def _finish(writer: _Writer, graph: Graph, files: Doc | None) -> bytes:
 
 
 def _terms_of(
-    contents: list[tuple[int, str]], known: dict[str, set[str]] | None = None
+    contents: list[tuple[int, str]], known: dict[str, tuple[str, ...]] | None = None
 ) -> dict[str, list[int]]:
     """Term -> ordinals of the facts ``contents``; ``known``: terms by content already
     found (when the graph indexed them), the rest are found here in one batch."""
