@@ -39,6 +39,10 @@ _VERB_ATTRIBUTES = [
     (re.compile(r"^is\s+married\s+to\s+\S"), "spouse"),
     (re.compile(r"^reports\s+to\s+\S"), "manager"),
 ]
+_VERB_FIRST_WORDS = frozenset(
+    ["now", "works", "is", "worked", "employed", "lives", "resides", "has", "moved", "reports"]
+)
+"""The first word of every text one of :data:`_VERB_ATTRIBUTES` matches."""
 _ATTRIBUTE_IS = re.compile(
     r"^(?:(?:his|her|their|its|my|the)\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+(?:is|are|was)\s+\S"
 )
@@ -51,10 +55,13 @@ def attribute_of(content: str) -> str | None:
     ``"name is Bob"`` → ``"name"``; ``"works at Globex"`` → ``"employer"``;
     ``"prefers tea"`` → ``None`` (a preference is not exclusive).
     """
-    text = content_key(content)
-    for pattern, attribute in _VERB_ATTRIBUTES:
-        if pattern.match(text):
-            return attribute
+    text = content_key(content)  # single spaces: the patterns' \s+ are one " "
+    if text.partition(" ")[0] in _VERB_FIRST_WORDS:
+        for pattern, attribute in _VERB_ATTRIBUTES:
+            if pattern.match(text):
+                return attribute
+    if " is " not in text and " are " not in text and " was " not in text:
+        return None  # what _ATTRIBUTE_IS needs (skips its scan for most facts)
     match = _ATTRIBUTE_IS.match(text)
     if match:
         subject = match.group(1)

@@ -86,14 +86,19 @@ class Entity:
         return tuple(o for o in self.observations if o.current)
 
     @classmethod
-    def from_doc(cls, doc: Mapping[str, Any]) -> Entity:
+    def from_doc(
+        cls, doc: Mapping[str, Any], *, observations: tuple[Observation, ...] | None = None
+    ) -> Entity:
+        """The entity of a stored record; ``observations``: its facts when already made."""
+        if observations is None:
+            observations = tuple(Observation.from_doc(o, doc["id"]) for o in doc["observations"])
         return cls(
             id=doc["id"],
             name=doc["name"],
             type=doc.get("type") or "thing",
             source=doc.get("source"),
             created_at=doc.get("createdAt") or "",
-            observations=tuple(Observation.from_doc(o, doc["id"]) for o in doc["observations"]),
+            observations=observations,
         )
 
 

@@ -23,6 +23,8 @@ __all__ = [
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASCII_SPLIT = {code: " " for code in range(1, 128) if not chr(code).isalnum()} | {0: " \x00 "}
+_ASCII_WORDS = {code: " " for code in range(128) if not chr(code).isalnum()}
+_SPLIT_FROM = 40
 _WORD_OR_SEPARATOR = re.compile(r"[^\W_]+|\x00", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s\b", re.UNICODE)
 _TRAILING = re.compile(r"[\s.!;,]+$")
@@ -63,6 +65,13 @@ def content_key(content: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-case word tokens of ``text`` (NFKC, casefolded), in order."""
+    if text.isascii():  # already NFKC; casefold is lower; no curly apostrophe
+        folded = text.lower()
+        if "'" in folded:
+            folded = _POSSESSIVE.sub("", folded).replace("'", "")
+        if len(folded) > _SPLIT_FROM:  # a C-speed split beats the regex on longer texts
+            return folded.translate(_ASCII_WORDS).split()
+        return _WORD.findall(folded)
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _WORD.findall(_POSSESSIVE.sub("", folded).replace("'", "").replace("’", ""))
 
@@ -103,9 +112,23 @@ def _index_term(word: str) -> str:
     return found
 
 
+_TERMS_OF_TEXT: dict[str, tuple[str, ...]] = {}  # text -> its index terms, memoized
+_TEXTS_KEPT = 8192
+_TEXT_CHARS_KEPT = 2000
+"""Texts whose terms are kept: a remembered text is read by the extraction guards, then
+indexed when its chunk commits (up to a window of texts later); a new fact likewise."""
+
+
 def index_terms(text: str) -> list[str]:
     """Stemmed content terms of ``text``: what the keyword index stores and looks up."""
-    return [term for term in map(_index_term, words(text)) if term]
+    found = _TERMS_OF_TEXT.get(text)
+    if found is None:
+        found = tuple([term for term in map(_index_term, words(text)) if term])
+        if len(text) <= _TEXT_CHARS_KEPT:  # a long text is rare and would pin its memory
+            if len(_TERMS_OF_TEXT) >= _TEXTS_KEPT:
+                _TERMS_OF_TEXT.clear()
+            _TERMS_OF_TEXT[text] = found
+    return list(found)
 
 
 def index_terms_many(texts: list[str]) -> list[list[str]]:

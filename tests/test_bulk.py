@@ -475,3 +475,22 @@ def test_a_text_is_embedded_once_for_its_context_and_its_episode(tmp_path: Path)
         fresh = HashEmbedder().embed(["Carol lives in Rome."])[0]
         carol = episodes["Carol lives in Rome."]
         assert vectors.similarities(fresh, [carol])[carol] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_change_set_shows_its_new_entity_as_the_chunk_left_it_and_its_facts_as_added(
+    tmp_path: Path,
+) -> None:
+    """A fact superseded by a later item of the same chunk: the first item's new entity
+    shows it expired (the graph after the chunk), its added facts as they were added."""
+    with Memory(tmp_path, scope="s", provider=provider(), config={}) as memory:
+        first, second = memory.remember_many(
+            ["Ana Lopez works at Acme.", "Ana Lopez works at Globex."]
+        )
+    (ana,) = [e for e in first.added_entities if e.name == "Ana Lopez"]
+    assert [(o.content, o.current) for o in ana.observations] == [
+        ("works at Acme", False),
+        ("works at Globex", True),
+    ]
+    assert [(o.content, o.current) for o in first.added_observations] == [("works at Acme", True)]
+    assert [o.content for o in second.expired_observations] == ["works at Acme"]
+    assert ana.observations[1] == second.added_observations[0]

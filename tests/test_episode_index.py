@@ -167,3 +167,24 @@ def test_an_index_saved_in_parts_encodes_as_one_built_at_once() -> None:
         parts = EpisodeIndex.decode(parts.encode())
         add(parts, first, {0: 40, 40: 1, 41: 34, 75: 15}[first])
     assert parts.encode() == whole.encode()
+
+
+def test_saving_an_index_that_only_grew_places_postings_as_the_general_merge() -> None:
+    """With nothing removed, the added postings are placed after each row's saved ones
+    by counting; the bytes equal those of the general merge (a search for each place)."""
+    rng = np.random.default_rng(3)
+    vocabulary = [f"w{n}" for n in range(60)]
+
+    def add(index: EpisodeIndex, first: int, count: int) -> None:
+        for n in range(first, first + count):
+            picked = rng.choice(vocabulary[: 20 + n // 3], size=int(rng.integers(1, 9)))
+            index.add(f"e-{n}", " ".join(picked), at_ms=n * MINUTE, conversation="c")
+
+    index = EpisodeIndex()
+    for first, count in ((0, 40), (40, 1), (41, 60), (101, 30)):
+        add(index, first, count)
+        data = index.encode()
+        index._saved = 10**9  # no added part counts as "after the saved ones": general merge
+        assert index.encode() == data
+        index = EpisodeIndex.decode(data)
+    assert len(index) == 131

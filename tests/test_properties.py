@@ -409,3 +409,123 @@ def test_any_unicode_text_round_trips_through_the_store(texts: list[str], name: 
                 fresh.close()
         finally:
             store.close()
+
+
+def _words_by_regex(text: str) -> list[str]:
+    import re
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = re.sub(r"['’]s\b", "", folded).replace("'", "").replace("’", "")
+    return re.findall(r"[^\W_]+", folded)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("aZ09 _'s.,-\x00\tÉé’ﬁ"), max_size=90) | st.text(max_size=60)
+)
+def test_words_of_an_ascii_text_take_the_fast_path_to_the_same_tokens(text: str) -> None:
+    """ASCII texts skip NFKC and split in C; the tokens equal the regex reading's."""
+    from memgraph.text import index_terms, index_terms_many, words
+
+    assert words(text) == _words_by_regex(text)
+    assert index_terms_many([text, text]) == [index_terms(text)] * 2
+
+
+def _attribute_by_patterns(content: str) -> str | None:
+    """``attribute_of`` without its first-word and verb checks (the reference)."""
+    import memgraph.attributes as attributes
+
+    text = content_key(content)
+    for pattern, attribute in attributes._VERB_ATTRIBUTES:
+        if pattern.match(text):
+            return attribute
+    match = attributes._ATTRIBUTE_IS.match(text)
+    if match and match.group(1).split()[0] not in attributes._NOT_ATTRIBUTES:
+        subject = match.group(1)
+        return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
+    return None
+
+
+_FACT_WORDS = [
+    "now",
+    "works",
+    "is",
+    "working",
+    "worked",
+    "as",
+    "a",
+    "engineer",
+    "at",
+    "for",
+    "employed",
+    "by",
+    "lives",
+    "living",
+    "resides",
+    "in",
+    "has",
+    "moved",
+    "to",
+    "based",
+    "called",
+    "named",
+    "42",
+    "years",
+    "old",
+    "married",
+    "reports",
+    "his",
+    "the",
+    "name",
+    "color",
+    "are",
+    "was",
+    "he",
+    "Acme",
+    ",",
+    ";",
+    "and",
+    "Now",
+    "WORKS",
+    "Is",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FACT_WORDS), min_size=1, max_size=8),
+    st.sampled_from([" ", "  ", "\t", "\u00a0", "\n"]),
+)
+def test_attribute_of_skips_patterns_that_cannot_match(parts: list[str], space: str) -> None:
+    from memgraph.attributes import attribute_of
+
+    content = space.join(parts)
+    assert attribute_of(content) == _attribute_by_patterns(content)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab Z.\t\n\x00\x7f\x85é\u200b\u2028 "), max_size=40))
+def test_a_label_cleans_the_same_on_the_ascii_path(value: str) -> None:
+    """A printable ASCII label skips normalization and the regexes, to the same text."""
+    import re
+    import unicodedata
+
+    from memgraph.llm_calls.extract import _CONTROL, clean_label
+
+    expected = re.sub(r"\s+", " ", _CONTROL.sub(" ", unicodedata.normalize("NFC", value))).strip()
+    assert clean_label(value, "name", 1000) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=40)
+    | st.builds(
+        lambda d: orjson.dumps(d),
+        st.dictionaries(st.text(max_size=5), st.integers(-1000, 1000), max_size=4),
+    )
+)
+def test_a_sealed_line_is_the_sealed_record_and_a_newline(body: bytes) -> None:
+    from memgraph.graph.records import seal_record, sealed_line
+
+    assert sealed_line(body) == seal_record(body) + b"\n"

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -181,6 +182,8 @@ def test_a_lazy_graph_answers_like_a_parsed_one_before_and_after_changes(
     for entity_id in list(fresh.entities)[:reads]:
         fresh.entities[entity_id]
     _apply(eager, batches[1])
+    if reads > 1:
+        fresh.term_index()  # new facts are then indexed (and their terms kept) as applied
     if reads % 2:
         fresh.defer_indexing()  # as a journal replay does
     _apply(fresh, batches[1])
@@ -191,6 +194,11 @@ def test_a_lazy_graph_answers_like_a_parsed_one_before_and_after_changes(
 
     # Re-based on its own checkpoint, the graph keeps answering and writing alike.
     image = encode(fresh)
+    # The terms the graph found when indexing new facts give the same postings.
+    kept = dict(fresh.fresh_terms)
+    fresh.fresh_terms.clear()
+    assert _by_term(encode(fresh).tables.terms) == _by_term(image.tables.terms)
+    fresh.fresh_terms.update(kept)
     fresh.rebase(image.saved(image.graph_json, "graph.json"))
     assert not fresh.changed_entities and not fresh.changed_relations
     assert view(fresh) == view(eager)
@@ -198,6 +206,14 @@ def test_a_lazy_graph_answers_like_a_parsed_one_before_and_after_changes(
     _apply(fresh, batches[2])
     assert view(fresh) == view(eager)
     assert view(reopen(fresh)) == view(eager)
+
+
+def _by_term(postings: Any) -> dict[str, list[int]]:
+    offsets = postings.offsets
+    return {
+        term: sorted(postings.ordinals[offsets[row] : offsets[row + 1]].tolist())
+        for row, term in enumerate(postings.terms)
+    }
 
 
 def test_a_lazy_graph_parses_only_what_is_read() -> None:
@@ -447,3 +463,40 @@ def test_a_stale_next_id_of_an_imported_file_is_fixed_before_the_first_image(
         ids = [e.id for e in memory.entities()]
     assert len(ids) == len(set(ids)) and "entity-40" in ids
     assert all(int(i.rpartition("-")[2]) >= 40 for i in ids)
+
+
+def _strings_by_regex(values: list[str]) -> tuple[str, bytes]:
+    """The id test of ``_strings`` as a regex over the joined values (the reference)."""
+    import re
+    import zlib
+
+    from memgraph.graph.snapshot import _NUMBER, _deltas
+
+    joined = "\x00".join(values)
+    if values:
+        prefix = values[0].rstrip("0123456789")
+        item = re.escape(prefix) + _NUMBER
+        if prefix != values[0] and re.fullmatch(f"{item}(?:\x00{item})*", joined):
+            digits = joined.replace(prefix, "") if prefix else joined
+            return f"ids:{prefix}", _deltas(np.array(digits.split("\x00"), dtype=np.int64))
+    return "str", zlib.compress(joined.encode(), 1)
+
+
+_ID_PIECES = ["obs-", "rel-", "", "e-", "0", "00", "7", "123", "9" * 18, "1" + "0" * 18, "-", "é"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 10**19).map(lambda n: f"obs-{n}"),
+            st.lists(st.sampled_from(_ID_PIECES), min_size=1, max_size=3).map("".join),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_ids_are_told_from_strings_as_the_regex_tells_them(values: list[str]) -> None:
+    from memgraph.graph.snapshot import _strings
+
+    assert _strings(values) == _strings_by_regex(values)

@@ -186,3 +186,21 @@ def test_search_many_of_an_exact_index_matches_search() -> None:
         assert [i for i, _ in found] == [i for i, _ in index.search(query, 4, 0.1)]
     assert index.search_many(np.zeros((0, 8)), 4) == []
     assert VectorIndex("m").search_many(queries, 4) == [[] for _ in range(70)]
+
+
+def test_the_added_rows_grow_in_place_and_a_view_in_use_keeps_its_rows() -> None:
+    """Growing the rows added since the checkpoint resizes them in place when nothing
+    else holds them, and copies them when a view (a search reading them) is in use."""
+    rng = np.random.default_rng(0)
+    index = VectorIndex("m")
+    added = []
+    for batch in range(12):
+        rows = rng.standard_normal((300, 8)).astype(np.float32)
+        index.add([f"obs-{batch * 300 + n}" for n in range(300)], rows)
+        added.append(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+    view = index.tail
+    seen = view.copy()
+    index.add([f"obs-x{n}" for n in range(5000)], rng.standard_normal((5000, 8)))
+    assert np.array_equal(view, seen)  # the reader's rows are untouched
+    assert np.allclose(index.tail[:3600], np.concatenate(added))
+    assert index.search(added[0][5], 1)[0][0] == "obs-5"

@@ -801,14 +801,29 @@ class MemoryCore:
         assert graph is not None
         episode = None
         entities, observations, relations, expired_obs, expired_rels = [], [], [], [], []
+        # A new entity's facts are most often this plan's new facts, as stored: made once.
+        made = {
+            op["obs"]["id"]: (op["obs"], Observation.from_doc(op["obs"], op["entity"]))
+            for op in plan.ops
+            if op["op"] == "obs"
+        }
+
+        def fact(doc: Doc, entity_id: str) -> Observation:
+            found = made.get(doc["id"])
+            if found is not None and found[1].entity_id == entity_id and found[0] == doc:
+                return found[1]
+            return Observation.from_doc(doc, entity_id)
+
         for op in plan.ops:
             kind = op["op"]
             if kind == "episode":
                 episode = Episode.from_doc(op["episode"])
             elif kind == "entity":
-                entities.append(Entity.from_doc(graph.entities[op["entity"]["id"]]))
+                doc = graph.entities[op["entity"]["id"]]
+                facts = tuple(fact(o, doc["id"]) for o in doc["observations"])
+                entities.append(Entity.from_doc(doc, observations=facts))
             elif kind == "obs":
-                observations.append(Observation.from_doc(op["obs"], op["entity"]))
+                observations.append(made[op["obs"]["id"]][1])
             elif kind == "rel":
                 relations.append(self._relation(op["rel"]))
             elif kind == "expire_obs":

@@ -253,8 +253,9 @@ class _Planner:
             "source": self.source,
             **extra,
         }
-        clauses = {content_key(clause) for clause in _CLAUSES.split(content)}
-        for attribute in _attributes_in(content) if supersede else ():
+        attributes = _attributes_in(content) if supersede else []
+        clauses = {content_key(clause) for clause in _CLAUSES.split(content)} if attributes else ()
+        for attribute in attributes:
             for old in self.holding(entity, attribute):
                 if content_key(old["content"]) not in clauses:  # not a value restated
                     self.expire_obs(old, superseded_by=obs["id"])

@@ -58,6 +58,10 @@ LEAN_FACTS = "recordedAt-defaults-to-validFrom"
 # with tracemalloc on the benchmark's facts workload), and an id of a saved checkpoint.
 ENTITY_BYTES, OBSERVATION_BYTES, RELATION_BYTES, SAVED_ID_BYTES = 920, 1030, 720, 250
 
+FRESH_TERMS = 100_000
+"""Most facts whose index terms a graph keeps for its next checkpoint (:attr:`Graph.fresh_terms`;
+the contents are the facts' own strings, so an entry costs a tuple of terms)."""
+
 RELATION_BATCH = 64
 """Relations of one entity parsed together when a checkpoint is read from a database."""
 
@@ -143,6 +147,9 @@ class Graph:
         # in one batch (see defer_indexing); None when indexing as they come.
         self._unindexed: dict[str, Doc] | None = None  # obs id -> observation
         self._unindexed_names: list[Doc] | None = None
+        # The index terms of facts added since the checkpoint, by content, as found
+        # when indexing them: the next checkpoint's term postings need them again.
+        self.fresh_terms: dict[str, tuple[str, ...]] = {}
 
     # ----------------------------------------------------------------- loading
     @classmethod
@@ -209,13 +216,13 @@ class Graph:
     ) -> Doc:
         saved = self.saved
         assert saved is not None
-        position = f"bytes {span[0]}-{span[1]}"
         try:
             doc = read_record(
                 saved.data[span[0] : span[1]] if raw is None else raw,
                 required=saved.checksummed,
             )
         except RecordDamaged as exc:
+            position = f"bytes {span[0]}-{span[1]}"
             raise SavedDocumentError(
                 f"{saved.path!r} is damaged at {position}: {kind} {ordinal} cannot be read "
                 f"({exc}). It was left untouched; run `memgraph doctor` on the scope",
@@ -758,6 +765,8 @@ class Graph:
                 self._unindexed[obs["id"]] = obs
         elif self._all_terms is not None or (self._terms is not None and current):
             found = set(index_terms(obs["content"]))
+            if current and len(self.fresh_terms) < FRESH_TERMS:
+                self.fresh_terms[obs["content"]] = tuple(found)
             if self._all_terms is not None:
                 for term in found:
                     self._all_terms[term].add(obs["id"])
@@ -827,9 +836,13 @@ class Graph:
         self._unindexed = self._unindexed_names = None
         if pending and self._terms is not None:
             by_term: dict[str, list[str]] = defaultdict(list)
-            found = index_terms_many([obs["content"] for obs in pending.values()])
-            for obs_id, obs_terms in zip(pending, found, strict=True):
-                for term in set(obs_terms):
+            contents = [obs["content"] for obs in pending.values()]
+            found = index_terms_many(contents)
+            for obs_id, content, obs_terms in zip(pending, contents, found, strict=True):
+                unique = set(obs_terms)
+                if len(self.fresh_terms) < FRESH_TERMS:
+                    self.fresh_terms[content] = tuple(unique)
+                for term in unique:
                     by_term[term].append(obs_id)
             for term, ids in by_term.items():
                 self._terms.add_many(term, ids)
@@ -880,6 +893,7 @@ class Graph:
         self.saved = saved
         self.changed_entities.clear()
         self.changed_relations.clear()
+        self.fresh_terms.clear()
 
     def _make_eager(self) -> None:
         """Parse everything a lazy graph has not read yet and drop the saved checkpoint."""
@@ -921,6 +935,7 @@ class Graph:
         self._terms = None
         self._all_terms = None
         self._name_terms = None
+        self.fresh_terms.clear()
 
 
 def _ends_table(saved: SavedGraph) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -964,12 +979,15 @@ def _restore_recorded(facts: Iterable[Doc]) -> None:
             if "validTo" not in fact:
                 fact["recordedAt"] = value
                 continue
-            items = list(fact.items())  # back in its place, right after validTo
-            cut = list(fact).index("validTo") + 1
-            fact.clear()
-            fact.update(items[:cut])
+            after: list[tuple[str, Any]] = []  # back in its place, right after validTo
+            seen = False
+            for key in list(fact):
+                if seen:
+                    after.append((key, fact.pop(key)))
+                elif key == "validTo":
+                    seen = True
             fact["recordedAt"] = value
-            fact.update(items[cut:])
+            fact.update(after)
         elif fact["recordedAt"] is None:
             del fact["recordedAt"]
 

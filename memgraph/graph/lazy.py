@@ -214,7 +214,9 @@ class PostingIndex:
     def add(self, term: str, item: str) -> None:
         if self._pending(term):
             self._added.setdefault(term, set()).add(item)
-            self._removed.get(term, set()).discard(item)
+            removed = self._removed.get(term)
+            if removed:
+                removed.discard(item)
         else:
             self._sets.setdefault(term, set()).add(item)
 

@@ -75,7 +75,7 @@ def _coerce(value: Any, schema: Mapping[str, Any], where: str) -> Any:
         }
     if kind == "string":
         if isinstance(value, str):
-            if _PLACEHOLDER.fullmatch(value.strip()):
+            if "<" in value and _PLACEHOLDER.fullmatch(value.strip()):
                 return ""
             enum = schema.get("enum")
             if isinstance(enum, list) and value not in enum:

@@ -99,7 +99,10 @@ def clean_label(value: object, field: str, limit: int) -> str:
     """
     if not isinstance(value, str):
         raise TypeError(f"{field} must be a string, got {type(value).__name__}")
-    text = _SPACE.sub(" ", _CONTROL.sub(" ", unicodedata.normalize("NFC", value))).strip()
+    if value.isascii() and value.isprintable():  # NFC, no control character, only " "
+        text = value.strip() if "  " not in value else " ".join(value.split())
+    else:
+        text = _SPACE.sub(" ", _CONTROL.sub(" ", unicodedata.normalize("NFC", value))).strip()
     if len(text) > limit:
         raise ValueError(f"{field} is {len(text)} characters long, over {limit}")
     return text
@@ -446,10 +449,13 @@ def without_copied_facts(
     or nearly equal to a known one (also with a known name in front) whose words the
     text mostly lacks. Facts the text restates stay. Returns the copies left out, too."""
 
-    @functools.cache
+    read: list[tuple[set[str], set[str]]] = []  # the block, once read
+
     def known_block() -> tuple[set[str], set[str]]:
         """The known facts' keys and the known names (with their first words), read
         only when a fact is not grounded in the text."""
+        if read:
+            return read[0]
         facts: set[str] = set()
         names: set[str] = set()
         for line in known.splitlines():
@@ -458,6 +464,7 @@ def without_copied_facts(
             elif line.strip() and not line[0].isspace():
                 name = content_key(line.rsplit(" (", 1)[0])
                 names |= {name, name.split(" ")[0]}  # "Alice drinks tea" for Alice Chen too
+        read.append((facts, names))
         return facts, names
 
     text_terms = _term_set(text)

@@ -9,6 +9,7 @@ mock provider find the pieces it needs.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -60,6 +61,16 @@ def read_tag(message: str, tag: str) -> str | None:
     return message[start + len(tag) + 3 : end]
 
 
+@functools.lru_cache(maxsize=1024)
+def _said(said_at: str) -> str:
+    """``said_at`` with its weekday and day spelled out (the items of a batch share
+    their time, so it is read once)."""
+    with contextlib.suppress(ValueError):
+        moment = parse_iso(said_at)
+        return f"{said_at} ({moment.strftime('%A')}, {format_day(moment.date())})"
+    return said_at
+
+
 def extract_message(
     text: str,
     known: str,
@@ -77,15 +88,11 @@ def extract_message(
     ``addressee`` is who "you" is, and ``previous`` is the turn before it in
     the same conversation (context only: pronouns may point into it).
     """
-    said = said_at
-    with contextlib.suppress(ValueError):
-        moment = parse_iso(said_at)
-        said = f"{said_at} ({moment.strftime('%A')}, {format_day(moment.date())})"
     lines = [
         KNOWN_LABEL.rstrip("\n"),
         tagged("known", render_known(known)),
         "",
-        f"Said at: {said}",
+        f"Said at: {_said(said_at)}",
         f"Speaker: {speaker or 'User'}",
     ]
     if addressee:

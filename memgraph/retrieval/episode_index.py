@@ -179,6 +179,46 @@ def _merged(
     return rows, ords, tfs
 
 
+def _appended(
+    terms: int,
+    relabel: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    saved_ords: npt.NDArray[np.int32],
+    saved_tfs: npt.NDArray[np.uint8],
+    added_rows: npt.NDArray[np.int64] | None,
+    added_ords: npt.NDArray[np.int32] | None,
+    added_tfs: npt.NDArray[np.uint8] | None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.uint8]]:
+    """:func:`_merged` when nothing was removed and every added episode comes after the
+    saved ones (the common case): each row's added postings follow its saved ones, so
+    their places are computed from the row counts instead of searched for. Returns the
+    CSR ``indptr`` over ``terms`` rows and the postings' ordinals and weights."""
+    saved_counts = np.zeros(terms, dtype=np.int64)
+    saved_counts[relabel] = counts
+    if added_rows is None or added_ords is None or added_tfs is None:
+        indptr = np.zeros(terms + 1, dtype=np.int64)
+        np.cumsum(saved_counts, out=indptr[1:])
+        return indptr, saved_ords.astype(np.int32), saved_tfs.astype(np.uint8)
+    order = np.argsort(added_rows, kind="stable")  # by row; episodes stay in order
+    rows = added_rows[order]
+    added_counts = np.bincount(rows, minlength=terms)
+    indptr = np.zeros(terms + 1, dtype=np.int64)
+    np.cumsum(saved_counts + added_counts, out=indptr[1:])
+    first_added = np.zeros(terms + 1, dtype=np.int64)
+    np.cumsum(added_counts, out=first_added[1:])
+    rank = np.arange(len(rows), dtype=np.int64) - first_added[rows]
+    is_added = np.zeros(int(indptr[-1]), dtype=bool)
+    is_added[indptr[rows] + saved_counts[rows] + rank] = True
+    ords = np.empty(len(is_added), dtype=np.int32)
+    tfs = np.empty(len(is_added), dtype=np.uint8)
+    ords[is_added] = added_ords[order]
+    tfs[is_added] = added_tfs[order]
+    is_saved = ~is_added
+    ords[is_saved] = saved_ords
+    tfs[is_saved] = saved_tfs
+    return indptr, ords, tfs
+
+
 def _idf(count: int, held: int) -> float:
     """BM25's inverse document frequency of a term ``held`` by that many of ``count`` texts."""
     return math.log(1.0 + (count - held + 0.5) / (held + 0.5))
@@ -249,7 +289,9 @@ class EpisodeIndex:
             if location >= 0:
                 self.locate(episode_id, location)
             return
-        own = terms if terms is not None else episode_terms(f"{speaker or ''} {text}")
+        if terms is None:  # the text alone reads the same terms as " text" (and is memoized)
+            terms = episode_terms(f"{speaker} {text}" if speaker else text)
+        own = terms
         contexts: list[Sequence[str]] = []
         last = self.previous(conversation, at_ms)
         if last is not None:
@@ -585,25 +627,44 @@ class EpisodeIndex:
         if self._removed:
             keep[list(self._removed)] = False
         renumber = np.cumsum(keep, dtype=np.int64) - 1
-        terms = sorted(set(self._rows) | set(self._vocab))
+        # The saved terms come in order: appended to them, the new ones sort in one merge.
+        terms = sorted([*self._rows, *(term for term in self._vocab if term not in self._rows)])
         row_of = {term: row for row, term in enumerate(terms)}
         # saved postings, re-labelled with their rows in the new term order
         saved_terms = sorted(self._rows, key=self._rows.__getitem__)
         relabel = np.fromiter((row_of[t] for t in saved_terms), np.int64, len(saved_terms))
         counts = np.diff(self._indptr)
-        parts_rows = [np.repeat(relabel, counts)]
-        parts_ords = [self._ords.astype(np.int64)]
-        parts_tfs = [self._tfs.astype(np.uint8)]
+        added_rows = added_ords = added_tfs = None
         if len(self._add_codes):
             vocab_terms = sorted(self._vocab, key=self._vocab.__getitem__)
             code_rows = np.fromiter((row_of[t] for t in vocab_terms), np.int64, len(vocab_terms))
-            parts_rows.append(code_rows[self._add_codes.view()])
-            parts_ords.append(self._add_ords.view().astype(np.int64))
+            added_rows = code_rows[self._add_codes.view()]
+            added_ords = self._add_ords.view()
             weights = np.rint(self._add_tfs.view() * 2.0)
-            parts_tfs.append(np.minimum(weights, 255).astype(np.uint8))
-        rows, ords, tfs = _merged(parts_rows, parts_ords, parts_tfs, keep, renumber, count)
-        indptr = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
+            added_tfs = np.minimum(weights, 255).astype(np.uint8)
+        if not self._removed and (added_ords is None or int(added_ords.min()) >= self._saved):
+            indptr, ords, tfs = _appended(
+                len(terms),
+                relabel,
+                counts,
+                self._ords,
+                self._tfs,
+                added_rows,
+                added_ords,
+                added_tfs,
+            )
+        else:
+            parts_rows = [np.repeat(relabel, counts)]
+            parts_ords = [self._ords.astype(np.int64)]
+            parts_tfs = [self._tfs.astype(np.uint8)]
+            if added_rows is not None and added_ords is not None and added_tfs is not None:
+                parts_rows.append(added_rows)
+                parts_ords.append(added_ords.astype(np.int64))
+                parts_tfs.append(added_tfs)
+            rows, merged, tfs = _merged(parts_rows, parts_ords, parts_tfs, keep, renumber, count)
+            ords = merged.astype(np.int32)
+            indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
         kept = np.flatnonzero(keep)
         facts_indptr, facts_flat = self._kept_facts(kept)
         header = {

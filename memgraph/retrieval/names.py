@@ -116,7 +116,10 @@ def named_entities(
     contain. Names under 3 characters are skipped, as in recall's name tier.
     ``lookups``: what earlier texts learnt of this same, unchanged graph.
     """
-    tokens = unicodedata.normalize("NFKC", text).casefold().split()
+    # An ASCII text is already NFKC and casefolds as it lowers.
+    tokens = (
+        text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    ).split()
     count = len(tokens)
     index = graph.name_term_index()
     if lookups is None or lookups.graph is not graph:

@@ -120,11 +120,15 @@ class VectorIndex:
         count = len(self.tail_ids)
         needed = count + len(ids)
         if needed > self._tail.shape[0]:
-            grown = np.zeros(
-                (max(needed, 2 * self._tail.shape[0], 256), self.dimension), np.float32
-            )
-            grown[:count] = self._tail[:count]
-            self._tail = grown
+            size = max(needed, 2 * self._tail.shape[0], 256)
+            try:
+                # In place when nothing else holds the array: a large block is then
+                # remapped by realloc, not copied into fresh memory and touched again.
+                self._tail.resize((size, self.dimension), refcheck=True)
+            except ValueError:  # a view of it is in use (a search reading it): copy
+                grown = np.zeros((size, self.dimension), np.float32)
+                grown[:count] = self._tail[:count]
+                self._tail = grown
         self._tail[count:needed] = rows
         if len(self._alive) < len(self.base_ids) + needed:
             size = max(len(self.base_ids) + needed, 2 * len(self._alive))

@@ -43,6 +43,7 @@ from memgraph.graph.records import (
     read_record,
     read_tail,
     seal_record,
+    sealed_line,
 )
 from memgraph.graph.saved import SavedGraph
 from memgraph.graph.snapshot import INDEX_MAGIC, GraphImage, encode, indexable, read_index
@@ -571,7 +572,7 @@ class DirectoryStore:
             )
         self._check_current()
         record = commit.to_record()
-        line = seal_record(orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY)) + b"\n"
+        line = sealed_line(orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY))
         fd: int | None = None
         try:
             fd = self._journal()
