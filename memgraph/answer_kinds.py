@@ -5,8 +5,8 @@ holds neither "do" nor "work"; "What injury did Dana get?" by "shin splints,
 apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
-schools, sports and hobbies. The lists are general English, not any one
-conversation's.
+schools, pastimes, drinks and food. The lists are general English, not any
+one conversation's.
 """
 
 from __future__ import annotations
@@ -109,6 +109,19 @@ KINDS: tuple[AnswerKind, ...] = (
         "pottery drawing knitting sewing gardening cooking baking reading "
         "photography fishing surfing skiing dancing singing soccer basketball "
         "tennis golf volleyball hockey baseball football chess games gym",
+    ),
+    _kind(
+        "drink",
+        r"\b(?:drinks?|drinking|beverages?)\b",
+        "tea coffee espresso latte cappuccino matcha water juice soda lemonade milk "
+        "smoothie beer wine whiskey cocktail kombucha cider",
+    ),
+    _kind(
+        "food",
+        r"\b(?:eats?|eating|foods?|snacks?|desserts?|allergic)\b",
+        "pizza pasta sushi ramen tacos curry burgers salad soup steak chicken fish "
+        "vegan vegetarian gluten dairy nuts peanuts shellfish chocolate cake cookies "
+        "bread cheese rice noodles dumplings",
     ),
 )
 """The kinds of question whose answers have everyday words of their own."""

@@ -45,3 +45,15 @@ def test_a_person_s_occupation_is_found_in_other_words(tmp_path: Path) -> None:
     messages = text.split("Related messages:")[1].splitlines()
     # first, before the texts that only hold the question's own word
     assert "pediatric dentist" in messages[1], text
+
+
+def test_what_someone_drinks_is_found_in_what_they_prefer(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "u", provider="mock") as memory:
+        for text in (
+            "Alice Chen is a senior engineer at Acme Corp in Berlin.",
+            "Alice prefers green tea over coffee.",
+            "Alice is learning Rust on weekends.",
+        ):
+            memory.remember(text)
+        text = memory.recall("What does Alice drink?")
+    assert "green tea" in text and not text.startswith(NOTHING_SAID), text
