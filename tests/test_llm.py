@@ -29,6 +29,7 @@ from memgraph import (
 from memgraph.conversation.cache import open_memory
 from memgraph.conversation.compaction import compact, orphaned_tool_replies
 from memgraph.conversation.context import current_target
+from memgraph.conversation.follow_up import follow_up_query
 from memgraph.conversation.thread import SUMMARY_HEADER
 from memgraph.conversation.turn import CONTEXT_HEADER
 from memgraph.llm_calls.prompts import read_tag
@@ -125,6 +126,20 @@ def test_memory_true_injects_relevant_context_right_before_the_prompt() -> None:
     assert sent[-2]["content"].startswith(f"{CONTEXT_HEADER}\n")
     assert "works at Acme" in sent[-2]["content"] == f"{CONTEXT_HEADER}\n{reply.context}"
     assert "Acme" in reply.text
+
+
+def test_a_follow_up_by_pronoun_recalls_the_person_named_before_it() -> None:
+    use(recorder())
+    remember("Alice Chen is a senior engineer at Acme Corp in Berlin.", approve=True)
+    remember("Alice prefers green tea over coffee.", approve=True)
+    remember("Dana moved to Porto and now works at Porto Children's Clinic.", approve=True)
+    thread = Thread()
+    llm("Does Alice prefer tea or coffee?", memory=True, thread=thread)
+    reply = llm("And where does she work?", memory=True, thread=thread)
+    assert "Acme" in reply.context, reply.context
+    assert "Porto" not in reply.context.split("Related messages:")[0], reply.context
+    # a message that names someone is recalled as it is
+    assert "Porto" in llm("And where does Dana work?", memory=True, thread=thread).context
 
 
 def test_nothing_is_injected_when_nothing_matches() -> None:
@@ -442,3 +457,16 @@ def test_facts_extracted_inside_an_agent_belong_to_that_agent(tmp_path: Path) ->
         assert "works at Acme" in llm("where does alice work?", memory=True).context
     with Memory(tmp_path / "mem", "default", provider="mock") as opened:
         assert {e.source for e in opened.iter_episodes()} == {"Writer"}
+
+
+def test_a_follow_up_query_names_who_was_named_before_only_for_a_pronoun() -> None:
+    def names(text: str) -> list[str]:
+        return ["Alice Chen"] if "Alice" in text else []
+
+    asked = "Does Alice prefer tea or coffee?"
+    assert follow_up_query("And where does she work?", asked, names) == (
+        "Alice Chen: And where does she work?"
+    )
+    assert follow_up_query("Where does Alice work?", asked, names) == "Where does Alice work?"
+    assert follow_up_query("what's the weather?", asked, names) == "what's the weather?"
+    assert follow_up_query("and his job?", "hello", names) == "and his job?"

@@ -36,6 +36,7 @@ from memgraph.conversation.autoextract import extract_quietly, extract_saved
 from memgraph.conversation.cache import Target, chat_provider, open_memory
 from memgraph.conversation.compaction import Compaction, compact, resume
 from memgraph.conversation.context import current_settings
+from memgraph.conversation.follow_up import follow_up_query
 from memgraph.conversation.thread import Thread
 from memgraph.engine.memory import Memory
 from memgraph.errors import MemgraphError
@@ -128,6 +129,12 @@ def _prepare(
         options = {**options, "tools": [dict(tool) for tool in tools]}
     new: list[Message] = [] if prompt is None else [{"role": "user", "content": prompt}]
     query = prompt if prompt is not None else thread.last_user_text() if thread else ""
+    if prompt is not None and thread is not None and opened is not None:
+        # "And where does she work?" is recalled with the names said just before it
+        try:
+            query = follow_up_query(prompt, thread.last_user_text(), opened.names_in)
+        except MemgraphError as exc:
+            log.warning("memgraph: the names before this message could not be read (%s)", exc)
     turn = _Turn(chat, new, query, options, system, thread, target, opened)
     if opened is not None:
         _switch_scope(turn)

@@ -308,6 +308,10 @@ class AsyncMemory:
         """Async :meth:`Memory.entity <memgraph.Memory.entity>`."""
         return await self._run(Memory.entity, name)
 
+    async def names_in(self, text: str) -> list[str]:
+        """Async :meth:`Memory.names_in <memgraph.Memory.names_in>`."""
+        return await self._run(Memory.names_in, text)
+
     async def history(self, entity_name: str) -> EntityHistory:
         """Async :meth:`Memory.history <memgraph.Memory.history>`."""
         return await self._run(Memory.history, entity_name)

@@ -442,6 +442,13 @@ class ReadMixin(MemoryCore):
                 raise NotFound(f"no entity named {name!r} in scope {self.scope!r}")
             return Entity.from_doc(doc)
 
+    def names_in(self, text: str) -> list[str]:
+        """The names of the entities ``text`` names, as recall reads a query
+        (``"Does Alice prefer tea?"`` → ``["Alice Chen"]``), sorted."""
+        with self._lock:
+            graph = self._sync()
+            return sorted(graph.entity_name(e) or e for e in tiers.name_matches(graph, text))
+
     def history(self, entity_name: str) -> EntityHistory:
         """Every observation and relation version of an entity, expired ones included.
 
