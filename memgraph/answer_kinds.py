@@ -42,7 +42,8 @@ KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "occupation",
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
-        r"occupation|profession|career|what does \w+ do\b|work as|role)\b",
+        r"occupation|profession|career|what does \w+ do\b|work as|role|"
+        r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for)\b",
         "job career works teaches teacher nurse doctor dentist surgeon pharmacist "
         "engineer developer programmer designer architect lawyer accountant manager "
         "lead director chef cook baker barista waiter waitress server cashier "
