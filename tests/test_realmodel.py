@@ -201,6 +201,7 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             out["conversation"] = {
                 "replies": [str(first), str(second)],
                 "context": first.context,
+                "contexts": [first.context, second.context],
                 "seconds": round(time.perf_counter() - began, 1),
             }
     finally:
