@@ -59,3 +59,18 @@ def test_what_someone_drinks_is_found_in_what_they_prefer(tmp_path: Path) -> Non
             memory.remember(text)
         text = memory.recall("What does Alice drink?")
     assert "green tea" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_note_after_one_about_someone_is_not_about_them(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "u", provider="mock") as memory:
+        for text in (
+            "Alice Chen is a senior engineer at Acme Corp in Berlin.",
+            "Alice prefers green tea over coffee.",
+            "Dana moved to Porto and now works at Porto Children's Clinic.",
+            "Alice is learning Rust on weekends.",
+        ):
+            memory.remember(text)
+        text = memory.recall("Where does Alice work?", rerank=False)
+    messages = text.split("Related messages:")[1] if "Related messages:" in text else text
+    first = messages.strip().splitlines()[0]
+    assert "Porto" not in first, text

@@ -57,6 +57,19 @@ def test_texts_holding_any_of_some_words_are_found_among_those_asked_about() -> 
     assert index.holding_any(episode_terms("leaving"), np.ones(len(index), dtype=bool)) == {}
 
 
+def test_a_turn_speaks_of_whom_the_turns_before_it_name_but_a_note_does_not() -> None:
+    index = dialogue()
+    index.add("n-1", "Alice prefers green tea", at_ms=CONTEXT_GAP_MS * 4, conversation="n")
+    index.add("n-2", "Dana works in Porto", at_ms=CONTEXT_GAP_MS * 4 + MINUTE, conversation="n")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        sanjay = saved.mentioning([episode_terms("Sanjay")])
+        # "where's he going?" goes on from "Sanjay told me he's leaving"
+        assert [saved.ids[o] for o in np.flatnonzero(sanjay)] == ["e-1", "e-2", "e-3"]
+        alice = saved.mentioning([episode_terms("Alice")])
+        assert [saved.ids[o] for o in np.flatnonzero(alice)] == ["n-1"]
+        assert saved.holding([episode_terms("Alice")])[saved.ordinal["n-2"]]  # its context
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"

@@ -113,7 +113,7 @@ CUE_WEIGHT = 1.5
 ("I start at ...", "we found a house in ...") counts, times its share of them."""
 KIND_HITS = 10
 """Of those, how many of the named person's count."""
-KIND_SHARE = 0.3
+KIND_SHARE = 0.5
 """What the best of them counts as (a text holding a fair share of the question)."""
 NEAREST = 80
 """Rows one vector search returns, facts and texts together."""
@@ -985,7 +985,7 @@ class MemoryCore:
         if kind_cues:
             # "What does Naomi do for work?": texts by or naming her in the words such
             # answers come in ("she's a pediatric dentist"), the rarest words first
-            theirs = index.holding(query.mentions)  # a speaker's name is in their texts
+            theirs = index.mentioning(query.mentions)  # a speaker's name is in their texts
             held = index.holding_any([t for t in kind_cues if t not in asked], theirs)
             hits = [
                 (episode_id, weight)
@@ -1017,7 +1017,7 @@ class MemoryCore:
                     continue
                 semantic[episode_id] = score
 
-        mentioned = index.holding(query.mentions)  # by a distinctive word of a name
+        mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name
 
         def mentions(episode_id: str) -> bool:
             ordinal = index.ordinal.get(episode_id)

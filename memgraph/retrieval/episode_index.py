@@ -233,6 +233,7 @@ class EpisodeIndex:
         self._at = _Grow(np.int64)
         self.sources: list[str | None] = []
         self.speakers: list[str | None] = []
+        self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
         self._lengths = _Grow(np.float32)
         self._length_total = 0.0
         # saved part: term -> row; rows' postings in flat arrays
@@ -309,6 +310,7 @@ class EpisodeIndex:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
         self.speakers.append(speaker)
+        self._spoken.append(speaker is not None)
         self._lengths.append(length)
         self._length_total += length
         vocab = self._vocab
@@ -447,10 +449,12 @@ class EpisodeIndex:
         codes, ords_added = self._add_codes.view(), self._add_ords.view()
         return bool(np.any((codes == code) & (ords_added == ordinal)))
 
-    def holding(self, groups: Iterable[Iterable[str]]) -> npt.NDArray[np.bool_]:
-        """Per episode, in index order: whether its words (or its context) hold every
-        term of one of ``groups``. One pass over each term's postings, however many
-        episodes are then asked about."""
+    def holding(
+        self, groups: Iterable[Iterable[str]], *, context: bool = True
+    ) -> npt.NDArray[np.bool_]:
+        """Per episode, in index order: whether its words (or, with ``context``, the
+        turns before it) hold every term of one of ``groups``. One pass over each
+        term's postings, however many episodes are then asked about."""
         count = len(self.ids)
         found = np.zeros(count, dtype=bool)
         for group in groups:
@@ -460,12 +464,24 @@ class EpisodeIndex:
                 if posting is None:
                     held = None
                     break
+                ords, tfs = posting
                 mask = np.zeros(count, dtype=bool)
-                mask[posting[0]] = True
+                mask[ords if context else ords[tfs >= 1.0]] = True
                 held = mask if held is None else held & mask
             if held is not None:
                 found |= held
         return found
+
+    def mentioning(self, groups: Iterable[Iterable[str]]) -> npt.NDArray[np.bool_]:
+        """Per episode, in index order: whether it speaks of one of ``groups`` (each a
+        name's terms): in its own words, or, for a turn of a conversation (one with a
+        speaker), in the turns just before it ("she works at a vet clinic" after
+        "how's Hannah?"). A note is about whom it names: remembered right after a
+        note about Alice, "Dana moved to Porto" is not about her."""
+        groups = [tuple(group) for group in groups]
+        own = self.holding(groups, context=False)
+        spoken: npt.NDArray[np.bool_] = self._spoken.view()
+        return own | (self.holding(groups) & spoken)
 
     def holding_any(
         self,
@@ -765,6 +781,7 @@ class EpisodeIndex:
         index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
         index.sources = list(meta["sources"])
         index.speakers = list(meta["speakers"])
+        index._spoken = _Grow(np.bool_, [s is not None for s in index.speakers])
         index._rows = {term: row for row, term in enumerate(terms)}
         index._indptr = np.frombuffer(blobs[3], dtype="<i8")
         index._ords = np.frombuffer(blobs[4], dtype="<i4")
