@@ -44,14 +44,14 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
         r"occupation|profession|career|what does \w+ do\b|work as|role|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for)\b",
-        "job career works teaches teacher nurse doctor dentist surgeon pharmacist "
+        "teaches teacher nurse doctor dentist surgeon pharmacist "
         "engineer developer programmer designer architect lawyer accountant manager "
         "lead director chef cook baker barista waiter waitress server cashier "
         "electrician plumber carpenter roofer mechanic driver pilot firefighter "
         "officer police paramedic therapist counselor social worker scientist "
         "researcher professor lecturer tutor librarian writer journalist editor "
         "artist musician photographer consultant analyst recruiter realtor "
-        "vet veterinarian student intern retired freelance self-employed owner",
+        "vet veterinarian student intern retired freelance freelancer owner",
     ),
     _kind(
         "pet",

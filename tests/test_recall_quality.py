@@ -413,3 +413,38 @@ def test_a_yes_is_shown_with_its_question_even_when_its_facts_are_shown(
     ]
     (text,) = recalled(tmp_path, said, "What is the name of Dana's cat?")
     assert "yes, my grey tabby" in text and 'in reply to Marcus: "Miso is the cat?"' in text, text
+
+
+FRIENDS = [
+    ("Caroline", "Hey Mel! Good to see you! How have you been?"),
+    ("Melanie", "Hey Caroline! I'm swamped with the kids & work. What's up with you?"),
+    ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+    ("Melanie", "Wow, that's cool Caroline! What happened that was so awesome?"),
+    ("Caroline", "The transgender stories were so inspiring! I was so thankful for the support."),
+    (
+        "Melanie",
+        "I ran a charity race for mental health last Saturday. "
+        "It made me realize how important self-care is.",
+    ),
+    ("Caroline", "That's awesome, Mel! What did you take away from it?"),
+    ("Melanie", "My kids loved the pottery workshop we did. I made a bowl with my own hands."),
+    ("Caroline", "I'm keen on counseling and mental health jobs, I want to help people like me."),
+    ("Melanie", "You'd be a great counselor! Your empathy is amazing."),
+]
+
+
+@pytest.mark.parametrize(
+    ("whose", "not_whose", "asked"),
+    [
+        ("Melanie", "Caroline", "What did {} realize after the charity race?"),
+        ("Caroline", "Melanie", "What career path is {} interested in?"),
+        ("Melanie", "Caroline", "What did {} make at the pottery workshop?"),
+        ("Caroline", "Melanie", "When did {} go to the LGBTQ support group?"),
+    ],
+)
+def test_each_friend_s_facts_are_theirs_and_not_the_other_s(
+    tmp_path: Path, whose: str, not_whose: str, asked: str
+) -> None:
+    theirs, not_theirs = recalled(tmp_path, FRIENDS, asked.format(whose), asked.format(not_whose))
+    assert theirs and not theirs.startswith(NOTHING_SAID), theirs
+    assert not_theirs.startswith(NOTHING_SAID), not_theirs

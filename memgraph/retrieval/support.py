@@ -60,7 +60,7 @@ LOOKED_AT = 60
 
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
 _SECOND_PERSON = frozenset(
-    {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll"}
+    {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll", "youd"}
 )
 _FIRST_PERSON = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive"}
@@ -151,12 +151,11 @@ def support(
         return None
     topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS))
     weights = {t: frequency(t) for t in topic}
-    total = sum(weights.values())
-    if total <= 0:
-        return None
     kind = set(cues) - set(topic)
-    if kind:
-        weights[_KIND] = max(weights.values())
+    if kind:  # as much as the topic's weightiest word (all of it when none is held)
+        weights[_KIND] = max(weights.values(), default=0.0) or 1.0
+    if sum(weights.values()) <= 0:
+        return None
     wanted = [*topic, *kind]
     named = set(query.named)
     things, head = _possessed(query)
