@@ -10,6 +10,7 @@ import Stemmer
 
 __all__ = [
     "STOP_WORDS",
+    "VERB_FORMS",
     "content_key",
     "index_terms",
     "index_terms_many",
@@ -158,3 +159,37 @@ def index_terms_many(texts: list[str]) -> list[list[str]]:
         if term:
             current.append(term)
     return result
+
+
+_VERB_FORMS_TEXT = """
+    make made; take took taken; give gave given; go went gone; get got gotten; come came;
+    meet met; buy bought; bring brought; catch caught; think thought; run ran; win won;
+    lose lost; feel felt; sit sat; sleep slept; spend spent; send sent; write wrote written;
+    hear heard; begin began begun; fly flew flown; drive drove driven; eat ate eaten;
+    drink drank drunk; fall fell fallen; break broke broken; choose chose chosen;
+    forget forgot forgotten; know knew known; pay paid; ride rode ridden; sing sang sung;
+    sell sold; speak spoke spoken; stand stood; steal stole stolen; swim swam swum;
+    throw threw thrown; understand understood; wake woke woken; wear wore worn;
+    become became; hold held; keep kept; lead led; mean meant; build built; feed fed;
+    fight fought; hide hid hidden; teach taught; tear tore torn; tell told; say said;
+    grow grew grown; draw drew drawn; lend lent; shake shook shaken; hang hung;
+    seek sought; sink sank sunk; stick stuck; sweep swept; swing swung; dig dug;
+    freeze froze frozen; deal dealt; forgive forgave forgiven
+"""
+"""Irregular verbs and their past forms ("saw", "left", "rose", "bit" and "found"
+are left out: they are often other words)."""
+
+
+def _verb_forms() -> dict[str, tuple[str, ...]]:
+    forms: dict[str, tuple[str, ...]] = {}
+    for group in _VERB_FORMS_TEXT.split(";"):
+        stems = list(dict.fromkeys(stem(word) for word in group.split()))
+        for term in stems:
+            forms[term] = tuple(other for other in stems if other != term)
+    return forms
+
+
+VERB_FORMS: dict[str, tuple[str, ...]] = _verb_forms()
+"""Index term of an irregular verb form -> the index terms of its other forms
+(``make`` -> ``made``; ``led`` -> ``lead``), for matching a question's verb in
+any tense."""

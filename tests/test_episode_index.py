@@ -70,6 +70,18 @@ def test_a_turn_speaks_of_whom_the_turns_before_it_name_but_a_note_does_not() ->
         assert saved.holding([episode_terms("Alice")])[saved.ordinal["n-2"]]  # its context
 
 
+def test_a_verb_is_found_in_any_of_its_forms() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "I made a bowl with my own hands", at_ms=0, conversation="a")
+    index.add("e-2", "we make pizza on fridays", at_ms=CONTEXT_GAP_MS * 2, conversation="b")
+    index.add("e-3", "the kids loved it", at_ms=CONTEXT_GAP_MS * 4, conversation="c")
+    assert {e for e, _ in index.search(episode_terms("What did Melanie make?"))} >= {
+        "e-1",
+        "e-2",
+    }
+    assert "e-2" in dict(index.search(episode_terms("who made pizza")))
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"

@@ -448,3 +448,8 @@ def test_each_friend_s_facts_are_theirs_and_not_the_other_s(
     theirs, not_theirs = recalled(tmp_path, FRIENDS, asked.format(whose), asked.format(not_whose))
     assert theirs and not theirs.startswith(NOTHING_SAID), theirs
     assert not_theirs.startswith(NOTHING_SAID), not_theirs
+
+
+def test_a_question_s_verb_finds_the_text_in_another_tense(tmp_path: Path) -> None:
+    (text,) = recalled(tmp_path, FRIENDS, "What did Melanie make?")
+    assert "I made a bowl" in text and not text.startswith(NOTHING_SAID), text

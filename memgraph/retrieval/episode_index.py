@@ -31,7 +31,7 @@ import numpy.typing as npt
 import orjson
 
 from memgraph.dates import mentions
-from memgraph.text import index_terms
+from memgraph.text import VERB_FORMS, index_terms
 
 __all__ = [
     "CONTEXT_GAP_MS",
@@ -564,6 +564,21 @@ class EpisodeIndex:
             return parts_o[0], parts_w[0]
         return np.concatenate(parts_o), np.concatenate(parts_w)
 
+    def _postings_in_any_form(self, term: str) -> tuple[npt.NDArray[np.int32], Floats] | None:
+        """A term's postings, with those of its verb's other forms ("make" finds "I
+        made a bowl"): one posting per episode, its term frequencies summed."""
+        own = self._postings(term)
+        others = [p for p in map(self._postings, VERB_FORMS.get(term, ())) if p is not None]
+        if not others:
+            return own
+        parts = [own, *others] if own is not None else others
+        ords = np.concatenate([p[0] for p in parts])
+        tfs = np.concatenate([p[1] for p in parts])
+        unique, inverse = np.unique(ords, return_inverse=True)
+        summed = np.zeros(len(unique), dtype=np.float32)
+        np.add.at(summed, inverse, tfs)
+        return unique.astype(np.int32), summed
+
     def weight(self, term: str) -> float:
         """The term's inverse document frequency over the texts (BM25's); 0 for a
         term no text holds."""
@@ -590,7 +605,7 @@ class EpisodeIndex:
         unique = list(dict.fromkeys(query_terms))
         if not count or not unique:
             return []
-        postings = {t: self._postings(t) for t in unique}
+        postings = {t: self._postings_in_any_form(t) for t in unique}
         known = [len(p[0]) for p in postings.values() if p is not None]
         if not known:
             return []
