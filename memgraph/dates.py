@@ -21,6 +21,7 @@ import re
 from datetime import date, datetime, timedelta
 
 __all__ = [
+    "asks_about_past",
     "format_day",
     "format_month",
     "mentions_time",
@@ -388,12 +389,15 @@ def _same_month_as_before(
     return format_day(found) if found else None
 
 
-def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
+def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = False) -> str:
     """``text`` with each relative or partial date followed by the date it means,
     in parentheses.
 
     Expressions already followed by a parenthesis are left alone, so resolving
     twice changes nothing. Unknown or absolute expressions are kept as they are.
+    ``past``: the text answers a question about the past ("did you have a good
+    birthday?"), so a clause that says nothing of its tense speaks of the past
+    ("the best. dinner at Fet-Fisk on friday" is the Friday before).
     """
     if _MAY_HOLD_A_DATE.search(text) is None:  # most messages: no pattern can match
         return text
@@ -410,7 +414,7 @@ def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
             if kind in ("month_day_year", "day_month_year"):
                 taken.append((start, end))
                 continue
-            tense = _tense(text, start, end)
+            tense = _tense(text, start, end) or (-1 if past else 0)
             resolved = None
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)
@@ -423,6 +427,19 @@ def resolve_relative_dates(text: str, said_at: datetime | date) -> str:
     for _start, end, resolved in sorted(spans, reverse=True):
         text = f"{text[:end]} ({resolved}){text[end:]}"
     return text
+
+
+_QUESTION = re.compile(r"[^.!?]*\?")
+
+
+def asks_about_past(text: str) -> bool:
+    """Whether a message asks about something past ("lol did you have a good
+    birthday though?", "how was the race?"): its last question says so."""
+    questions = _QUESTION.findall(text)
+    if not questions:
+        return False
+    last = _HAVE_GOT.sub(" ", questions[-1])
+    return bool(_PAST.search(last)) and not _FUTURE.search(last)
 
 
 _TIME_WORDS = re.compile(

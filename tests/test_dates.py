@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from memgraph.dates import (
     _TIME_WORDS,
     _UPDATE_WORDS,
+    asks_about_past,
     mentions,
     mentions_time,
     mentions_update,
@@ -245,3 +246,27 @@ def test_the_quick_word_check_answers_as_the_patterns_do(pieces: list[str], glue
     assert mentions_time(text) == timed
     assert mentions_update(text) == updates
     assert mentions(text) == (timed, updates)
+
+
+def test_an_answer_to_a_question_about_the_past_reads_a_bare_weekday_as_past() -> None:
+    sunday = date(2023, 11, 5)
+    reply = "the best. dinner at Fet-Fisk on friday and then drinks with everyone"
+    assert "friday (3 November 2023)" in resolve_relative_dates(reply, sunday, past=True)
+    assert "friday (10 November 2023)" in resolve_relative_dates(reply, sunday)
+    # a clause that says its tense keeps it
+    plan = "yes! and I will see them again on friday"
+    assert "friday (10 November 2023)" in resolve_relative_dates(plan, sunday, past=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("lol did you have a good birthday though?", True),
+        ("how was the race?", True),
+        ("are you coming on friday?", False),
+        ("plans for the weekend?", False),
+        ("I went there yesterday.", False),  # not a question
+    ],
+)
+def test_a_question_about_the_past_is_told_apart(text: str, past: bool) -> None:
+    assert asks_about_past(text) is past

@@ -82,6 +82,17 @@ def test_a_verb_is_found_in_any_of_its_forms() -> None:
     assert "e-2" in dict(index.search(episode_terms("who made pizza")))
 
 
+def test_a_reply_to_a_question_about_the_past_is_marked() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "did you have a good birthday?", at_ms=0, speaker="Tariq", conversation="c")
+    index.add("e-2", "the best. dinner on friday", at_ms=MINUTE, speaker="Wren", conversation="c")
+    index.add("e-3", "and drinks after", at_ms=2 * MINUTE, speaker="Wren", conversation="c")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.after_past_question("e-2")
+        assert not saved.after_past_question("e-3")  # the same speaker going on
+        assert not saved.after_past_question("e-1")
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"

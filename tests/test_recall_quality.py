@@ -453,3 +453,18 @@ def test_each_friend_s_facts_are_theirs_and_not_the_other_s(
 def test_a_question_s_verb_finds_the_text_in_another_tense(tmp_path: Path) -> None:
     (text,) = recalled(tmp_path, FRIENDS, "What did Melanie make?")
     assert "I made a bowl" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_reply_about_the_past_shows_the_day_before_not_the_coming_one(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember("happy belated again 🎂", speaker="Tariq", at="2023-11-05T18:00:00Z")
+        memory.remember(
+            "lol did you have a good birthday though?", speaker="Tariq", at="2023-11-05T18:01:00Z"
+        )
+        memory.remember(
+            "the best. dinner at Fet-Fisk on friday and then drinks with everyone",
+            speaker="Wren",
+            at="2023-11-05T18:02:00Z",
+        )
+        text = memory.recall("When did Wren have dinner at Fet-Fisk?")
+    assert "friday (3 November 2023)" in text, text

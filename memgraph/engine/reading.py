@@ -279,6 +279,7 @@ class ReadMixin(MemoryCore):
                 max_entities=self.config.recall.max_entities,
                 lens=lens,
                 note=note,
+                answers_past=self._episodes_indexed().after_past_question,
             )
 
     def _talk(self, graph: Graph) -> Talk:

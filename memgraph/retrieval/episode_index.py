@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.dates import mentions
+from memgraph.dates import asks_about_past, mentions
 from memgraph.text import VERB_FORMS, index_terms
 
 __all__ = [
@@ -53,6 +53,9 @@ TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
 """Flag: the episode indexed just before this one is its context (the turn it answers)."""
+AFTER_PAST = 8
+"""Flag: the episode answers another speaker's question about the past ("did you have a
+good birthday?"): a date it leaves without a tense is a past one."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -305,7 +308,13 @@ class EpisodeIndex:
         self._loc.append(location)
         self._facts_known.append(facts is not None)
         timed, updates = mentions(text)
-        self._flags.append(TIMED * timed | UPDATE * updates | FOLLOWS * (last is not None))
+        answers_past = last is not None and last.speaker != speaker and asks_about_past(last.text)
+        self._flags.append(
+            TIMED * timed
+            | UPDATE * updates
+            | FOLLOWS * (last is not None)
+            | AFTER_PAST * answers_past
+        )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
@@ -390,6 +399,11 @@ class EpisodeIndex:
         """Whether the episode's text says that something changed."""
         ordinal = self.ordinal.get(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
+
+    def after_past_question(self, episode_id: str) -> bool:
+        """Whether the episode answers another speaker's question about the past."""
+        ordinal = self.ordinal.get(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & AFTER_PAST)
 
     def context_of(self, episode_id: str) -> str | None:
         """The episode said just before this one in its conversation (the turn it

@@ -97,9 +97,11 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
     return head + " ".join(tokens[best_start : best_start + limit]) + tail
 
 
-def said_text(doc: Doc) -> str:
-    """An episode's text on one line, its relative dates resolved against when it was said."""
-    return _said_text(one_line(doc), str(doc.get("at") or ""))
+def said_text(doc: Doc, *, past: bool = False) -> str:
+    """An episode's text on one line, its relative dates resolved against when it was
+    said (``past``: it answers a question about the past, see
+    :func:`memgraph.dates.resolve_relative_dates`)."""
+    return _said_text(one_line(doc), str(doc.get("at") or ""), past)
 
 
 def one_line(doc: Doc) -> str:
@@ -108,11 +110,11 @@ def one_line(doc: Doc) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _said_text(text: str, at: str) -> str:
+def _said_text(text: str, at: str, past: bool = False) -> str:
     # A recall quotes the same turns in the re-ranker's labels and in its text.
     if at:
         with contextlib.suppress(ValueError):
-            text = resolve_relative_dates(text, parse_iso(at))
+            text = resolve_relative_dates(text, parse_iso(at), past=past)
     return text
 
 
@@ -170,10 +172,13 @@ def format_recall(
     answers: Mapping[str, Sequence[Doc]] | None = None,
     stated_words: Callable[[str], set[str]] | None = None,
     note: str | None = None,
+    answers_past: Callable[[str], bool] | None = None,
 ) -> str:
     """The recall text for ``ranked`` candidates (best first); "" when none shows.
 
-    ``note`` is a line put first when anything shows (see :func:`nothing_said_about`).
+    ``note`` is a line put first when anything shows (see :func:`nothing_said_about`);
+    ``answers_past`` tells whether a message answers a question about the past
+    (its dates without a tense of their own are then past ones).
 
     ``reply_contexts`` maps a message to the turns it answers, quoted after it
     (for messages whose own words do not say what they are about); ``answers``
@@ -237,7 +242,14 @@ def format_recall(
         (block.score, _entity_lines(graph, block, query, lens)) for block in blocks.values()
     ]
     if messages:
-        lines = _message_lines(messages, episode_docs, query, reply_contexts or {}, answers or {})
+        lines = _message_lines(
+            messages,
+            episode_docs,
+            query,
+            reply_contexts or {},
+            answers or {},
+            answers_past or (lambda _episode: False),
+        )
         sections.append((messages[0].score, lines))
     sections.sort(key=lambda pair: -pair[0])
     ordered: Iterator[Iterable[str]] = (lines for _score, lines in sections)
@@ -368,13 +380,14 @@ def _message_lines(
     query: Query,
     reply_contexts: Mapping[str, Sequence[Doc]],
     answers: Mapping[str, Sequence[Doc]],
+    answers_past: Callable[[str], bool],
 ) -> Iterator[str]:
     yield MESSAGES_HEADER
     shown = {str(item.episode) for item in messages}
     above = ""  # the message on the line before: a reply to it needs no quote
     for item in messages:
         doc = episode_docs[str(item.episode)]
-        text = snippet(said_text(doc), query.terms)
+        text = snippet(said_text(doc, past=answers_past(str(item.episode))), query.terms)
         chain = list(reply_contexts.get(str(item.episode)) or ())
         # a turn shown on a line of its own is not quoted again further back
         chain = chain[:1] + [turn for turn in chain[1:] if str(turn.get("id")) not in shown]
