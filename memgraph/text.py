@@ -9,6 +9,7 @@ import unicodedata
 import Stemmer
 
 __all__ = [
+    "IRREGULAR_PAST",
     "STOP_WORDS",
     "VERB_FORMS",
     "content_key",
@@ -161,29 +162,50 @@ def index_terms_many(texts: list[str]) -> list[list[str]]:
     return result
 
 
-_VERB_FORMS_TEXT = """
-    make made; take took taken; give gave given; go went gone; get got gotten; come came;
-    meet met; buy bought; bring brought; catch caught; think thought; run ran; win won;
-    lose lost; feel felt; sit sat; sleep slept; spend spent; send sent; write wrote written;
-    hear heard; begin began begun; fly flew flown; drive drove driven; eat ate eaten;
-    drink drank drunk; fall fell fallen; break broke broken; choose chose chosen;
-    forget forgot forgotten; know knew known; pay paid; ride rode ridden; sing sang sung;
-    sell sold; speak spoke spoken; stand stood; steal stole stolen; swim swam swum;
-    throw threw thrown; understand understood; wake woke woken; wear wore worn;
-    become became; hold held; keep kept; lead led; mean meant; build built; feed fed;
-    fight fought; hide hid hidden; teach taught; tear tore torn; tell told; say said;
-    grow grew grown; draw drew drawn; lend lent; shake shook shaken; hang hung;
-    seek sought; sink sank sunk; stick stuck; sweep swept; swing swung; dig dug;
-    freeze froze frozen; deal dealt; forgive forgave forgiven
-"""
-"""Irregular verbs and their past forms ("saw", "left", "rose", "bit" and "found"
-are left out: they are often other words)."""
+IRREGULAR_PAST: dict[str, str] = {
+    "went": "go", "met": "meet", "got": "get", "made": "make", "took": "take", "left": "leave",
+    "began": "begin", "bought": "buy", "saw": "see", "said": "say", "told": "tell",
+    "thought": "think", "knew": "know", "found": "find", "gave": "give", "came": "come",
+    "became": "become", "felt": "feel", "kept": "keep", "held": "hold", "brought": "bring",
+    "built": "build", "sold": "sell", "sent": "send", "spent": "spend", "taught": "teach",
+    "wrote": "write", "drove": "drive", "ate": "eat", "drank": "drink", "ran": "run",
+    "swam": "swim", "sang": "sing", "sat": "sit", "grew": "grow", "flew": "fly",
+    "forgot": "forget", "heard": "hear", "led": "lead", "meant": "mean", "slept": "sleep",
+    "chose": "choose", "spoke": "speak", "won": "win", "lost": "lose", "paid": "pay",
+    "quit": "quit", "put": "put", "set": "set", "cut": "cut", "let": "let", "hit": "hit",
+    "was": "be", "were": "be", "did": "do", "had": "have", "born": "bear", "grown": "grow",
+    "known": "know", "fell": "fall", "broke": "break", "caught": "catch", "woke": "wake",
+    "wore": "wear", "hid": "hide", "rode": "ride", "threw": "throw", "stole": "steal",
+    "shook": "shake", "tore": "tear", "stood": "stand", "understood": "understand",
+    "fed": "feed", "fought": "fight", "rang": "ring", "froze": "freeze", "drew": "draw",
+    "blew": "blow", "dug": "dig", "hung": "hang", "shot": "shoot", "stuck": "stick",
+    "swore": "swear", "bit": "bite", "sank": "sink", "struck": "strike", "spun": "spin",
+    "taken": "take", "given": "give", "eaten": "eat", "fallen": "fall", "broken": "break",
+    "written": "write", "driven": "drive", "chosen": "choose", "forgotten": "forget",
+    "gone": "go", "gotten": "get", "begun": "begin", "flown": "fly", "drunk": "drink",
+    "ridden": "ride", "sung": "sing", "spoken": "speak", "stolen": "steal", "swum": "swim",
+    "thrown": "throw", "woken": "wake", "worn": "wear", "hidden": "hide", "torn": "tear",
+    "drawn": "draw", "shaken": "shake", "sunk": "sink", "frozen": "freeze", "sought": "seek",
+    "lent": "lend", "swept": "sweep", "swung": "swing", "dealt": "deal", "forgave": "forgive",
+    "forgiven": "forgive",
+}  # fmt: skip
+"""Irregular past forms (and past participles) of English verbs -> their base form."""
+_NOT_ONLY_PAST = frozenset(
+    {"saw", "left", "found", "bit", "born", "rang", "was", "were", "did", "had"}
+    | {"quit", "put", "set", "cut", "let", "hit"}
+)
+"""Past forms that are as often other words ("a bit", "on the left") or the verb's base
+itself, or whose verb is a stop word."""
 
 
 def _verb_forms() -> dict[str, tuple[str, ...]]:
+    groups: dict[str, list[str]] = {}
+    for past, base in IRREGULAR_PAST.items():
+        if past not in _NOT_ONLY_PAST:
+            groups.setdefault(base, [base]).append(past)
     forms: dict[str, tuple[str, ...]] = {}
-    for group in _VERB_FORMS_TEXT.split(";"):
-        stems = list(dict.fromkeys(stem(word) for word in group.split()))
+    for group in groups.values():
+        stems = list(dict.fromkeys(stem(word) for word in group))
         for term in stems:
             forms[term] = tuple(other for other in stems if other != term)
     return forms

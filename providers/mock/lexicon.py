@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memgraph.text import STOP_WORDS
+from memgraph.text import IRREGULAR_PAST, STOP_WORDS
 
 __all__ = [
     "ANIMAL_HEADS",
@@ -79,27 +79,7 @@ VERBS = _set(
     understand use visit volunteer vote wait walk want watch wear win wish work worry write
     adore acquire manufacture open"""
 )
-PAST = {
-    "went": "go", "met": "meet", "got": "get", "made": "make", "took": "take", "left": "leave",
-    "began": "begin", "bought": "buy", "saw": "see", "said": "say", "told": "tell",
-    "thought": "think", "knew": "know", "found": "find", "gave": "give", "came": "come",
-    "became": "become", "felt": "feel", "kept": "keep", "held": "hold", "brought": "bring",
-    "built": "build", "sold": "sell", "sent": "send", "spent": "spend", "taught": "teach",
-    "wrote": "write", "drove": "drive", "ate": "eat", "drank": "drink", "ran": "run",
-    "swam": "swim", "sang": "sing", "sat": "sit", "grew": "grow", "flew": "fly",
-    "forgot": "forget", "heard": "hear", "led": "lead", "meant": "mean", "slept": "sleep",
-    "chose": "choose", "spoke": "speak", "won": "win", "lost": "lose", "paid": "pay",
-    "quit": "quit", "put": "put", "set": "set", "cut": "cut", "let": "let", "hit": "hit",
-    "was": "be", "were": "be", "did": "do", "had": "have", "born": "bear", "grown": "grow",
-    "known": "know", "fell": "fall", "broke": "break", "caught": "catch", "woke": "wake",
-    "wore": "wear", "hid": "hide", "rode": "ride", "threw": "throw", "stole": "steal",
-    "shook": "shake", "tore": "tear", "stood": "stand", "understood": "understand",
-    "fed": "feed", "fought": "fight", "rang": "ring", "froze": "freeze", "drew": "draw",
-    "blew": "blow", "dug": "dig", "hung": "hang", "shot": "shoot", "stuck": "stick",
-    "swore": "swear", "bit": "bite", "sank": "sink", "struck": "strike", "spun": "spin",
-    "taken": "take", "given": "give", "eaten": "eat", "fallen": "fall", "broken": "break",
-    "written": "write", "driven": "drive", "chosen": "choose", "forgotten": "forget",
-}  # fmt: skip
+PAST = IRREGULAR_PAST
 BE = _set("is are am was were be been being")
 AUX = BE | _set("has have had does do did will would can could should may might must shall")
 MODALS = _set("will would can could should may might must shall cannot")
