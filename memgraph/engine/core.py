@@ -981,18 +981,15 @@ class MemoryCore:
                 if speaker(episode_id) in query.named:
                     cued = min(1.0, CUE_WEIGHT * share)
                     lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
+        mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name
         kind_cues = answer_cues(query.text) if query.named else []
         if kind_cues:
-            # "What does Naomi do for work?": texts by or naming her in the words such
-            # answers come in ("she's a pediatric dentist"), the rarest words first
-            theirs = index.mentioning(query.mentions)  # a speaker's name is in their texts
-            held = index.holding_any([t for t in kind_cues if t not in asked], theirs)
-            hits = [
-                (episode_id, weight)
-                for episode_id, weight in held.items()
-                if (at_ms is None or (index.at_of(episode_id) or 0) <= at_ms)
-                and (lens.source is None or index.source_of(episode_id) == lens.source)
-            ]
+            # "What does Naomi do for work?": texts by or naming her (a speaker's name is
+            # in their texts) in the words such answers come in ("she's a pediatric
+            # dentist"), the rarest words first
+            extra = [t for t in kind_cues if t not in asked]
+            held = index.holding_any(extra, mentioned, at_ms=at_ms, source=lens.source)
+            hits = list(held.items())
             hits.sort(key=lambda hit: (-hit[1], -index.ordinal[hit[0]]))
             best = hits[0][1] if hits else 0.0
             for episode_id, weight in hits[:KIND_HITS]:
@@ -1016,8 +1013,6 @@ class MemoryCore:
                 if lens.source is not None and index.source_of(episode_id) != lens.source:
                     continue
                 semantic[episode_id] = score
-
-        mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name
 
         def mentions(episode_id: str) -> bool:
             ordinal = index.ordinal.get(episode_id)

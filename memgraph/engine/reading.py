@@ -129,43 +129,35 @@ class ReadMixin(MemoryCore):
         Square, two bedroom").
         """
         index = self._episodes_indexed()
+        speaker = index.speaker_of
 
         def asks(episode_id: str) -> bool:
             return "?" in str(docs[episode_id].get("text") or "")
 
-        after = {e: index.reply_to(e) for e in episode_ids if e in docs}
-        # a reply is another speaker's: the index knows whose each turn is
-        after = {
-            e: a
-            for e, a in after.items()
-            if a is not None
-            and index.speaker_of(e) is not None
-            and index.speaker_of(a) not in (None, index.speaker_of(e))
+        def reply(episode_id: str) -> str | None:
+            """The turn another speaker said right after it (the index knows whose)."""
+            after, own = index.reply_to(episode_id), speaker(episode_id)
+            if after is None or own is None or speaker(after) in (None, own):
+                return None
+            return after
+
+        replies = {e: r for e in episode_ids if e in docs and (r := reply(e))}
+        found = self._episode_docs(graph, sorted(set(replies.values())))
+        answers = {
+            e: [found[r]]
+            for e, r in replies.items()
+            if r in found
+            and (asks(e) or _asks_briefly(found[r]))
+            and not self._retired_episode(graph, r)
         }
-        found = self._episode_docs(graph, sorted({a for a in after.values() if a}))
-        answers: dict[str, list[Doc]] = {}
-        for e, a in after.items():
-            reply = found.get(a or "")
-            if (
-                reply is not None
-                and _other_speaker(reply, docs[e])
-                and (asks(e) or _asks_briefly(reply))
-                and not self._retired_episode(graph, str(a))
-            ):
-                answers[e] = [reply]
         # news asked about: the reply to the question, by whoever gave the news
-        follow = {e: index.reply_to(str(c[0]["id"])) for e, c in answers.items() if not asks(e)}
+        follow = {e: reply(str(chain[0]["id"])) for e, chain in answers.items() if not asks(e)}
         more = self._episode_docs(graph, sorted({f for f in follow.values() if f}))
         for e, f in follow.items():
-            turn = more.get(f or "")
-            if (
-                turn is None
-                or turn.get("speaker") != docs[e].get("speaker")
-                or self._retired_episode(graph, str(f))
-            ):
-                del answers[e]  # a question nobody answered says nothing of the news
+            if f in more and speaker(f) == speaker(e) and not self._retired_episode(graph, f):
+                answers[e].append(more[f])
             else:
-                answers[e].append(turn)
+                del answers[e]  # a question nobody answered says nothing of the news
         return answers
 
     def _reply_contexts(
@@ -243,6 +235,7 @@ class ReadMixin(MemoryCore):
             return ""
         with self._lock:
             graph = self._sync()
+            indexed = self._episodes_indexed()
             analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
             unanswered = not tiers.answers_something(ranked, analyzed)
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
@@ -257,7 +250,7 @@ class ReadMixin(MemoryCore):
                     found,
                     analyzed,
                     episode_docs=docs,
-                    frequency=self._episodes_indexed().weight,
+                    frequency=indexed.weight,
                     talk=self._talk(graph),
                     cues=answer_cues(query),
                 )
@@ -279,7 +272,7 @@ class ReadMixin(MemoryCore):
                 max_entities=self.config.recall.max_entities,
                 lens=lens,
                 note=note,
-                answers_past=self._episodes_indexed().after_past_question,
+                answers_past=indexed.after_past_question,
             )
 
     def _talk(self, graph: Graph) -> Talk:

@@ -464,11 +464,15 @@ class EpisodeIndex:
         return bool(np.any((codes == code) & (ords_added == ordinal)))
 
     def holding(
-        self, groups: Iterable[Iterable[str]], *, context: bool = True
+        self,
+        groups: Iterable[Iterable[str]],
+        *,
+        context: bool | npt.NDArray[np.bool_] = True,
     ) -> npt.NDArray[np.bool_]:
-        """Per episode, in index order: whether its words (or, with ``context``, the
-        turns before it) hold every term of one of ``groups``. One pass over each
-        term's postings, however many episodes are then asked about."""
+        """Per episode, in index order: whether its words (or, where ``context`` says
+        so, for every episode or per episode, the turns before it) hold every term of
+        one of ``groups``. One pass over each term's postings, however many episodes
+        are then asked about."""
         count = len(self.ids)
         found = np.zeros(count, dtype=bool)
         for group in groups:
@@ -479,8 +483,12 @@ class EpisodeIndex:
                     held = None
                     break
                 ords, tfs = posting
+                if context is False:  # own words only (a posting with its own tf)
+                    ords = ords[tfs >= 1.0]
+                elif context is not True:  # context counts only where allowed
+                    ords = ords[(tfs >= 1.0) | context[ords]]
                 mask = np.zeros(count, dtype=bool)
-                mask[ords if context else ords[tfs >= 1.0]] = True
+                mask[ords] = True
                 held = mask if held is None else held & mask
             if held is not None:
                 found |= held
@@ -492,40 +500,64 @@ class EpisodeIndex:
         speaker), in the turns just before it ("she works at a vet clinic" after
         "how's Hannah?"). A note is about whom it names: remembered right after a
         note about Alice, "Dana moved to Porto" is not about her."""
-        groups = [tuple(group) for group in groups]
-        own = self.holding(groups, context=False)
         spoken: npt.NDArray[np.bool_] = self._spoken.view()
-        return own | (self.holding(groups) & spoken)
+        return self.holding(groups, context=spoken)
 
     def holding_any(
         self,
         terms: Iterable[str],
         within: npt.NDArray[np.bool_],
         *,
+        at_ms: int | None = None,
+        source: str | None = None,
         most: float = COMMON_SHARE,
     ) -> dict[str, float]:
         """The episodes of ``within`` (a mask in index order) whose own words hold
-        any of ``terms``, each with its BM25 score for those terms. A term more
-        than ``most`` of the texts hold (and more than :data:`COMMON_FLOOR`) says
-        little of any one and is skipped; so is a purged episode."""
-        count = len(self.ids)
-        lengths = self._lengths.view()
-        average = max(self._length_total / max(count, 1), 1e-9)
+        any of ``terms``, each with its BM25 score for those terms; ``at_ms`` and
+        ``source`` as for :meth:`search`. A term more than ``most`` of the texts
+        hold (and more than :data:`COMMON_FLOOR`) says little of any one and is
+        skipped."""
+        hidden = self._hidden(at_ms, source)
+        if hidden is not None:
+            within = within & ~hidden
+        common = max(most * len(self.ids), COMMON_FLOOR)
         found: dict[int, float] = {}
         for term in dict.fromkeys(terms):
             posting = self._postings(term)
-            if posting is None or len(posting[0]) > max(most * count, COMMON_FLOOR):
+            if posting is None or len(posting[0]) > common:
                 continue
             ords, tfs = posting
             keep = within[ords] & (tfs >= 1.0)
-            if not keep.any():
-                continue
-            ords, tfs = ords[keep], tfs[keep]
-            norm = K1 * (1.0 - B + B * lengths[ords] / average)
-            scores = _idf(count, len(posting[0])) * tfs * (K1 + 1.0) / (tfs + norm)
-            for ordinal, score in zip(ords.tolist(), scores.tolist(), strict=True):
+            scores = self._bm25(ords[keep], tfs[keep], len(ords))
+            for ordinal, score in zip(ords[keep].tolist(), scores.tolist(), strict=True):
                 found[ordinal] = found.get(ordinal, 0.0) + score
-        return {self.ids[o]: w for o, w in found.items() if o not in self._removed}
+        return {self.ids[o]: w for o, w in found.items()}
+
+    def _bm25(
+        self, ords: npt.NDArray[np.int32], tfs: Floats, held_by: int
+    ) -> npt.NDArray[np.floating[Any]]:
+        """The BM25 scores of a term's postings (``held_by`` texts hold it)."""
+        average = max(self._length_total / max(len(self.ids), 1), 1e-9)
+        norm = K1 * (1.0 - B + B * self._lengths.view()[ords] / average)
+        scores: npt.NDArray[np.floating[Any]] = (
+            _idf(len(self.ids), held_by) * tfs * (K1 + 1.0) / (tfs + norm)
+        )
+        return scores
+
+    def _hidden(self, at_ms: int | None, source: str | None) -> npt.NDArray[np.bool_] | None:
+        """The episodes a read may not return, in index order: purged ones, ones said
+        after ``at_ms``, ones of another ``source`` (``None``: none is hidden)."""
+        if not self._removed and at_ms is None and source is None:
+            return None
+        count = len(self.ids)
+        hidden = np.zeros(count, dtype=bool)
+        if self._removed:
+            hidden[list(self._removed)] = True
+        if at_ms is not None:
+            hidden |= self._at.view() > at_ms
+        if source is not None:
+            hidden |= ~np.fromiter((s == source for s in self.sources), bool, count)
+        return hidden
 
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ordinal.get(episode_id)
@@ -630,24 +662,16 @@ class EpisodeIndex:
         )
         if total_weight <= 0:
             return []
-        lengths = self._lengths.view()
-        average = max(self._length_total / count, 1e-9)
         scores = np.zeros(count, dtype=np.float32)
         for posting in postings.values():
-            if posting is None:
-                continue
-            ords, tfs = posting
-            norm = K1 * (1.0 - B + B * lengths[ords] / average)
-            scores[ords] += _idf(count, len(ords)) * tfs * (K1 + 1.0) / (tfs + norm)
+            if posting is not None:
+                ords, tfs = posting
+                scores[ords] += self._bm25(ords, tfs, len(ords))
         scores /= total_weight
         np.minimum(scores, 1.0, out=scores)
-        if self._removed:
-            scores[list(self._removed)] = 0.0
-        if at_ms is not None:
-            scores[self._at.view() > at_ms] = 0.0
-        if source is not None:
-            keep = np.fromiter((s == source for s in self.sources), bool, count)
-            scores[~keep] = 0.0
+        hidden = self._hidden(at_ms, source)
+        if hidden is not None:
+            scores[hidden] = 0.0
         candidates = np.flatnonzero(scores > max(floor, 0.0))
         if len(candidates) > k:
             top = np.argpartition(-scores[candidates], k - 1)[:k]

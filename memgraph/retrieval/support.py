@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
-from memgraph.retrieval.ranking import Candidate, Query
+from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
 from memgraph.text import index_terms, words
 
 __all__ = [
@@ -62,9 +62,7 @@ _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
 _SECOND_PERSON = frozenset(
     {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll", "youd"}
 )
-_FIRST_PERSON = frozenset(
-    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "ive"}
-)
+_FIRST_PERSON = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
 _KIND = "\x00kind"
 """The term that stands for any of the everyday words of the answer asked for."""
 _GREETINGS = frozenset(
@@ -160,6 +158,7 @@ def support(
     named = set(query.named)
     things, head = _possessed(query)
     possessed = {t for t in things & set(topic) if weights[t] > 0}
+    talk = talk or Talk()
     # the topic's words a text holds; whether they are theirs (None: nobody's, asked)
     parts: list[tuple[set[str], bool | None]] = []
     for item in ranked[:LOOKED_AT]:
@@ -169,9 +168,7 @@ def support(
         elif item.episode is not None and item.episode in episode_docs:
             text = str(episode_docs[item.episode].get("text") or "")
             speaker = item.entity["id"] if item.entity is not None else None
-            parts.extend(
-                _clauses(text, wanted, speaker, item.episode, named, query, talk or Talk())
-            )
+            parts.extend(_clauses(text, wanted, speaker, item.episode, named, query, talk))
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
@@ -238,7 +235,7 @@ def _clauses(
             if before is None:
                 before = [_split(turn) for turn in talk.before(episode)]
             nearest = before[0] if before else []
-            echoed = [set(words(text)) for text, terms in nearest if held & terms]
+            echoed = [set(words(other)) for other, terms in nearest if held & terms]
             if any(_names(turn, query) for turn in before):
                 whose = True  # "Full knee replacement." after "Walt's knee?"
             elif echoed and not any(_to_them(other) for other in echoed):
