@@ -8,7 +8,7 @@ from memgraph import Memory
 from memgraph.answer_kinds import answer_cues
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.text import index_terms
-from tests.test_recall_quality import remember_dialogue
+from tests.test_recall_quality import recalled
 
 
 def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None:
@@ -40,37 +40,40 @@ def test_a_person_s_occupation_is_found_in_other_words(tmp_path: Path) -> None:
         ("Evelyn", "my eyes work now, I can read the small print"),
         ("Rosa", "back to work at the library on Monday"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        text = memory.recall("What does Naomi do for work?")
+    (text,) = recalled(tmp_path, said, "What does Naomi do for work?")
     assert not text.startswith(NOTHING_SAID), text
     messages = text.split("Related messages:")[1].splitlines()
     # first, before the texts that only hold the question's own word
     assert "pediatric dentist" in messages[1], text
 
 
-def test_what_someone_drinks_is_found_in_what_they_prefer(tmp_path: Path) -> None:
+def noted(tmp_path: Path, notes: list[str], question: str, *, rerank: bool = True) -> str:
+    """What recall answers ``question`` after ``notes`` were remembered, one by one."""
     with Memory(tmp_path / "mem", "u", provider="mock") as memory:
-        for text in (
-            "Alice Chen is a senior engineer at Acme Corp in Berlin.",
-            "Alice prefers green tea over coffee.",
-            "Alice is learning Rust on weekends.",
-        ):
-            memory.remember(text)
-        text = memory.recall("What does Alice drink?")
+        for note in notes:
+            memory.remember(note)
+        return memory.recall(question, rerank=rerank)
+
+
+ALICE = [
+    "Alice Chen is a senior engineer at Acme Corp in Berlin.",
+    "Alice prefers green tea over coffee.",
+]
+
+
+def test_what_someone_drinks_is_found_in_what_they_prefer(tmp_path: Path) -> None:
+    notes = [*ALICE, "Alice is learning Rust on weekends."]
+    text = noted(tmp_path, notes, "What does Alice drink?")
     assert "green tea" in text and not text.startswith(NOTHING_SAID), text
 
 
 def test_a_note_after_one_about_someone_is_not_about_them(tmp_path: Path) -> None:
-    with Memory(tmp_path / "mem", "u", provider="mock") as memory:
-        for text in (
-            "Alice Chen is a senior engineer at Acme Corp in Berlin.",
-            "Alice prefers green tea over coffee.",
-            "Dana moved to Porto and now works at Porto Children's Clinic.",
-            "Alice is learning Rust on weekends.",
-        ):
-            memory.remember(text)
-        text = memory.recall("Where does Alice work?", rerank=False)
+    notes = [
+        *ALICE,
+        "Dana moved to Porto and now works at Porto Children's Clinic.",
+        "Alice is learning Rust on weekends.",
+    ]
+    text = noted(tmp_path, notes, "Where does Alice work?", rerank=False)
     messages = text.split("Related messages:")[1] if "Related messages:" in text else text
     first = messages.strip().splitlines()[0]
     assert "Porto" not in first, text

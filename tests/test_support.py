@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.ranking import Candidate, Query
-from memgraph.retrieval.support import Talk, support
+from memgraph.retrieval.support import Support, Talk, support
 from memgraph.text import index_terms
 
 DANA = {"id": "entity-1", "name": "Dana"}
@@ -48,16 +50,28 @@ def talk_between_dana_and_marcus(
     return Talk(addressee, before)
 
 
-def held(question: str, *said: tuple[dict[str, str], str]) -> tuple[float, float]:
+def judged(
+    question: str,
+    said: list[tuple[dict[str, str], str]],
+    *,
+    frequency: Callable[[str], float] = lambda _term: 1.0,
+    cues: Iterable[str] = (),
+) -> Support | None:
+    """What the someone-else check makes of ``question`` after the chat ``said``."""
     ranked, docs = turns(*said)
-    found = support(
+    return support(
         Graph(),
         ranked,
         ask(question),
         episode_docs=docs,
-        frequency=lambda _term: 1.0,
-        talk=talk_between_dana_and_marcus(list(said), docs),
+        frequency=frequency,
+        talk=talk_between_dana_and_marcus(said, docs),
+        cues=cues,
     )
+
+
+def held(question: str, *said: tuple[dict[str, str], str]) -> tuple[float, float]:
+    found = judged(question, list(said))
     assert found is not None
     return found.own, found.anyone
 
@@ -103,14 +117,10 @@ def test_a_plain_clause_after_a_turn_naming_them_is_theirs() -> None:
 def test_whatever_is_said_the_shares_are_in_order(
     said: list[tuple[dict[str, str], str]], question: str
 ) -> None:
-    ranked, docs = turns(*said)
-    found = support(
-        Graph(),
-        ranked,
-        ask(f"What is Dana's {question}?"),
-        episode_docs=docs,
+    found = judged(
+        f"What is Dana's {question}?",
+        said,
         frequency=lambda term: 1.0 + len(term) % 3,
-        talk=talk_between_dana_and_marcus(said, docs),
         cues=index_terms("dog dentist"),
     )
     if found is not None:
