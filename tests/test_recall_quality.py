@@ -455,6 +455,22 @@ def test_a_question_s_verb_finds_the_text_in_another_tense(tmp_path: Path) -> No
     assert "I made a bowl" in text and not text.startswith(NOTHING_SAID), text
 
 
+def test_a_fact_that_misses_the_asked_verb_does_not_hide_its_message(tmp_path: Path) -> None:
+    # "kids loved the pottery workshop" matches the workshop, not "make": the
+    # message that says "I made a bowl" is shown, near the top.
+    (text,) = recalled(tmp_path, FRIENDS, "What did Melanie make at the pottery workshop?")
+    assert any("I made a bowl" in line for line in text.splitlines()[:3]), text
+
+
+def test_a_fact_in_another_tense_of_the_asked_verb_matches(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "notes", provider="mock") as memory:
+        memory.remember("Dana built a treehouse for her nephew.")
+        memory.remember("Dana planted tomatoes and basil in the garden.")
+        hits = memory.search("What did Dana build?", k=3)
+    assert hits and hits[0].observation is not None, hits
+    assert "built" in hits[0].observation.content, hits
+
+
 def test_a_reply_about_the_past_shows_the_day_before_not_the_coming_one(tmp_path: Path) -> None:
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
         memory.remember("happy belated again 🎂", speaker="Tariq", at="2023-11-05T18:00:00Z")

@@ -38,12 +38,13 @@ import numpy as np
 
 from memgraph.attributes import asked_attributes
 from memgraph.graph.graph import Doc, Graph
+from memgraph.graph.lazy import PostingIndex
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_schema
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import index_terms, terms, words
+from memgraph.text import VERB_FORMS, index_terms, terms, words
 
 __all__ = [
     "CURRENT",
@@ -306,7 +307,9 @@ def keyword_matches(
     query_terms = list(dict.fromkeys(source))
     if not query_terms:
         return {}
-    index = graph.all_term_index() if history else graph.term_index()
+    saved = graph.all_term_index() if history else graph.term_index()
+    # A verb in any of its forms: "What did she make?" finds "made a bowl".
+    index = {term: _in_any_form(saved, term) for term in query_terms}
     total = max(graph.observation_count, 1)
     rarest = min((len(index.get(t, ())) for t in query_terms if index.get(t)), default=1)
     # A term no fact holds weighs as much as the rarest one that some fact holds:
@@ -342,6 +345,13 @@ def keyword_matches(
         # The named entities' facts are not lost among thousands of equal scores.
         kept += [(scores[i], i) for i in facts if scores[i] >= cutoff]
     return {obs_id: score / weight for score, obs_id in kept}
+
+
+def _in_any_form(index: Mapping[str, set[str]] | PostingIndex, term: str) -> set[str]:
+    """The ids of facts holding ``term`` or another form of its verb."""
+    own: set[str] = index.get(term) or set()
+    forms = [found for form in VERB_FORMS.get(term, ()) if (found := index.get(form))]
+    return own.union(*forms) if forms else own
 
 
 def named_facts(graph: Graph, entity_ids: Iterable[str], *, history: bool = False) -> list[str]:
