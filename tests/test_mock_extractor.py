@@ -281,3 +281,41 @@ def test_parse_known_reads_headers_facts_and_relations() -> None:
         KnownEntity("Acme", "organization", [], []),
     ]
     assert parse_known("") == []
+
+
+def names_in(result: dict[str, Any]) -> set[str]:
+    return {e["name"] for e in result["entities"]}
+
+
+def test_i_m_in_a_lowercase_chat_is_the_speaker_not_a_person_a_pronoun_means() -> None:
+    # The turn before holds no name but "I'm", capitalised mid-sentence.
+    result = extract(
+        "she's doing everything, pills, ice, meals",
+        speaker="Kevin",
+        previous="mom's exhausted, honestly I'm trying to take over nights",
+    )
+    assert not {"I'm", "I"} & names_in(result), result
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ha, no, that was my mom! She's been knitting nonstop since the party.",
+        "Ooh, that's actually a good idea.",
+        "Go put your feet up, you earned it.",
+        "Closing is set for December 15, so we move around the holidays.",
+    ],
+)
+def test_interjections_commands_and_doings_that_start_a_sentence_are_not_names(
+    text: str,
+) -> None:
+    assert not {"Ha", "Ooh", "Go", "Closing"} & names_in(extract(text, speaker="Joanna")), text
+
+
+def test_a_holiday_is_an_event_a_pronoun_never_points_at() -> None:
+    result = extract(
+        "We spent Christmas at my parents'. He proposed to Simone on the roof.",
+        speaker="Malik",
+    )
+    assert entity(result, "Christmas")["type"] == "event", result
+    assert all("proposed" not in o for o in entity(result, "Christmas")["observations"]), result

@@ -17,6 +17,7 @@ __all__ = [
     "FILLERS",
     "GREETING_WORDS",
     "HEAD",
+    "HOLIDAYS",
     "IMPERATIVES",
     "IMPERSONAL",
     "KEEP_ADVERBS",
@@ -101,12 +102,16 @@ COMMON_STARTS = STOP_WORDS | _set(
     sometimes maybe perhaps everyone nobody someone somebody people there also actually
     anyway well oh so and but or remember note tell show give list find search recall remind
     help explain write summarize summarise let last next every our we they i sounds looks
-    seems got noted understood perfect exactly indeed wow"""
+    seems got noted understood perfect exactly indeed wow ha hah haha hehe ooh oooh ah ahh aw
+    aww ugh hmm hm yikes whoa wait oof phew welp yay yup nah lmao omg congrats congratulations
+    go hug enjoy stay take have happy merry"""
 )
 NOT_NAMES = _set(
     """i monday tuesday wednesday thursday friday saturday sunday january february march
     april june july august september october november december ok okay"""
 )
+HOLIDAYS = _set("christmas easter thanksgiving halloween hanukkah passover ramadan diwali")
+"""Named days: events, never a person a pronoun points at."""
 IMPERATIVES = _set(
     """tell show give list find search recall remind help explain write summarize summarise
     describe check look call email send book schedule let make please can could would will

@@ -42,6 +42,7 @@ from .lexicon import (
     FILLERS,
     GREETING_WORDS,
     HEAD,
+    HOLIDAYS,
     IMPERATIVES,
     IMPERSONAL,
     KEEP_ADVERBS,
@@ -275,9 +276,16 @@ def _clean_name(token_text: str) -> str:
     return name.rstrip(".").strip()
 
 
+_GERUND = re.compile(r"^[A-Z][a-z]{3,}ing$")
+
+
 def _capitalised(token: str) -> bool:
     core = _clean_name(token)
     if not core or not core[0].isalpha() or core.lower() in NOT_NAMES | PERSON_ROLES:
+        return False
+    if (
+        core.replace("’", "'").split("'")[0] == "I"
+    ):  # "I'm", "I've": the speaker, capitalised mid-sentence
         return False
     if sum(c.isalpha() for c in core) < 2:
         return False
@@ -461,6 +469,8 @@ class _Extractor:
             ent.cue("organization", SUFFIX)
         elif parts[0] in PROJECT_HEADS or parts[-1] in PROJECT_HEADS:
             ent.cue("project", SUFFIX)
+        elif parts[0] in HOLIDAYS:
+            ent.cue("event", SUFFIX)
         self.entities[name_key(name)] = ent
         self.order.append(ent)
         return ent
@@ -537,6 +547,8 @@ class _Extractor:
                 j += 2
             else:
                 break
+        if initial and j == i + 1 and _GERUND.match(toks[i]):
+            return i  # "Closing is set for December 15": a doing, not a name
         if initial and j == i + 1 and not toks[i].endswith("'s"):
             # A capitalised first word is a name only when it reads as a subject:
             # a verb, "and" or an apposition follows ("Maria moved", not "Honestly I").
