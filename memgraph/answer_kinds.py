@@ -43,6 +43,7 @@ KINDS: tuple[AnswerKind, ...] = (
         "occupation",
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
         r"occupation|profession|career|what does \w+ do\b|work as|role|"
+        r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for)\b",
         "teaches teacher nurse doctor dentist surgeon pharmacist "
         "engineer developer programmer designer architect lawyer accountant manager "

@@ -5,13 +5,17 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 
 import Stemmer
 
 __all__ = [
     "IRREGULAR_PAST",
+    "KIN_WORDS",
+    "SHORT_WORDS",
     "STOP_WORDS",
     "VERB_FORMS",
+    "WORD_FORMS",
     "content_key",
     "index_terms",
     "index_terms_many",
@@ -211,7 +215,57 @@ def _verb_forms() -> dict[str, tuple[str, ...]]:
     return forms
 
 
+KIN_WORDS: dict[str, str] = {
+    "mother": "mom mum mama mommy",
+    "father": "dad papa daddy",
+    "grandmother": "grandma nana granny",
+    "grandfather": "grandpa",
+    "brother": "bro",
+    "sister": "sis",
+    "husband": "hubby",
+    "children": "kids kid child",
+}
+"""Family words -> the everyday words said for them."""
+SHORT_WORDS: dict[str, str] = {
+    "veterinary": "vet", "veterinarian": "vet", "technician": "tech", "technology": "tech",
+    "doctor": "doc", "professor": "prof", "university": "uni", "graduate": "grad",
+    "graduation": "grad", "undergraduate": "undergrad", "laboratory": "lab",
+    "mathematics": "math maths", "chemistry": "chem", "biology": "bio",
+    "psychology": "psych", "economics": "econ", "statistics": "stats",
+    "examination": "exam", "photograph": "photo pic", "photographs": "photos pics",
+    "picture": "pic", "pictures": "pics", "bicycle": "bike", "motorcycle": "motorbike",
+    "application": "app", "advertisement": "ad", "apartment": "apt", "gymnasium": "gym",
+    "rehabilitation": "rehab", "physiotherapy": "physio", "refrigerator": "fridge",
+    "television": "tv", "information": "info", "introduction": "intro",
+    "congratulations": "congrats", "favorite": "fave fav favourite", "vacation": "vacay",
+    "limousine": "limo", "influenza": "flu", "identification": "id",
+    "administration": "admin", "representative": "rep", "sergeant": "sgt",
+    "saxophone": "sax", "hippopotamus": "hippo",
+}  # fmt: skip
+"""Words -> their common clipped forms ("vet tech" for "veterinary technician")."""
+
+
+def _word_forms(groups: Iterable[Iterable[str]]) -> dict[str, tuple[str, ...]]:
+    """Each term of a group of index terms that say the same -> the group's others."""
+    forms: dict[str, set[str]] = {}
+    for group in groups:
+        stems = list(dict.fromkeys(group))
+        for term in stems:
+            forms.setdefault(term, set()).update(other for other in stems if other != term)
+    return {term: tuple(sorted(others)) for term, others in forms.items() if others}
+
+
 VERB_FORMS: dict[str, tuple[str, ...]] = _verb_forms()
 """Index term of an irregular verb form -> the index terms of its other forms
 (``make`` -> ``made``; ``led`` -> ``lead``), for matching a question's verb in
 any tense."""
+WORD_FORMS: dict[str, tuple[str, ...]] = _word_forms(
+    [
+        *([term, *others] for term, others in VERB_FORMS.items()),
+        *(index_terms(f"{word} {short}") for word, short in (KIN_WORDS | SHORT_WORDS).items()),
+    ]
+)
+"""Index term -> the index terms of the other words that say the same: a verb's other
+forms (``make`` -> ``made``), a family word's everyday ones (``mother`` -> ``mom``)
+and clipped words (``veterinari`` -> ``vet``), for matching a question's words in
+any of them."""

@@ -18,6 +18,7 @@ from memgraph import Memory
 from memgraph.cli import cli
 from memgraph.llm_calls.provider import Provider
 from memgraph.retrieval.recall_text import NOTHING_SAID
+from memgraph.text import WORD_FORMS, index_terms
 from tests.conftest import load_fixture
 
 CHAT = load_fixture("conversations/priya.json")
@@ -484,3 +485,9 @@ def test_a_reply_about_the_past_shows_the_day_before_not_the_coming_one(tmp_path
         )
         text = memory.recall("When did Wren have dinner at Fet-Fisk?")
     assert "friday (3 November 2023)" in text, text
+
+
+def test_a_clipped_word_finds_the_full_one() -> None:
+    assert "vet" in WORD_FORMS[index_terms("veterinary")[0]]
+    assert "tech" in WORD_FORMS[index_terms("technician")[0]]
+    assert index_terms("mother")[0] in WORD_FORMS["mom"]

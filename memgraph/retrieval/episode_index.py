@@ -31,7 +31,7 @@ import numpy.typing as npt
 import orjson
 
 from memgraph.dates import asks_about_past, mentions
-from memgraph.text import VERB_FORMS, index_terms
+from memgraph.text import WORD_FORMS, index_terms
 
 __all__ = [
     "CONTEXT_GAP_MS",
@@ -614,7 +614,7 @@ class EpisodeIndex:
         """A term's postings, with those of its verb's other forms ("make" finds "I
         made a bowl"): one posting per episode, its term frequencies summed."""
         own = self._postings(term)
-        others = [p for p in map(self._postings, VERB_FORMS.get(term, ())) if p is not None]
+        others = [p for p in map(self._postings, WORD_FORMS.get(term, ())) if p is not None]
         if not others:
             return own
         parts = [own, *others] if own is not None else others

@@ -44,7 +44,7 @@ from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_sch
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import VERB_FORMS, index_terms, terms, words
+from memgraph.text import WORD_FORMS, index_terms, terms, words
 
 __all__ = [
     "CURRENT",
@@ -350,7 +350,7 @@ def keyword_matches(
 def _in_any_form(index: Mapping[str, set[str]] | PostingIndex, term: str) -> set[str]:
     """The ids of facts holding ``term`` or another form of its verb."""
     own: set[str] = index.get(term) or set()
-    forms = [found for form in VERB_FORMS.get(term, ()) if (found := index.get(form))]
+    forms = [found for form in WORD_FORMS.get(term, ()) if (found := index.get(form))]
     return own.union(*forms) if forms else own
 
 

@@ -33,7 +33,7 @@ from memgraph.clock import parse_iso
 from memgraph.dates import format_day, resolve_relative_dates
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query, budgeted_text
-from memgraph.text import VERB_FORMS, content_key, index_terms, terms, words
+from memgraph.text import WORD_FORMS, content_key, index_terms, terms, words
 
 __all__ = [
     "CONTEXT_WORDS",
@@ -262,7 +262,7 @@ def format_recall(
 
 def _in_any_form(words: Iterable[str]) -> frozenset[str]:
     """Index terms with their verbs' other forms ("make" and "made")."""
-    return frozenset(itertools.chain(words, *(VERB_FORMS.get(word, ()) for word in words)))
+    return frozenset(itertools.chain(words, *(WORD_FORMS.get(word, ()) for word in words)))
 
 
 def _asked_words(doc: Doc, asked: frozenset[str]) -> set[str]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
-from memgraph.text import index_terms, words
+from memgraph.text import KIN_WORDS, index_terms, words
 
 __all__ = [
     "ANSWER_WORDS",
@@ -75,16 +75,7 @@ _POSSESSED = re.compile(
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _KIN = {
     alias: index_terms(word)[0]
-    for word, aliases in {
-        "mother": "mom mum mama mommy",
-        "father": "dad papa daddy",
-        "grandmother": "grandma nana granny",
-        "grandfather": "grandpa",
-        "brother": "bro",
-        "sister": "sis",
-        "husband": "hubby",
-        "children": "kids kid child",
-    }.items()
+    for word, aliases in KIN_WORDS.items()
     for alias in index_terms(aliases)
 }
 """Kinship words said in other words ("Mom's mammogram" for "her mother's")."""
