@@ -212,6 +212,12 @@ def _day_in(year: int, month: int, day: int) -> date | None:
         return None
 
 
+LIKELY_PAST = -2
+"""Tense of a clause that says none but answers a question about the past."""
+PAST_REACH_DAYS = 62
+"""How far back a month and day without a year is read as past for such a clause."""
+
+
 def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
     """The date ``month``/``day`` within half a year of ``said``, nudged by tense."""
     options = [
@@ -220,6 +226,14 @@ def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
     if not options:
         return None
     best = min(options, key=lambda d: abs((d - said).days))
+    if tense == LIKELY_PAST:
+        # an answer about the past ("the dinner was on May 3"): the date just
+        # gone, unless that is months back and a plan reads better ("Closing got
+        # pushed to January 8", said in November)
+        earlier = [d for d in options if d <= said]
+        if earlier and max(earlier) >= said - timedelta(days=PAST_REACH_DAYS):
+            return max(earlier)
+        tense = 0
     if tense == 0 and best < said - timedelta(days=30):
         # Said without a tense ("It's May 19", "a trip for November 14"): a plan,
         # unless it was only days ago.
@@ -414,7 +428,9 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
             if kind in ("month_day_year", "day_month_year"):
                 taken.append((start, end))
                 continue
-            tense = _tense(text, start, end) or (-1 if past else 0)
+            tense = _tense(text, start, end) or (
+                (LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0
+            )
             resolved = None
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)

@@ -258,6 +258,15 @@ def test_an_answer_to_a_question_about_the_past_reads_a_bare_weekday_as_past() -
     assert "friday (10 November 2023)" in resolve_relative_dates(plan, sunday, past=True)
 
 
+def test_an_answer_about_the_past_reads_a_month_and_day_as_past_only_when_recent() -> None:
+    sunday = date(2023, 11, 5)
+    reply = "the best. dinner at Fet-Fisk on October 3"
+    assert "October 3 (3 October 2023)" in resolve_relative_dates(reply, sunday, past=True)
+    # months back would be odd: the date ahead is meant
+    plan = "the sellers need more time. Closing is now January 8"
+    assert "January 8 (8 January 2024)" in resolve_relative_dates(plan, sunday, past=True)
+
+
 @pytest.mark.parametrize(
     ("text", "past"),
     [
