@@ -211,6 +211,7 @@ def format_recall(
             fact_words.setdefault(source, set()).update(index_terms(item.obs["content"]))
     messages: list[Candidate] = []
     contexts = reply_contexts or {}
+    replies = answers or {}
     asked = _in_any_form(query.content_terms)
     for item in ranked:
         if item.episode is None or len(messages) >= max_messages:
@@ -222,6 +223,7 @@ def format_recall(
         said = fact_words.get(item.episode, set())
         if (
             item.episode not in contexts  # its facts do not say what it answers
+            and item.episode not in replies  # nor what was answered when asked about it
             and shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN
             and _asked_words(episode_docs[item.episode], asked) <= said
             and _covered(
