@@ -107,17 +107,6 @@ class ReadMixin(MemoryCore):
                     label += f" ({context})"
                 item.label = label
 
-    def _stated_words(self, graph: Graph, episode_id: str) -> set[str]:
-        """The words of the facts an episode stated and the names of whom they are about."""
-        found: set[str] = set()
-        for number in self._episodes_indexed().facts_of(episode_id) or ():
-            pair = graph.observation(f"obs-{number}")
-            if pair is None:
-                continue
-            entity, obs = pair
-            found.update(index_terms(f"{entity['name']} {obs['content']}"))
-        return found
-
     def _answers(
         self, graph: Graph, docs: Mapping[str, Doc], episode_ids: Sequence[str]
     ) -> dict[str, list[Doc]]:
@@ -266,7 +255,6 @@ class ReadMixin(MemoryCore):
                 episode_docs=docs,
                 reply_contexts=self._reply_contexts(graph, best, analyzed.terms),
                 answers=self._answers(graph, best, list(best)),
-                stated_words=lambda episode_id: self._stated_words(graph, episode_id),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
                 max_entities=self.config.recall.max_entities,

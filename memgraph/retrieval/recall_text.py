@@ -170,7 +170,6 @@ def format_recall(
     lens: Lens = CURRENT,
     reply_contexts: Mapping[str, Sequence[Doc]] | None = None,
     answers: Mapping[str, Sequence[Doc]] | None = None,
-    stated_words: Callable[[str], set[str]] | None = None,
     note: str | None = None,
     answers_past: Callable[[str], bool] | None = None,
 ) -> str:
@@ -182,9 +181,8 @@ def format_recall(
 
     ``reply_contexts`` maps a message to the turns it answers, quoted after it
     (for messages whose own words do not say what they are about); ``answers``
-    maps a message that asks something to the reply said right after it;
-    ``stated_words`` gives the words of every fact a message stated, to tell
-    whether the facts shown from it say all it said."""
+    maps a message that asks something to the reply said right after it. A
+    message is left out when the facts shown from it say what it says."""
     blocks: dict[str, _Block] = {}
     shown_facts: dict[str, float] = {}  # episode id -> best score of a shown fact from it
     fact_words: dict[str, set[str]] = {}  # episode id -> the words of the facts shown from it
@@ -226,11 +224,7 @@ def format_recall(
             and item.episode not in replies  # nor what was answered when asked about it
             and shown_facts.get(item.episode, -1.0) >= item.score - COVER_MARGIN
             and _asked_words(episode_docs[item.episode], asked) <= said
-            and _covered(
-                graph,
-                episode_docs[item.episode],
-                said | stated_words(item.episode) if stated_words is not None else said,
-            )
+            and _covered(graph, episode_docs[item.episode], said)
         ):
             continue  # the facts shown from it say what it says, at least as relevantly
         messages.append(item)
