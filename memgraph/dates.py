@@ -133,6 +133,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
         ("day_month", r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})"),
         ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b" + _NOT_A_DAY),
+        ("weekday_of_week", r"\b" + _WEEKDAY + r",? (?:of )?(?P<rel>last|this|next) week\b"),
+        ("week_weekday", r"\b(?P<rel>last|this|next) week(?:'s)?,? (?:on )?" + _WEEKDAY + r"\b"),
         ("month_of_rel_year", r"\b" + _MONTH + r" (?:of )?(?P<rel>last|this|next) year\b"),
         ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
         ("today", r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"),
@@ -347,6 +349,10 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         if unit == "month":
             return format_month(*_add_months(said.year, said.month, step))
         return str(said.year + step)
+    if kind in ("weekday_of_week", "week_weekday"):  # "thursday of next week"
+        monday = said - timedelta(days=said.weekday())
+        weeks = {"last": -1, "this": 0, "next": 1}[groups["rel"].lower()]
+        return format_day(monday + timedelta(days=7 * weeks + _WEEKDAY_INDEX[groups["wd"]]))
     if kind in ("rel_weekday", "weekday"):
         rel = groups.get("rel") or ""
         weekday = _WEEKDAY_INDEX[groups["wd"]]

@@ -30,6 +30,9 @@ MONDAY = date(2024, 2, 26)
         ("we met 3 days ago", MONDAY, "3 days ago (23 February 2024)"),
         ("we moved last Saturday", MONDAY, "last Saturday (24 February 2024)"),
         ("the party is on Saturday", MONDAY, "Saturday (2 March 2024)"),
+        ("a panel thursday of next week", MONDAY, "thursday of next week (7 March 2024)"),
+        ("it was Monday of last week", MONDAY, "Monday of last week (19 February 2024)"),
+        ("next week on Friday we fly", MONDAY, "next week on Friday (8 March 2024)"),
         # "since" and "has been" speak of the past
         (
             "my shin has been killing me since my long run Saturday",
