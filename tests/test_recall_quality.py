@@ -16,7 +16,9 @@ from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatMod
 
 from memgraph import Memory
 from memgraph.cli import cli
+from memgraph.graph.graph import Graph
 from memgraph.llm_calls.provider import Provider
+from memgraph.retrieval import recall_text
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.text import WORD_FORMS, index_terms
 from tests.conftest import load_fixture
@@ -491,3 +493,12 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     assert "vet" in WORD_FORMS[index_terms("veterinary")[0]]
     assert "tech" in WORD_FORMS[index_terms("technician")[0]]
     assert index_terms("mother")[0] in WORD_FORMS["mom"]
+
+
+def test_a_message_with_a_sentence_no_shown_fact_holds_is_not_covered() -> None:
+    message = {
+        "text": "my bachelor thing is next weekend, omar's planning it. cannon beach, just us"
+    }
+    fact = set(index_terms("bachelor thing is next weekend, omar's planning it"))
+    assert not recall_text._covered(Graph(), message, fact)
+    assert recall_text._covered(Graph(), message, fact | set(index_terms("cannon beach")))

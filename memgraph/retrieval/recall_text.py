@@ -287,6 +287,11 @@ def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
         if not name_terms or not all(term in known for term in name_terms):
             return False
         held |= stems
+    if any(
+        len(sentence) > 1 and not sentence & held
+        for sentence in map(set, map(index_terms, _SENTENCE_END.split(text)))
+    ):
+        return False  # "cannon beach, just 6 of us": a sentence no fact holds a word of
     return len(own & held) >= COVER_SHARE * len(own)
 
 
