@@ -12,6 +12,7 @@ import Stemmer
 __all__ = [
     "IRREGULAR_PAST",
     "KIN_WORDS",
+    "SAME_WORDS",
     "SHORT_WORDS",
     "STOP_WORDS",
     "VERB_FORMS",
@@ -243,6 +244,15 @@ SHORT_WORDS: dict[str, str] = {
     "saxophone": "sax", "hippopotamus": "hippo",
 }  # fmt: skip
 """Words -> their common clipped forms ("vet tech" for "veterinary technician")."""
+SAME_WORDS: tuple[str, ...] = (
+    "boss manager supervisor",
+    "fired laid",
+    "gift present",
+    "buy bought purchase purchased",
+    "movie film",
+    "physician doctor",
+)
+"""Words everyday speech uses for one another ("my manager" for "her boss")."""
 
 
 def _word_forms(groups: Iterable[Iterable[str]]) -> dict[str, tuple[str, ...]]:
@@ -263,6 +273,7 @@ WORD_FORMS: dict[str, tuple[str, ...]] = _word_forms(
     [
         *([term, *others] for term, others in VERB_FORMS.items()),
         *(index_terms(f"{word} {short}") for word, short in (KIN_WORDS | SHORT_WORDS).items()),
+        *map(index_terms, SAME_WORDS),
     ]
 )
 """Index term -> the index terms of the other words that say the same: a verb's other

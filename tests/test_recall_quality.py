@@ -493,6 +493,7 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     assert "vet" in WORD_FORMS[index_terms("veterinary")[0]]
     assert "tech" in WORD_FORMS[index_terms("technician")[0]]
     assert index_terms("mother")[0] in WORD_FORMS["mom"]
+    assert index_terms("manager")[0] in WORD_FORMS["boss"]
 
 
 def test_a_message_with_a_sentence_no_shown_fact_holds_is_not_covered() -> None:
@@ -502,3 +503,13 @@ def test_a_message_with_a_sentence_no_shown_fact_holds_is_not_covered() -> None:
     fact = set(index_terms("bachelor thing is next weekend, omar's planning it"))
     assert not recall_text._covered(Graph(), message, fact)
     assert recall_text._covered(Graph(), message, fact | set(index_terms("cannon beach")))
+
+
+def test_a_word_said_for_the_asked_one_counts_as_theirs(tmp_path: Path) -> None:
+    said = [
+        ("Rachel", "how's the new job?? first week!"),
+        ("Kevin", "good so far! my manager carla is very intense but in a good way"),
+        ("Rachel", "my boss never texts after 5, I'm spoiled"),
+    ]
+    (text,) = recalled(tmp_path, said, "Who is Kevin's boss?")
+    assert not text.startswith(NOTHING_SAID) and "carla" in text, text

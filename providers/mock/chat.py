@@ -20,7 +20,7 @@ from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
-from memgraph.text import STOP_WORDS, content_key, stem, words
+from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
 
 from .reply import reply
 from .rules import extract, split_sentences
@@ -279,6 +279,10 @@ class MockChatModel:
     def _rerank(self, messages: Sequence[Message]) -> dict[str, Any]:
         asked = _tagged(messages, "query") or ""
         query = overlap_terms(asked)
+        # the words said for the asked ones ("my manager" for "her boss"), as a model reads them
+        query |= {
+            form for term in query if term not in VERB_FORMS for form in WORD_FORMS.get(term, ())
+        }
         cues = frozenset(answer_cues(asked)) - query
         attributes = attribute_cues(asked_attributes(words(asked)))
         news = frozenset(stem(w) for w in words(attributes)) - query
