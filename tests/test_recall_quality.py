@@ -513,3 +513,20 @@ def test_a_word_said_for_the_asked_one_counts_as_theirs(tmp_path: Path) -> None:
     ]
     (text,) = recalled(tmp_path, said, "Who is Kevin's boss?")
     assert not text.startswith(NOTHING_SAID) and "carla" in text, text
+
+
+def test_a_thing_the_text_says_is_someone_else_s_is_not_theirs(tmp_path: Path) -> None:
+    said = [
+        ("Joanna", "how did the kids' workshop go?"),
+        (
+            "Malik",
+            "So good. One little girl painted her grandma's cat and then gave it to me, "
+            "I almost cried.",
+        ),
+        ("Joanna", "stop that's adorable. my cat Pickles would never sit for a portrait"),
+    ]
+    malik, joanna = recalled(
+        tmp_path, said, "What is the name of Malik's cat?", "What is the name of Joanna's cat?"
+    )
+    assert malik.startswith(NOTHING_SAID), malik
+    assert "Pickles" in joanna and not joanna.startswith(NOTHING_SAID), joanna

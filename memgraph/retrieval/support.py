@@ -159,7 +159,9 @@ def support(
         elif item.episode is not None and item.episode in episode_docs:
             text = str(episode_docs[item.episode].get("text") or "")
             speaker = item.entity["id"] if item.entity is not None else None
-            parts.extend(_clauses(text, wanted, speaker, item.episode, named, query, talk))
+            parts.extend(
+                _clauses(text, wanted, speaker, item.episode, named, query, talk, head=head)
+            )
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
@@ -197,10 +199,16 @@ def _clauses(
     named: set[str],
     query: Query,
     talk: Talk,
+    *,
+    head: str | None = None,
 ) -> list[tuple[set[str], bool | None]]:
     """The topic's words a text holds, split by whose they are: theirs (the text
     names them, or goes on from a turn that does), its speaker's own, its
-    addressee's (said to them), or nobody's (asked, or of someone unnamed)."""
+    addressee's (said to them), or nobody's (asked, or of someone unnamed).
+
+    ``head`` is the kind of thing the question says is theirs ("dog" of "Dana's
+    dog"): a clause that says whose that thing is ("my dog", "her grandma's cat")
+    is that owner's."""
     wanted = set(topic)
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
@@ -213,7 +221,16 @@ def _clauses(
         if not held:
             continue
         spoken = set(words(clause))
-        if clause.rstrip().endswith("?"):
+        owner = _owner(clause, head, query) if head is not None and head in held else None
+        if owner is not None and not named_in_text:
+            whose = (
+                speaker in named
+                if owner == "speaker"
+                else _is(talk.addressee(episode), named)
+                if owner == "addressee"
+                else owner == "them"
+            )
+        elif clause.rstrip().endswith("?"):
             # "is your eye surgery still on?" takes it that the addressee has one
             whose = _is(talk.addressee(episode), named) if "your" in spoken else None
         elif named_in_text:
@@ -237,6 +254,32 @@ def _clauses(
                 whose = speaker in named
         owned.setdefault(whose, set()).update(held)
     return [(held, whose) for whose, held in owned.items()]
+
+
+_OWNER_WORDS = {"my": "speaker", "our": "speaker", "your": "addressee", "ur": "addressee"}
+_OTHERS = frozenset({"his", "her", "their", "its"})
+_WORD = re.compile(r"[\w'’]+")
+
+
+def _owner(clause: str, head: str, query: Query) -> str | None:
+    """Whose the clause says the asked thing is, by the words just before it: "my
+    dog" the speaker's, "your dog" the addressee's, "Dana's dog" theirs ("them"),
+    "her grandma's cat" someone else's ("other"); ``None`` when it does not say
+    ("the dog", "a cat")."""
+    tokens = _WORD.findall(clause)
+    for at, token in enumerate(tokens):
+        if _in_any_form(index_terms(token)) & {head} and index_terms(token):
+            for before in reversed(tokens[max(0, at - 2) : at]):
+                low = before.lower().replace("’", "'")
+                if low in _OWNER_WORDS:
+                    return _OWNER_WORDS[low]
+                if low in _OTHERS:
+                    return "other"
+                if low.endswith("'s") and index_terms(low[:-2]):
+                    theirs = _kin(index_terms(low[:-2])) <= query.name_terms
+                    return "them" if theirs else "other"
+            return None
+    return None
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
