@@ -247,7 +247,6 @@ SHORT_WORDS: dict[str, str] = {
 SAME_WORDS: tuple[str, ...] = (
     "boss manager supervisor",
     "fired laid",
-    "gift present",
     "buy bought purchase purchased",
     "movie film",
     "physician doctor",

@@ -43,9 +43,9 @@ def talk_between_dana_and_marcus(
         speaker = said[int(episode.split("-")[1])][0]
         return MARCUS["id"] if speaker is DANA else DANA["id"]
 
-    def before(episode: str) -> list[str]:
+    def before(episode: str) -> list[tuple[str, str]]:
         at = order.index(episode)
-        return [texts[e]["text"] for e in reversed(order[max(0, at - 2) : at])]
+        return [(e, texts[e]["text"]) for e in reversed(order[max(0, at - 2) : at])]
 
     return Talk(addressee, before)
 
@@ -125,3 +125,21 @@ def test_whatever_is_said_the_shares_are_in_order(
     )
     if found is not None:
         assert 0.0 <= found.own <= found.anyone <= 1.0 + 1e-9
+
+
+def test_their_name_in_a_turn_said_to_them_only_calls_them() -> None:
+    own, anyone = held(
+        "When was Dana's charity race?",
+        (MARCUS, "Woohoo Dana! The charity race last Saturday was amazing."),
+    )
+    assert own == 0.0 and anyone == 1.0
+
+
+def test_an_answer_echoing_the_other_speaker_s_question_is_its_speaker_s() -> None:
+    # "running." answers "For walking or running?": the shoes are Marcus's own
+    own, anyone = held(
+        "Does Dana go running?",
+        (DANA, "Love that purple color! For walking or running?"),
+        (MARCUS, "These are for running."),
+    )
+    assert own == 0.0 and anyone == 1.0

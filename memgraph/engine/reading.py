@@ -273,7 +273,7 @@ class ReadMixin(MemoryCore):
             # someone with no entity of their own is still not the one asked about
             return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
 
-        def before(episode_id: str) -> list[str]:
+        def before(episode_id: str) -> list[tuple[str, str]]:
             if index.speaker_of(episode_id) is None:
                 return []  # a note, not a turn of a conversation
             turns: list[str] = []
@@ -282,7 +282,7 @@ class ReadMixin(MemoryCore):
                 turns.append(previous)
                 previous = index.context_of(previous)
             docs = self._episode_docs(graph, turns)
-            return [str(docs[t].get("text") or "") for t in turns if t in docs]
+            return [(t, str(docs[t].get("text") or "")) for t in turns if t in docs]
 
         return Talk(addressee, before)
 

@@ -88,12 +88,12 @@ class Talk:
     Attributes:
         addressee: episode id -> the entity id of whom it speaks to (another
             string when they have no entity), if known.
-        before: episode id -> the texts of the (at most two) turns it goes on
-            from, nearest first.
+        before: episode id -> the (at most two) turns it goes on from, nearest
+            first, as ``(episode id, text)``.
     """
 
     addressee: Callable[[str], str | None] = lambda _episode: None
-    before: Callable[[str], Sequence[str]] = lambda _episode: ()
+    before: Callable[[str], Sequence[tuple[str, str]]] = lambda _episode: ()
 
 
 @dataclass(frozen=True)
@@ -131,22 +131,26 @@ def support(
     whom a remembered turn speaks to and what was said before it; ``cues`` are the
     everyday words of the kind of answer asked for ("dentist" for "What does Naomi
     do for work?"): a text holding one holds the topic. ``None`` when the
-    query does not name exactly one entity ("Dana's brother Chidi" names two: whose
-    is the topic is then no single person's) or asks nothing but an answer's kind.
+    query does not name exactly one entity, or one person among several ("Dana's
+    brother Chidi" names two: whose is the topic is then no single person's), or
+    asks nothing but an answer's kind.
     When the question asks about something of theirs ("Dana's sister", "her
     tortoise"), only texts that hold that thing count, if any does.
     """
-    if len(query.named) != 1:
+    named = set(query.named)
+    if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
+        named = {e for e in named if (graph.entities.get(e) or {}).get("type") == "person"}
+    if len(named) != 1:
         return None
     topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS))
-    weights = {t: frequency(t) for t in topic}
+    # a word weighs as the rarest of its forms the texts hold ("grandma" for "grandmother")
+    weights = {t: max(map(frequency, (t, *WORD_FORMS.get(t, ())))) for t in topic}
     kind = set(cues) - set(topic)
     if kind:  # as much as the topic's weightiest word (all of it when none is held)
         weights[_KIND] = max(weights.values(), default=0.0) or 1.0
     if sum(weights.values()) <= 0:
         return None
     wanted = [*topic, *kind]
-    named = set(query.named)
     things, head = _possessed(query)
     possessed = {t for t in things & set(topic) if weights[t] > 0}
     talk = talk or Talk()
@@ -213,8 +217,13 @@ def _clauses(
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
         return []
-    named_in_text = _names(clauses, query)
-    before: list[list[tuple[str, set[str]]]] | None = None  # the turns before, by clause
+    # Said to them, their name only calls them ("That's great, Caroline! Which one?"),
+    # unless it says something is theirs ("and Dana's knee?")
+    named_in_text = _names(clauses, query) and (
+        not _is(talk.addressee(episode), named) or _owned_by_name(text, query)
+    )
+    # the turns before, by clause, and whether a name of theirs in it only calls them
+    before: list[tuple[list[tuple[str, set[str]]], bool]] | None = None
     owned: dict[bool | None, set[str]] = {}
     for clause, said in clauses:
         held = said & wanted
@@ -241,10 +250,22 @@ def _clauses(
             whose = speaker in named
         else:
             if before is None:
-                before = [_split(turn) for turn in talk.before(episode)]
-            nearest = before[0] if before else []
-            echoed = [set(words(other)) for other, terms in nearest if held & terms]
-            if any(_names(turn, query) for turn in before):
+                before = [
+                    # said to them, their name only calls them, unless possessive
+                    (
+                        _split(turn),
+                        bool(_is(talk.addressee(said_by), named))
+                        and not _owned_by_name(turn, query),
+                    )
+                    for said_by, turn in talk.before(episode)
+                ]
+            nearest = before[0][0] if before else []
+            echoed = [  # not a question's words: "For walking or running?" "running."
+                set(words(other))
+                for other, terms in nearest
+                if held & terms and not other.rstrip().endswith("?")
+            ]
+            if any(_names(turn, query) and not calls for turn, calls in before):
                 whose = True  # "Full knee replacement." after "Walt's knee?"
             elif echoed and not any(_to_them(other) for other in echoed):
                 # "smart tortoise." after the other's tortoise
@@ -280,6 +301,14 @@ def _owner(clause: str, head: str, query: Query) -> str | None:
                     return "them" if theirs else "other"
             return None
     return None
+
+
+def _owned_by_name(text: str, query: Query) -> bool:
+    """Whether the text names the asked person as an owner ("Dana's knee")."""
+    return any(
+        token.lower().endswith(("'s", "’s")) and set(index_terms(token[:-2])) & query.name_terms
+        for token in _WORD.findall(text)
+    )
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
