@@ -12,6 +12,7 @@ import pytest
 from bench.quality.__main__ import main
 from bench.quality.dataset import DATA_DIR, check, load
 from bench.quality.engine import hit_turns
+from bench.quality.locomo import load_locomo
 from bench.quality.metrics import (
     contains_gold,
     dedupe,
@@ -209,3 +210,59 @@ def test_speaker_support_is_detected_and_used(
         fed = engine.feed(memory, conv, caps, bulk=True)
     assert fed.bulk_used and seen == [f"many:{t.speaker}" for t in conv.turns]
     assert sorted(fed.episode_turn.values()) == sorted(t.id for t in conv.turns)  # by text
+
+
+def _locomo_file(path: Path) -> Path:
+    """A two-session conversation in the LoCoMo file's shape."""
+    sample = {
+        "sample_id": "x",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a greyhound yesterday!"},
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D1:2",
+                    "text": "No way! What's her name?",
+                    "blip_caption": "a photo of a grey dog on a couch",
+                },
+            ],
+            "session_2_date_time": "10:37 am on 27 June, 2023",
+            "session_2": [{"speaker": "Ana", "dia_id": "D2:1", "text": "Her name is Juniper."}],
+        },
+        "qa": [
+            {"question": "What is Ana's dog called?", "answer": "Juniper", "evidence": ["D2:1"], "category": 4},
+            {"question": "When did Ana adopt her dog?", "answer": "May 7, 2023", "evidence": ["D1:1"], "category": 2},
+            {"question": "What breed is Ben's dog?", "adversarial_answer": "greyhound", "evidence": ["D1:1"], "category": 5},
+            {"question": "Where does Ana work?", "answer": "a bank", "evidence": ["D9:9"], "category": 4},
+        ],
+    }  # fmt: skip
+    path.write_text(json.dumps([sample]), "utf-8")
+    return path
+
+
+def test_a_locomo_file_reads_as_conversations(tmp_path: Path) -> None:
+    (conv,) = load_locomo(_locomo_file(tmp_path / "locomo10.json"))
+    assert conv.id == "l1" and conv.speakers == ("Ana", "Ben")
+    assert [t.id for t in conv.turns] == ["l1-D1-1", "l1-D1-2", "l1-D2-1"]
+    assert conv.turns[1].text.endswith("[shared image: a photo of a grey dog on a couch]")
+    assert conv.turns[2].at.isoformat().startswith("2023-06-27T10:37")
+    by_id = {q.id: q for q in conv.questions}
+    assert by_id["l1-q1"].category == "single-fact" and by_id["l1-q1"].evidence == ("l1-D2-1",)
+    # a day also accepts its other spellings
+    assert by_id["l1-q2"].answers == ("May 7, 2023", "7 May 2023", "2023-05-07")
+    assert by_id["l1-q3"].category == "abstention" and by_id["l1-q3"].answers == ()
+    assert "l1-q4" not in by_id  # its evidence names no turn of the conversation
+
+
+def test_a_locomo_file_runs_through_the_benchmark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _locomo_file(tmp_path / "locomo10.json")
+    out = tmp_path / "quality.json"
+    assert main(["--locomo", str(path), "--out", str(out)]) == 0
+    assert json.loads(out.read_text("utf-8"))["conversations"] == ["l1"]
+    assert main(["--locomo", str(tmp_path / "missing.json")]) == 1
+    assert "cannot read it as LoCoMo" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.quality.dataset import CATEGORIES, DATA_DIR, Conversation, check, load
+from bench.quality.locomo import load_locomo
 from bench.quality.report import failures, markdown, write_json
 from bench.quality.run import Settings, evaluate
 
@@ -25,6 +26,12 @@ def _parser() -> argparse.ArgumentParser:
         "a BM25 baseline over the raw turns, and whether recall() contains the gold answer.",
     )
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder of *.json files")
+    parser.add_argument(
+        "--locomo",
+        type=Path,
+        metavar="FILE",
+        help="read a downloaded LoCoMo locomo10.json instead of --data (see bench/quality/locomo.py)",
+    )
     parser.add_argument("--conversations", help="comma list of conversation ids (default all)")
     parser.add_argument("--only", choices=("search", "recall"), help="measure one API only")
     parser.add_argument("--check", action="store_true", help="validate the data and exit")
@@ -83,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     only = [c.strip() for c in args.conversations.split(",")] if args.conversations else None
     try:
-        conversations = load(args.data, only)
+        conversations = load_locomo(args.locomo, only) if args.locomo else load(args.data, only)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
