@@ -18,9 +18,12 @@ year that puts it within half a year of the moment, nudged by tense.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 __all__ = [
+    "Period",
+    "asked_period",
     "asks_about_past",
     "format_day",
     "format_month",
@@ -452,6 +455,49 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
 
 
 _QUESTION = re.compile(r"[^.!?]*\?")
+
+
+_ASKED_DAY = re.compile(
+    r"\b(?:"
+    + _MONTH
+    + r" "
+    + _DAY
+    + r"|"
+    + _DAY.replace("day>", "day2>")
+    + r" (?:of )?"
+    + _MONTH.replace("mon>", "mon2>")
+    + r"),? (?P<year>\d{4})\b",
+    re.IGNORECASE,
+)
+_ASKED_MONTH = re.compile(r"\b" + _MONTH + r",? (?P<year>\d{4})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Period:
+    """A stretch of days a question names ("on October 13, 2023": that day; "in
+    August 2023": that month), ``start`` included, ``end`` not, and its words."""
+
+    start: date
+    end: date
+    words: str
+
+
+def asked_period(text: str) -> Period | None:
+    """The day or month (with its year) a question names, if any."""
+    found = _ASKED_DAY.search(text)
+    if found is not None:
+        month = _MONTH_INDEX.get((found["mon"] or found["mon2"]).lower().rstrip("."))
+        day = _day_in(int(found["year"]), month or 0, int(found["day"] or found["day2"]))
+        if month and day is not None:
+            return Period(day, day + timedelta(days=1), found.group())
+    found = _ASKED_MONTH.search(text)
+    if found is not None:
+        month = _MONTH_INDEX.get(found["mon"].lower().rstrip("."))
+        if month:
+            year, following = _add_months(int(found["year"]), month, 1)
+            start = date(int(found["year"]), month, 1)
+            return Period(start, date(year, following, 1), found.group())
+    return None
 
 
 def asks_about_past(text: str) -> bool:

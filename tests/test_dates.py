@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from memgraph.dates import (
     _TIME_WORDS,
     _UPDATE_WORDS,
+    asked_period,
     asks_about_past,
     mentions,
     mentions_time,
@@ -282,3 +283,24 @@ def test_an_answer_about_the_past_reads_a_month_and_day_as_past_only_when_recent
 )
 def test_a_question_about_the_past_is_told_apart(text: str, past: bool) -> None:
     assert asks_about_past(text) is past
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What did Mel paint on October 13, 2023?", date(2023, 10, 13), date(2023, 10, 14)),
+        ("What did they buy on 16 August, 2023?", date(2023, 8, 16), date(2023, 8, 17)),
+        ("What did Tim start learning in August 2023?", date(2023, 8, 1), date(2023, 9, 1)),
+        ("Where was Jon in December 2023?", date(2023, 12, 1), date(2024, 1, 1)),
+    ],
+)
+def test_a_question_s_day_or_month_is_the_period_asked_about(
+    question: str, start: date, end: date
+) -> None:
+    period = asked_period(question)
+    assert period is not None and (period.start, period.end) == (start, end)
+
+
+def test_a_question_without_a_dated_day_or_month_asks_no_period() -> None:
+    assert asked_period("When did Jon go to Rome?") is None
+    assert asked_period("What did Jon do in 2023?") is None

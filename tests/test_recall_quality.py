@@ -530,3 +530,15 @@ def test_a_thing_the_text_says_is_someone_else_s_is_not_theirs(tmp_path: Path) -
     )
     assert malik.startswith(NOTHING_SAID), malik
     assert "Pickles" in joanna and not joanna.startswith(NOTHING_SAID), joanna
+
+
+def test_a_question_naming_a_day_prefers_what_was_said_that_day(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        for day, text in [
+            ("2023-09-02", "Here's a painting I did of the lake at dawn."),
+            ("2023-10-13", "Here's one I did last week, a painting of the sunset."),
+            ("2023-11-20", "Finished a painting of my kids at the beach today."),
+        ]:
+            memory.remember(text, speaker="Melanie", at=f"{day}T14:00:00Z")
+        hits = memory.search("What painting did Melanie show on October 13, 2023?", k=3)
+    assert hits and hits[0].episode is not None and "sunset" in hits[0].episode.text, hits

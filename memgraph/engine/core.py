@@ -15,7 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +25,7 @@ from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import attribute_cues
 from memgraph.clock import iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
+from memgraph.dates import asked_period
 from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.changes import Plan, episode_embedding_text
 from memgraph.graph.graph import Doc, Graph
@@ -143,6 +144,11 @@ def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
         location=location,
         facts=doc.get("facts") if isinstance(doc.get("facts"), list) else None,
     )
+
+
+def _ms(day: date) -> int:
+    """Milliseconds since the epoch at the start of ``day`` (UTC), as the episode index keeps times."""
+    return int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() * 1000)
 
 
 def _expired_before(doc: Doc, lens: tiers.Lens) -> bool:
@@ -953,7 +959,13 @@ class MemoryCore:
         }
         asked = tiers.without_years(episode_terms(query.text))
         terms = [t for t in asked if t not in names] or list(asked)
-        lexical = dict(index.search(terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
+        period = asked_period(query.text)  # "What did Tim start in August 2023?"
+        within = None if period is None else (_ms(period.start), _ms(period.end))
+        lexical = dict(
+            index.search(
+                terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source, said_within=within
+            )
+        )
         topical = None
         if query.name_terms - names:  # a named topic counted: what the other words hold
             unnamed = [t for t in terms if t not in query.name_terms]

@@ -60,6 +60,8 @@ COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
 """A word so few texts hold is never too common, however few texts there are."""
+SAID_WITHIN_BONUS = 0.3
+"""What an episode said on the day (or in the month) a question names gains."""
 ADDRESSEE_REACH = 6
 """How many turns away the speaker a turn addresses is looked for."""
 
@@ -641,11 +643,14 @@ class EpisodeIndex:
         floor: float = 0.0,
         at_ms: int | None = None,
         source: str | None = None,
+        said_within: tuple[int, int] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best episodes for ``query_terms`` as ``(id, share)``, best first.
 
         ``at_ms`` hides episodes said after that moment; ``source`` keeps only
-        one source's episodes.
+        one source's episodes; an episode said within ``said_within`` (ms,
+        start included, end not: the day or month a question names) that holds
+        some of the terms gains ``SAID_WITHIN_BONUS``.
         """
         count = len(self.ids)
         unique = list(dict.fromkeys(query_terms))
@@ -668,6 +673,10 @@ class EpisodeIndex:
                 ords, tfs = posting
                 scores[ords] += self._bm25(ords, tfs, len(ords))
         scores /= total_weight
+        if said_within is not None:
+            times = self._at.view()
+            inside = (times >= said_within[0]) & (times < said_within[1]) & (scores > 0)
+            scores[inside] += SAID_WITHIN_BONUS
         np.minimum(scores, 1.0, out=scores)
         hidden = self._hidden(at_ms, source)
         if hidden is not None:
