@@ -289,7 +289,7 @@ def _owner(clause: str, head: str, query: Query) -> str | None:
     ("the dog", "a cat")."""
     tokens = _WORD.findall(clause)
     for at, token in enumerate(tokens):
-        if _in_any_form(index_terms(token)) & {head} and index_terms(token):
+        if head in _in_any_form(index_terms(token)):
             for before in reversed(tokens[max(0, at - 2) : at]):
                 low = before.lower().replace("’", "'")
                 if low in _OWNER_WORDS:
