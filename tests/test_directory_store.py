@@ -353,6 +353,29 @@ def test_a_torn_episodes_tail_is_ignored_and_the_next_checkpoint_appends_cleanly
     assert list(open_store().episodes()) == [episode(1), episode(2), episode(3)]
 
 
+def test_the_episodes_a_checkpoint_appended_read_back_as_the_file_holds_them(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1)
+    checkpoint(store, model, [episode(1)])
+    _, mark = store.episodes_after(0)
+    write(store, model, 2)
+    checkpoint(store, model, [episode(2), {**episode(3), "metadata": {"thread": "t"}}])
+    kept, end = store.episodes_after(mark)  # this handle's own append, not parsed again
+    assert (kept, end) == open_store().episodes_after(mark)
+    assert [doc["id"] for _, doc in kept] == [episode(2)["id"], episode(3)["id"]]
+    assert store.read_episodes([location for location, _ in kept]) == dict(kept)
+    write(store, model, 3)
+    checkpoint(store, model, [episode(4)])
+    with open(store.episodes_path, "ab") as handle:  # another append: the file decides
+        handle.write(seal_record(orjson.dumps(episode(5))) + b"\n")
+    assert store.episodes_after(end) == open_store().episodes_after(end)
+    assert len(store.episodes_after(end)[0]) == 2
+
+
 def test_garbled_episode_line_in_the_middle_raises_store_corrupt(
     open_store: Callable[[], DirectoryStore],
 ) -> None:

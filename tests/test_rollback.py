@@ -247,6 +247,24 @@ def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
 
 
+def test_a_write_in_the_background_replaces_the_file_only_when_finished(
+    tmp_path: Path, faults: Faults
+) -> None:
+    path = tmp_path / "graph.json"
+    path.write_bytes(b"old")
+    writing = files.AtomicWrite(path, b"new" * 100_000)
+    assert path.read_bytes() == b"old"  # until finished, whatever the thread has written
+    writing.finish()
+    assert path.read_bytes() == b"new" * 100_000
+    files.AtomicWrite(path, b"newer").cancel()
+    faults.fsync_fails = lambda name: ".graph.json." in name
+    failing = files.AtomicWrite(path, b"newest")
+    with pytest.raises(StoreUnavailable, match="the previous version is unchanged"):
+        failing.finish()
+    assert path.read_bytes() == b"new" * 100_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json"]
+
+
 def test_an_atomic_write_that_cannot_create_its_temporary_file_raises_store_unavailable(
     tmp_path: Path,
 ) -> None:

@@ -77,29 +77,15 @@ class GraphImage:
         """The tables over the written ``graph.json`` (to re-base the graph on)."""
         return dataclasses.replace(self.tables, data=data, path=path, checksummed=True)
 
-    def index_bytes(self, stamp: tuple[int, int]) -> bytes:
+    def index_bytes(
+        self, stamp: tuple[int, int], blobs: dict[str, tuple[str, bytes]] | None = None
+    ) -> bytes:
         """The body of ``graph.idx`` (the store seals it with :data:`INDEX_MAGIC` and
-        a checksum) for the written ``graph.json`` with ``(size, mtime_ns)``."""
+        a checksum) for the written ``graph.json`` with ``(size, mtime_ns)``;
+        ``blobs``: :meth:`index_blobs`, when made already (they need no stamp)."""
         t = self.tables
-        blobs: dict[str, tuple[str, bytes]] = {
-            "entity.ids": _strings(t.entity_ids),
-            "entity.spans": ("d64", _deltas(t.entity_spans)),
-            "entity.display": _strings(t.names),
-            "entity.names": _strings(t.name_keys),
-            "entity.types": _strings(t.type_keys),
-            "obs.ids": _strings(t.obs_ids),
-            "obs.owner": ("d64", _deltas(t.obs_owner)),
-            "obs.current": ("u8", _flags(t.obs_current)),
-            "obs.noted": _strings(t.noted),
-            "rel.ids": _strings(t.rel_ids),
-            "rel.spans": ("d64", _deltas(t.rel_spans)),
-            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
-            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
-            "rel.types": _strings(t.rel_type_keys),
-            "rel.current": ("u8", _flags(t.rel_current)),
-            **_postings_blobs("terms", t.terms),
-            **_postings_blobs("names", t.name_terms),
-        }
+        if blobs is None:
+            blobs = self.index_blobs()
         layout: dict[str, list[Any]] = {}
         offset = 0
         for name, (kind, blob) in blobs.items():
@@ -118,6 +104,29 @@ class GraphImage:
         )
         body = b"".join(blob for _kind, blob in blobs.values())
         return len(header).to_bytes(8, "little") + header + body
+
+    def index_blobs(self) -> dict[str, tuple[str, bytes]]:
+        """The tables of ``graph.idx``, compressed: name -> (kind, bytes), in file order."""
+        t = self.tables
+        return {
+            "entity.ids": _strings(t.entity_ids),
+            "entity.spans": ("d64", _deltas(t.entity_spans)),
+            "entity.display": _strings(t.names),
+            "entity.names": _strings(t.name_keys),
+            "entity.types": _strings(t.type_keys),
+            "obs.ids": _strings(t.obs_ids),
+            "obs.owner": ("d64", _deltas(t.obs_owner)),
+            "obs.current": ("u8", _flags(t.obs_current)),
+            "obs.noted": _strings(t.noted),
+            "rel.ids": _strings(t.rel_ids),
+            "rel.spans": ("d64", _deltas(t.rel_spans)),
+            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
+            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
+            "rel.types": _strings(t.rel_type_keys),
+            "rel.current": ("u8", _flags(t.rel_current)),
+            **_postings_blobs("terms", t.terms),
+            **_postings_blobs("names", t.name_terms),
+        }
 
 
 # ----------------------------------------------------------------- encoding

@@ -27,7 +27,7 @@ import mmap
 import os
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,9 @@ from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import (
     FILE_MODE,
+    AtomicWrite,
     FileLock,
+    InThread,
     atomic_write,
     ensure_dir,
     fsync_dir,
@@ -82,6 +84,7 @@ __all__ = ["NPY_HEADER_BYTES", "VECTOR_FORMAT", "DirectoryStore", "doctor_hint",
 MIN_JOURNAL_BYTES = 1 << 20
 JOURNAL_RATIO = 0.25
 OPS_RATIO = 0.125  # journal ops (replayed through the graph on load) per byte of graph.json
+start_atomic_write = AtomicWrite  # graph.json is written while the vectors are saved
 
 
 def _npy_header(rows: int, dim: int) -> bytes:
@@ -140,6 +143,9 @@ class DirectoryStore:
         self._vector_blocks: list[tuple[int, int]] = []
         self._journal_sealed = False  # a line with a checksum was read: later ones need one
         self._vector_check: threading.Thread | None = None
+        # The episodes this handle appended last: (file, start, end) and each one's
+        # location, so reading them back after a checkpoint needs no parsing.
+        self._appended: tuple[tuple[int, int], int, int, list[tuple[int, Doc]]] | None = None
         self.vector_problems: list[tuple[int, int]] = []  # row ranges failing their checksum
 
     # ------------------------------------------------------------------ reading
@@ -431,6 +437,7 @@ class DirectoryStore:
         return iter(found.episodes.values())
 
     def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        appended, self._appended = self._appended, None
         try:
             fd = os.open(self.episodes_path, os.O_RDONLY)
         except FileNotFoundError:
@@ -440,7 +447,13 @@ class DirectoryStore:
                 ) from None
             return [], 0
         try:
-            size = os.fstat(fd).st_size
+            stat = os.fstat(fd)
+            size = stat.st_size
+            if appended is not None:
+                file, start, end, records = appended
+                if (stat.st_dev, stat.st_ino) == file and mark == start and size == end:
+                    # Exactly what this handle appended (under the lock) since the mark.
+                    return [(location, dict(doc)) for location, doc in records], end
             if mark > size:
                 raise ValueError(f"mark {mark} is past the end of {str(self.episodes_path)!r}")
             data = _read_from(fd, mark)
@@ -647,13 +660,16 @@ class DirectoryStore:
                 f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
                 f"up to {self._last_seq}; catch up and retry"
             )
-        try:
-            if episodes:
-                self._append_episodes(episodes)
+
+        def save_vectors() -> None:
             if vectors is not None and len(vectors):
                 self._save_vectors(vectors)
                 self._save_coarse(vectors)
-            self._replace_checkpoint(graph)
+
+        try:
+            if episodes:
+                self._append_episodes(episodes)
+            self._replace_checkpoint(graph, meanwhile=save_vectors)
         except OSError as exc:
             raise StoreUnavailable(
                 f"could not write a checkpoint of scope {self.scope!r} in {str(self.path)!r}: "
@@ -663,16 +679,18 @@ class DirectoryStore:
 
     def _append_episodes(self, episodes: Sequence[Doc]) -> None:
         ensure_dir(self.path)
+        self._appended = None
         fd = os.open(self.episodes_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
         try:
-            size = os.fstat(fd).st_size
-            complete = _complete_lines_length(fd, size)
-            if complete < size:
+            stat = os.fstat(fd)
+            complete = _complete_lines_length(fd, stat.st_size)
+            if complete < stat.st_size:
                 # A tail torn by a checkpoint that crashed: appending after it would
                 # glue it to the next record and damage that line for good.
                 os.ftruncate(fd, complete)
+            lines = [seal_record(orjson.dumps(e)) + b"\n" for e in episodes]
             try:
-                write_all(fd, _episode_lines(episodes))
+                write_all(fd, b"".join(lines))
                 os.fsync(fd)
             except OSError:  # a full disk: leave no part of a line behind
                 with contextlib.suppress(OSError):
@@ -680,6 +698,13 @@ class DirectoryStore:
                 raise
         finally:
             os.close(fd)
+        records = []
+        location = complete
+        for episode, line in zip(episodes, lines, strict=True):
+            if isinstance(episode.get("id"), str):
+                records.append((location, episode))
+            location += len(line)
+        self._appended = ((stat.st_dev, stat.st_ino), complete, location, records)
 
     def _save_vectors(self, index: VectorIndex) -> None:
         """Persist the index: append new rows in place when the space is unchanged."""
@@ -738,9 +763,21 @@ class DirectoryStore:
         np.savez(buffer, centroids=coarse.centroids, labels=coarse.labels)
         atomic_write(self.ivf_path, buffer.getvalue())
 
-    def _replace_checkpoint(self, graph: Graph, episodes_bytes: int | None = None) -> None:
+    def _replace_checkpoint(
+        self,
+        graph: Graph,
+        episodes_bytes: int | None = None,
+        meanwhile: Callable[[], None] | None = None,
+    ) -> None:
         """Write ``graph.json`` (and its index), then replace the journal with an empty
-        one. ``episodes_bytes``: the size ``episodes.jsonl`` goes with (default: now)."""
+        one. ``episodes_bytes``: the size ``episodes.jsonl`` goes with (default: now).
+
+        ``meanwhile`` (saving the vectors: file work) runs in a thread of its own while
+        this one encodes the graph; ``graph.json`` is then written to its temporary
+        file by another thread while this one compresses the index. Both end before
+        that file replaces ``graph.json``, so a crash leaves the same states as doing
+        one after the other.
+        """
         # The old index goes first: a crash before the new one is written leaves
         # no index (graph.json is then parsed in full), never a misleading one.
         with contextlib.suppress(FileNotFoundError):
@@ -750,13 +787,26 @@ class DirectoryStore:
                 episodes_bytes = os.stat(self.episodes_path).st_size
             except FileNotFoundError:
                 episodes_bytes = 0
-        image = encode(graph, {"episodesBytes": episodes_bytes})
-        image_for_index = image if indexable(graph) else None
-        atomic_write(self.graph_path, image.graph_json)
+        saving = InThread(meanwhile) if meanwhile is not None else None
+        writing = None
+        try:
+            image = encode(graph, {"episodesBytes": episodes_bytes})
+            image_for_index = image if indexable(graph) else None
+            writing = start_atomic_write(self.graph_path, image.graph_json)
+            blobs = image.index_blobs() if image_for_index is not None else None
+            if saving is not None:
+                saving.result()
+        except BaseException:
+            if saving is not None:
+                saving.wait()
+            if writing is not None:
+                writing.cancel()
+            raise
+        writing.finish()
         self._checkpoint_bytes = len(image.graph_json)
         if image_for_index is not None:
             stat = os.stat(self.graph_path)
-            body = image.index_bytes((stat.st_size, stat.st_mtime_ns))
+            body = image.index_bytes((stat.st_size, stat.st_mtime_ns), blobs)
             atomic_write(self.index_path, seal(INDEX_MAGIC, body))
         tmp = self.path / ".journal.jsonl.tmp"
         pin = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, FILE_MODE)
