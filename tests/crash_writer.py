@@ -157,14 +157,20 @@ def install_probes(out: Emit, die_at: str | None, nth: int) -> None:
     class StartedWrite:
         """``graph.json`` written in the background: the same die points as above."""
 
-        def __init__(self, path: Path, data: bytes) -> None:
-            if path.name == "graph.json" and point("graph-tmp-half"):
-                _write_tmp(path, data[: len(data) // 2])
-                die("graph-tmp-half")
+        def __init__(self, path: Path, data: bytes | None = None) -> None:
             self.path = path
+            self.parts = [] if data is None else [bytes(data)]
             self.writing = original_start(path, data)
 
+        def put(self, part: bytes) -> None:
+            self.parts.append(bytes(part))
+            self.writing.put(part)
+
         def finish(self) -> None:
+            if self.path.name == "graph.json" and point("graph-tmp-half"):
+                data = b"".join(self.parts)
+                _write_tmp(self.path, data[: len(data) // 2])
+                die("graph-tmp-half")
             self.writing.finish()
             if self.path.name == "graph.json" and point("graph-replaced"):
                 die("graph-replaced")

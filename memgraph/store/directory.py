@@ -84,7 +84,7 @@ __all__ = ["NPY_HEADER_BYTES", "VECTOR_FORMAT", "DirectoryStore", "doctor_hint",
 MIN_JOURNAL_BYTES = 1 << 20
 JOURNAL_RATIO = 0.25
 OPS_RATIO = 0.125  # journal ops (replayed through the graph on load) per byte of graph.json
-start_atomic_write = AtomicWrite  # graph.json is written while the vectors are saved
+start_atomic_write = AtomicWrite  # graph.json is written while it is being encoded
 
 
 def _npy_header(rows: int, dim: int) -> bytes:
@@ -773,10 +773,10 @@ class DirectoryStore:
         one. ``episodes_bytes``: the size ``episodes.jsonl`` goes with (default: now).
 
         ``meanwhile`` (saving the vectors: file work) runs in a thread of its own while
-        this one encodes the graph; ``graph.json`` is then written to its temporary
-        file by another thread while this one compresses the index. Both end before
-        that file replaces ``graph.json``, so a crash leaves the same states as doing
-        one after the other.
+        this one encodes the graph, and another thread writes ``graph.json``'s
+        temporary file as its bytes are made (then this one compresses the index).
+        Both end before that file replaces ``graph.json``, so a crash leaves the same
+        states as doing one after the other.
         """
         # The old index goes first: a crash before the new one is written leaves
         # no index (graph.json is then parsed in full), never a misleading one.
@@ -788,22 +788,20 @@ class DirectoryStore:
             except FileNotFoundError:
                 episodes_bytes = 0
         saving = InThread(meanwhile) if meanwhile is not None else None
-        writing = None
+        writing = start_atomic_write(self.graph_path)
         try:
-            image = encode(graph, {"episodesBytes": episodes_bytes})
+            image = encode(graph, {"episodesBytes": episodes_bytes}, sink=writing.put)
             image_for_index = image if indexable(graph) else None
-            writing = start_atomic_write(self.graph_path, image.graph_json)
             blobs = image.index_blobs() if image_for_index is not None else None
             if saving is not None:
                 saving.result()
         except BaseException:
             if saving is not None:
                 saving.wait()
-            if writing is not None:
-                writing.cancel()
+            writing.cancel()
             raise
         writing.finish()
-        self._checkpoint_bytes = len(image.graph_json)
+        self._checkpoint_bytes = image.size
         if image_for_index is not None:
             stat = os.stat(self.graph_path)
             body = image.index_bytes((stat.st_size, stat.st_mtime_ns), blobs)
@@ -841,7 +839,7 @@ class DirectoryStore:
         except (OSError, ValueError) as exc:  # the graph keeps reading the older checkpoint
             log.warning("memgraph: cannot map the new %s (%s)", self.graph_path, exc)
             return
-        if len(data) != len(image.graph_json):  # replaced by another writer meanwhile
+        if len(data) != image.size:  # replaced by another writer meanwhile
             data.close()
             return
         _random_access(data)

@@ -15,6 +15,7 @@ import errno
 import fcntl
 import logging
 import os
+import queue
 import secrets
 import struct
 import threading
@@ -148,22 +149,42 @@ class AtomicWrite:
     a thread of its own from the start (``write`` and ``fsync`` release the GIL, so
     the caller's work goes on meanwhile), and :meth:`finish` moves it into place.
     Until then ``path`` is unchanged; :meth:`cancel` (or a failed write) removes the
-    temporary file. ``data`` must not change until the write is finished."""
+    temporary file.
 
-    def __init__(self, path: Path, data: bytes | memoryview) -> None:
+    ``data``: the whole content; without it the content is handed over in parts with
+    :meth:`put` while it is being made. What is handed over must not change until
+    the write is finished."""
+
+    def __init__(self, path: Path, data: bytes | memoryview | None = None) -> None:
         self.path = path
         self._tmp = _temporary(path)
         self._error: OSError | None = None
-        self._thread = threading.Thread(
-            target=self._write, args=(data,), name="memgraph-write", daemon=True
-        )
+        self._parts: queue.SimpleQueue[bytes | bytearray | memoryview | None] = queue.SimpleQueue()
+        if data is not None:
+            self._parts.put(data)
+        self._thread = threading.Thread(target=self._write, name="memgraph-write", daemon=True)
         self._thread.start()
 
-    def _write(self, data: bytes | memoryview) -> None:
+    def put(self, part: bytes | bytearray | memoryview) -> None:
+        """Append ``part`` to the file's content (written in order, in the background)."""
+        self._parts.put(part)
+
+    def _write(self) -> None:
+        fd: int | None = None
+        ended = False  # the end of the content was taken from the queue
         try:
-            _write_synced(self._tmp, data)
+            fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            while (part := self._parts.get()) is not None:
+                write_all(fd, part)
+            ended = True
+            os.fsync(fd)
         except OSError as exc:
             self._error = exc
+            while not ended and self._parts.get() is not None:  # let go of the rest
+                pass
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def finish(self) -> None:
         """Wait for the write, then replace ``path`` with the written file.
@@ -171,6 +192,7 @@ class AtomicWrite:
         Raises:
             StoreUnavailable: the file could not be written; ``path`` is unchanged.
         """
+        self._parts.put(None)
         self._thread.join()
         try:
             if self._error is not None:
@@ -182,6 +204,7 @@ class AtomicWrite:
 
     def cancel(self) -> None:
         """Wait for the write and remove it; ``path`` stays as it was."""
+        self._parts.put(None)
         self._thread.join()
         with contextlib.suppress(OSError):
             os.unlink(self._tmp)
