@@ -296,7 +296,7 @@ def _serialized(record: Doc) -> bytes:
     return seal_record(orjson.dumps(stored(record)))
 
 
-Sink = Callable[[Buffer], None]
+Sink = Callable[[bytes | bytearray | memoryview], None]
 """Where the bytes of ``graph.json`` go as they are made, in order (a file being written)."""
 
 _SMALL = 1 << 20
@@ -323,7 +323,7 @@ class _Writer:
             self.chunks.append(piece)
         elif len(piece) >= _SMALL:  # a run of saved records: handed on as it is
             self.flush()
-            self.sink(piece)
+            self.sink(piece if isinstance(piece, (bytes, bytearray)) else memoryview(piece))
         else:
             self.pending += piece
             if len(self.pending) >= _SMALL:

@@ -67,7 +67,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_all(fd: int, data: bytes | memoryview) -> None:
+def write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
     view = memoryview(data)
     while view:
