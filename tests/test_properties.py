@@ -434,7 +434,9 @@ def test_words_of_an_ascii_text_take_the_fast_path_to_the_same_tokens(text: str)
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.text(alphabet=st.sampled_from("aZ09 _'s.,-\x00\t\n\x0b\x0c\r\x1c\x1f\x7fÉ\xa0ﬁ"), max_size=40)
+    st.text(
+        alphabet=st.sampled_from("aZ09 _'s.,-\x00\t\n\x0b\x0c\r\x1c\x1f\x7fÉ\xa0ﬁ"), max_size=40
+    )
     | st.text(max_size=40)
 )
 def test_a_name_or_fact_key_reads_the_same_on_the_ascii_path(text: str) -> None:

@@ -705,9 +705,9 @@ class MemoryCore:
         # index: compact it, and save it so the next opener does not rebuild it too
         # (derived data: any process may write it, and a copy older than the store is
         # caught up from its mark).
-        data, sealed = index.encode_sealed()
+        encoded, sealed = index.encode_sealed()
         try:
-            self.store.write_derived(EPISODE_INDEX, data)
+            self.store.write_derived(EPISODE_INDEX, encoded())
         except OSError as exc:
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
         return sealed
@@ -747,11 +747,15 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        data, sealed = index.encode_sealed()
-        try:
-            self.store.write_derived(EPISODE_INDEX, data)
-        except OSError as exc:  # derived data: a failed save costs the next opener time only
-            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        encoded, sealed = index.encode_sealed()
+        later = getattr(self.store, "write_derived_later", None)
+        if later is not None:  # encoded and written in the background (the directory store)
+            later(EPISODE_INDEX, encoded)
+        else:
+            try:
+                self.store.write_derived(EPISODE_INDEX, encoded())
+            except OSError as exc:  # derived data: a failed save costs the next opener time
+                log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
         self._episode_index = sealed  # compact: flat arrays, nothing added
 
     def _write(self, plan_for: Callable[[Graph], Plan]) -> tuple[Plan, Commit | None]:

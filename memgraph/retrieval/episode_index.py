@@ -20,10 +20,11 @@ arrays that stay memory-mapped, and a part added since in Python containers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -744,11 +745,17 @@ class EpisodeIndex:
         """Everything indexed, as one saved part (removed episodes dropped)."""
         return self._flat().encode()
 
-    def encode_sealed(self) -> tuple[bytes, EpisodeIndex]:
-        """:meth:`encode`, and the index those bytes decode to (:meth:`sealed`), made
-        from the same tables instead of parsing the bytes back."""
+    def encode_sealed(self) -> tuple[Callable[[], bytes], EpisodeIndex]:
+        """:meth:`encode` (as a function that may run in another thread: it keeps its
+        own copy of what it encodes), and the index those bytes decode to
+        (:meth:`sealed`), made from the same tables instead of parsing them back."""
         flat = self._flat()
-        return flat.encode(), EpisodeIndex._from_flat(flat)
+        sealed = EpisodeIndex._from_flat(
+            dataclasses.replace(
+                flat, ids=list(flat.ids), sources=list(flat.sources), speakers=list(flat.speakers)
+            )
+        )
+        return flat.encode, sealed
 
     def _flat(self) -> _Flat:
         """Everything indexed, as the tables of one saved part (removed episodes dropped)."""

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.errors import StoreConflict, StoreCorrupt, StoreError, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.records import (
     ChecksumMismatch,
@@ -146,6 +146,7 @@ class DirectoryStore:
         # The episodes this handle appended last: (file, start, end) and each one's
         # location, so reading them back after a checkpoint needs no parsing.
         self._appended: tuple[tuple[int, int], int, int, list[tuple[int, Doc]]] | None = None
+        self._deriving: InThread | None = None  # derived files being written, in order
         self.vector_problems: list[tuple[int, int]] = []  # row ranges failing their checksum
 
     # ------------------------------------------------------------------ reading
@@ -509,14 +510,52 @@ class DirectoryStore:
         return found
 
     def read_derived(self, name: str) -> bytes | None:
+        self.wait_for_derived()
         try:
             return (self.path / _derived_name(name)).read_bytes()
         except FileNotFoundError:
             return None
 
     def write_derived(self, name: str, data: bytes) -> None:
+        self.wait_for_derived()
+        self._write_derived(name, data)
+
+    def _write_derived(self, name: str, data: bytes) -> None:
         ensure_dir(self.path)
         atomic_write(self.path / _derived_name(name), data)
+
+    def write_derived_later(self, name: str, make: Callable[[], bytes]) -> None:
+        """:meth:`write_derived` of ``make()``, made and written by a thread of its own
+        after the derived files handed over before it. A failure is logged: derived
+        data is rebuilt by whoever finds it missing. Reading a derived file, writing
+        one, a rewrite and closing wait for it first. The file describes
+        ``episodes.jsonl`` as it is now: it is not written if that file was replaced
+        meanwhile (another process's purge or repair)."""
+        _derived_name(name)
+        before = self._deriving
+        described = _identity(self.episodes_path)
+
+        def work() -> None:
+            if before is not None:
+                before.wait()
+            try:
+                data = make()
+                if _identity(self.episodes_path) != described:
+                    log.info("memgraph: %s of scope %r is stale, not saved", name, self.scope)
+                    return
+                self._write_derived(name, data)
+            except (OSError, StoreError) as exc:
+                log.warning("memgraph: could not save %s of scope %r: %s", name, self.scope, exc)
+
+        self._deriving = InThread(work, name="memgraph-derived")
+
+    def wait_for_derived(self) -> None:
+        """Wait for the derived files :meth:`write_derived_later` is writing."""
+        job, self._deriving = self._deriving, None
+        if job is not None:
+            error = job.wait()
+            if error is not None:  # not a file error: a bug, reported where it is seen
+                raise error
 
     def read_summary(self) -> Doc | None:
         raw = self._read_bytes(self.summary_path)
@@ -861,6 +900,7 @@ class DirectoryStore:
         """
         self._require_lock()
         self._check_current()
+        self.wait_for_derived()  # none may land after the rewrite removed it
         ensure_dir(self.path)
         lines = _episode_lines(episodes)
         try:
@@ -889,6 +929,7 @@ class DirectoryStore:
         atomic_write(self.summary_path, orjson.dumps(summary, option=orjson.OPT_INDENT_2))
 
     def close(self) -> None:
+        self.wait_for_derived()
         if self._journal_fd is not None:
             os.close(self._journal_fd)
             self._journal_fd = None
@@ -902,6 +943,15 @@ def _derived_name(name: str) -> str:
     if name not in DERIVED_NAMES:
         raise ValueError(f"{name!r} is not a derived file of a scope ({sorted(DERIVED_NAMES)})")
     return name
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` is (device and inode), or None when there is none."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 def _episode_lines(episodes: Sequence[Doc]) -> bytes:
