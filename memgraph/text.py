@@ -51,6 +51,8 @@ STOP_WORDS: frozenset[str] = frozenset(_STOP_WORD_TEXT.split())
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # already NFKC; casefold is lower; split() knows the same spaces
+        return " ".join(text.lower().split())
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 

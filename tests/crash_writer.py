@@ -111,6 +111,7 @@ def install_probes(out: Emit, die_at: str | None, nth: int) -> None:
     original_vectors = store._save_vectors
     original_replace = store._replace_checkpoint
     original_atomic_write = directory.atomic_write
+    original_start = directory.start_atomic_write
 
     def commit(self: Any, commit: Any) -> None:
         if point("torn-commit"):
@@ -132,9 +133,9 @@ def install_probes(out: Emit, die_at: str | None, nth: int) -> None:
         out("cp vectors")
         original_vectors(self, index)
 
-    def replace_checkpoint(self: Any, document: Any) -> None:
+    def replace_checkpoint(self: Any, document: Any, *args: Any, **kwargs: Any) -> None:
         out("cp graph")
-        original_replace(self, document)
+        original_replace(self, document, *args, **kwargs)
         out("cp end")
         if point("journal-replaced"):
             die("journal-replaced")
@@ -153,11 +154,36 @@ def install_probes(out: Emit, die_at: str | None, nth: int) -> None:
         if path.name == "graph.json" and point("graph-replaced"):
             die("graph-replaced")
 
+    class StartedWrite:
+        """``graph.json`` written in the background: the same die points as above."""
+
+        def __init__(self, path: Path, data: bytes | None = None) -> None:
+            self.path = path
+            self.parts = [] if data is None else [bytes(data)]
+            self.writing = original_start(path, data)
+
+        def put(self, part: bytes) -> None:
+            self.parts.append(bytes(part))
+            self.writing.put(part)
+
+        def finish(self) -> None:
+            if self.path.name == "graph.json" and point("graph-tmp-half"):
+                data = b"".join(self.parts)
+                _write_tmp(self.path, data[: len(data) // 2])
+                die("graph-tmp-half")
+            self.writing.finish()
+            if self.path.name == "graph.json" and point("graph-replaced"):
+                die("graph-replaced")
+
+        def cancel(self) -> None:
+            self.writing.cancel()
+
     store.commit = commit  # type: ignore[method-assign]
     store._append_episodes = append_episodes  # type: ignore[method-assign]
     store._save_vectors = save_vectors  # type: ignore[method-assign]
     store._replace_checkpoint = replace_checkpoint  # type: ignore[method-assign]
     directory.atomic_write = atomic_write  # type: ignore[assignment]
+    directory.start_atomic_write = StartedWrite  # type: ignore[assignment,misc]
 
 
 def _write_tmp(path: Path, data: bytes) -> None:

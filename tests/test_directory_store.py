@@ -353,6 +353,77 @@ def test_a_torn_episodes_tail_is_ignored_and_the_next_checkpoint_appends_cleanly
     assert list(open_store().episodes()) == [episode(1), episode(2), episode(3)]
 
 
+def test_the_episodes_a_checkpoint_appended_read_back_as_the_file_holds_them(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1)
+    checkpoint(store, model, [episode(1)])
+    _, mark = store.episodes_after(0)
+    write(store, model, 2)
+    checkpoint(store, model, [episode(2), {**episode(3), "metadata": {"thread": "t"}}])
+    kept, end = store.episodes_after(mark)  # this handle's own append, not parsed again
+    assert (kept, end) == open_store().episodes_after(mark)
+    assert [doc["id"] for _, doc in kept] == [episode(2)["id"], episode(3)["id"]]
+    assert store.read_episodes([location for location, _ in kept]) == dict(kept)
+    write(store, model, 3)
+    checkpoint(store, model, [episode(4)])
+    with open(store.episodes_path, "ab") as handle:  # another append: the file decides
+        handle.write(seal_record(orjson.dumps(episode(5))) + b"\n")
+    assert store.episodes_after(end) == open_store().episodes_after(end)
+    assert len(store.episodes_after(end)[0]) == 2
+
+
+def test_derived_files_written_in_the_background_land_in_order_and_never_after_a_rewrite(
+    open_store: Callable[[], DirectoryStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    import threading
+    import time
+
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1)
+    checkpoint(store, model, [episode(1)])
+    index_file = store.path / "episodes.idx"
+    started = threading.Event()
+
+    def slow(data: bytes) -> Callable[[], bytes]:
+        def make() -> bytes:
+            started.set()
+            time.sleep(0.2)
+            return data
+
+        return make
+
+    store.write_derived_later("episodes.idx", slow(b"first"))
+    store.write_derived_later("episodes.idx", lambda: b"second")
+    assert store.read_derived("episodes.idx") == b"second"  # waits for both, in order
+    store.write_derived_later("episodes.idx", slow(b"stale"))
+    assert started.wait(5)
+    with store.lock(5):  # a purge: the index it removes must not come back
+        store.rewrite(model.document(), model.index, [episode(1)])
+    assert not index_file.exists()
+
+    writer = open_store()  # another process's purge while this one encodes its index
+    store.write_derived_later("episodes.idx", slow(b"of the old episodes"))
+    with writer.lock(5):
+        writer.load()
+        writer.rewrite(model.document(), model.index, [episode(1)])
+    store.wait_for_derived()
+    assert not index_file.exists()
+
+    def failing() -> bytes:
+        raise OSError(28, "No space left on device")
+
+    store.write_derived_later("episodes.idx", failing)
+    store.close()  # waits; the failure is logged, not raised (derived data is rebuilt)
+    assert "could not save episodes.idx" in caplog.text
+    assert not index_file.exists()
+
+
 def test_garbled_episode_line_in_the_middle_raises_store_corrupt(
     open_store: Callable[[], DirectoryStore],
 ) -> None:

@@ -224,3 +224,28 @@ def test_saving_an_index_that_only_grew_places_postings_as_the_general_merge() -
         assert index.encode() == data
         index = EpisodeIndex.decode(data)
     assert len(index) == 131
+
+
+def test_an_index_sealed_from_its_tables_is_the_index_its_bytes_decode_to() -> None:
+    index = dialogue()
+    index.set_facts("e-2", ["obs-7", "rel-9"])
+    data = index.encode()
+    index.add("e-6", "and you?", at_ms=CONTEXT_GAP_MS * 2 + MINUTE, speaker="Ana", conversation="d")
+    index.remove(["e-4"])
+    encoded, sealed = index.encode_sealed()
+    data = index.encode()
+    decoded = EpisodeIndex.decode(data)
+    assert sealed.encode() == decoded.encode() == data
+    assert sealed.ids == decoded.ids and sealed.ordinal == decoded.ordinal
+    assert sealed._last == decoded._last and sealed.mark == decoded.mark
+    assert sealed.added_postings == decoded.added_postings == 0
+    for query in ("Sanjay going", "you", "Stripe leaving", "day"):
+        terms = episode_terms(query)
+        assert sealed.search(terms) == decoded.search(terms)
+    assert sealed.facts_of("e-2") == decoded.facts_of("e-2")
+    assert [sealed.addressee(e) for e in sealed.ids] == [decoded.addressee(e) for e in decoded.ids]
+    # The encoding keeps what was sealed, whatever the sealed index learns since (it
+    # may run in another thread).
+    sealed.add("e-7", "later", at_ms=CONTEXT_GAP_MS * 3, speaker="Bo", conversation="d")
+    sealed.locate("e-2", 99)
+    assert encoded() == data

@@ -380,3 +380,35 @@ def test_bulk_term_indexing_matches_one_by_one_indexing() -> None:
         "the cats are running",
     ]
     assert index_terms_many(texts) == [index_terms(text) for text in texts]
+
+
+def test_relation_ends_table_groups_each_entitys_relations_in_saved_order() -> None:
+    """``_ends_table`` (one sort of end * count + relation) against a lexsort."""
+    import types
+
+    import numpy as np
+
+    from memgraph.graph.graph import _ends_table
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        entities, relations = int(rng.integers(0, 40)), int(rng.integers(0, 60))
+        sources = rng.integers(-1, max(entities, 1), relations)  # -1: an end naming no entity
+        targets = rng.integers(-1, max(entities, 1), relations)
+        loops = rng.random(relations) < 0.15
+        targets[loops] = sources[loops]
+        saved = types.SimpleNamespace(
+            rel_ids=[f"rel-{i}" for i in range(relations)],
+            rel_from_ordinals=sources,
+            rel_to_ordinals=targets,
+            entity_ids=[f"entity-{i}" for i in range(entities)],
+        )
+        ends = np.concatenate([sources, targets])
+        rels = np.concatenate([np.arange(relations), np.arange(relations)])
+        keep = ends >= 0
+        keep[relations:] &= targets != sources
+        order = np.lexsort((rels[keep], ends[keep]))
+        starts = np.searchsorted(ends[keep][order], np.arange(entities + 1))
+        found_order, found_starts = _ends_table(saved)  # type: ignore[arg-type]
+        assert found_order.tolist() == rels[keep][order].tolist()
+        assert found_starts.tolist() == starts.tolist()

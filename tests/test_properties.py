@@ -432,6 +432,24 @@ def test_words_of_an_ascii_text_take_the_fast_path_to_the_same_tokens(text: str)
     assert index_terms_many([text, text]) == [index_terms(text)] * 2
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from("aZ09 _'s.,-\x00\t\n\x0b\x0c\r\x1c\x1f\x7fÉ\xa0ﬁ"), max_size=40
+    )
+    | st.text(max_size=40)
+)
+def test_a_name_or_fact_key_reads_the_same_on_the_ascii_path(text: str) -> None:
+    """An ASCII name or fact skips NFKC and the space regex; its key is the same."""
+    import re
+    import unicodedata
+
+    from memgraph.text import _fold
+
+    folded = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    assert _fold(text) == folded
+
+
 def _attribute_by_patterns(content: str) -> str | None:
     """``attribute_of`` without its first-word and verb checks (the reference)."""
     import memgraph.attributes as attributes

@@ -196,17 +196,20 @@ def test_a_write_failing_before_its_commit_leaves_memory_and_disk_as_they_were(
         memory.close()
 
 
+@pytest.mark.parametrize("failing", ["graph.json", "episodes", "vectors"])
 @pytest.mark.parametrize("write", [w for w in WRITES if w != "purge"])
 def test_a_checkpoint_failing_after_a_commit_does_not_fail_the_write(
-    root: Path, faults: Faults, write: str, monkeypatch: pytest.MonkeyPatch
+    root: Path, faults: Faults, write: str, failing: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Whichever file fails: the episodes (appended first), the vectors (saved by a
+    thread of their own) or graph.json (written by another)."""
     monkeypatch.setattr(directory, "MIN_JOURNAL_BYTES", 1)  # every write checkpoints
     monkeypatch.setattr(directory, "JOURNAL_RATIO", 0.0)
     monkeypatch.setattr(directory, "OPS_RATIO", 0.0)
     memory = open_memory(root, faults)
     try:
         before = state(memory)
-        faults.fsync_fails = lambda path: "graph.json" in path or "episodes" in path
+        faults.fsync_fails = lambda path: failing in path
         WRITES[write](memory)  # returns: the write is in the journal
         after = state(memory)
         assert after != before
@@ -221,13 +224,14 @@ def test_a_checkpoint_failing_after_a_commit_does_not_fail_the_write(
         memory.close()
 
 
+@pytest.mark.parametrize("failing", ["graph.json", "vectors"])
 def test_an_explicit_checkpoint_on_a_full_disk_raises_and_loses_nothing(
-    root: Path, faults: Faults
+    root: Path, faults: Faults, failing: str
 ) -> None:
     memory = open_memory(root, faults)
     try:
         before = state(memory)
-        faults.fsync_fails = lambda path: "graph.json" in path
+        faults.fsync_fails = lambda path: failing in path
         with pytest.raises(StoreUnavailable, match="No space left on device"):
             memory.checkpoint()
         assert state(memory) == before == on_disk(root)
@@ -245,6 +249,24 @@ def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary_file(
         files.atomic_write(path, b"new")
     assert path.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+
+
+def test_a_write_in_the_background_replaces_the_file_only_when_finished(
+    tmp_path: Path, faults: Faults
+) -> None:
+    path = tmp_path / "graph.json"
+    path.write_bytes(b"old")
+    writing = files.AtomicWrite(path, b"new" * 100_000)
+    assert path.read_bytes() == b"old"  # until finished, whatever the thread has written
+    writing.finish()
+    assert path.read_bytes() == b"new" * 100_000
+    files.AtomicWrite(path, b"newer").cancel()
+    faults.fsync_fails = lambda name: ".graph.json." in name
+    failing = files.AtomicWrite(path, b"newest")
+    with pytest.raises(StoreUnavailable, match="the previous version is unchanged"):
+        failing.finish()
+    assert path.read_bytes() == b"new" * 100_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json"]
 
 
 def test_an_atomic_write_that_cannot_create_its_temporary_file_raises_store_unavailable(

@@ -711,12 +711,12 @@ class MemoryCore:
         # index: compact it, and save it so the next opener does not rebuild it too
         # (derived data: any process may write it, and a copy older than the store is
         # caught up from its mark).
-        data = index.encode()
+        encoded, sealed = index.encode_sealed()
         try:
-            self.store.write_derived(EPISODE_INDEX, data)
+            self.store.write_derived(EPISODE_INDEX, encoded())
         except OSError as exc:
             log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
-        return EpisodeIndex.decode(data)
+        return sealed
 
     def _embed_missing_episodes(self) -> int:
         """Embed the episodes that have no vector (after a repair or an embedder change)
@@ -753,12 +753,16 @@ class MemoryCore:
         for location, doc in tail:
             index_episode(index, doc, location)
         index.mark = end
-        data = index.encode()
-        try:
-            self.store.write_derived(EPISODE_INDEX, data)
-        except OSError as exc:  # derived data: a failed save costs the next opener time only
-            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
-        self._episode_index = EpisodeIndex.decode(data)  # compact: flat arrays, nothing added
+        encoded, sealed = index.encode_sealed()
+        later = getattr(self.store, "write_derived_later", None)
+        if later is not None:  # encoded and written in the background (the directory store)
+            later(EPISODE_INDEX, encoded)
+        else:
+            try:
+                self.store.write_derived(EPISODE_INDEX, encoded())
+            except OSError as exc:  # derived data: a failed save costs the next opener time
+                log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        self._episode_index = sealed  # compact: flat arrays, nothing added
 
     def _write(self, plan_for: Callable[[Graph], Plan]) -> tuple[Plan, Commit | None]:
         """Plan against a snapshot, embed, then lock, catch up, re-plan and commit."""

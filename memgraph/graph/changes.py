@@ -74,7 +74,11 @@ _CLAUSES = re.compile(r"\s*(?:,|;|\band\b)\s*")
 def _attributes_in(content: str) -> list[str]:
     """The single-valued attributes ``content`` states, in any of its clauses
     ("moved to Porto and now works at Porto Clinic" → residence, employer)."""
-    found = [attribute_of(content), *(attribute_of(c) for c in _CLAUSES.split(content))]
+    found = [attribute_of(content)]
+    if "," in content or ";" in content or "and" in content:  # else one clause: itself
+        clauses = _CLAUSES.split(content)
+        if len(clauses) > 1:
+            found += [attribute_of(c) for c in clauses]
     return list(dict.fromkeys(a for a in found if a is not None))
 
 

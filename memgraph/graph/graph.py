@@ -950,9 +950,11 @@ def _ends_table(saved: SavedGraph) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
     keep = ends >= 0
     keep[count:] &= targets != sources
     ends, rels = ends[keep], rels[keep]
-    order = np.lexsort((rels, ends))
-    starts = np.searchsorted(ends[order], np.arange(len(saved.entity_ids) + 1, dtype=np.int64))
-    return rels[order], starts.astype(np.int64)
+    # One sort of (end, relation) pairs, each unique, as one number: end * count + rel.
+    keys = np.sort(ends * max(count, 1) + rels)
+    ends = keys // max(count, 1)
+    starts = np.searchsorted(ends, np.arange(len(saved.entity_ids) + 1, dtype=np.int64))
+    return keys - ends * max(count, 1), starts.astype(np.int64)
 
 
 def _weak(method: Callable[[int], T]) -> Callable[[int], T]:

@@ -35,7 +35,7 @@ import dataclasses
 import logging
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,36 +70,23 @@ INDEX_VERSION = 5  # 5: terms are Snowball stems
 class GraphImage:
     """A checkpoint ready to write: ``graph.json`` bytes and the tables of its index."""
 
-    graph_json: bytes
+    graph_json: bytes  # empty when the bytes went to a sink as they were made
     tables: SavedGraph  # ``data`` left empty until the bytes are on disk
+    size: int  # bytes of graph.json
 
     def saved(self, data: Buffer | Records, path: str) -> SavedGraph:
         """The tables over the written ``graph.json`` (to re-base the graph on)."""
         return dataclasses.replace(self.tables, data=data, path=path, checksummed=True)
 
-    def index_bytes(self, stamp: tuple[int, int]) -> bytes:
+    def index_bytes(
+        self, stamp: tuple[int, int], blobs: dict[str, tuple[str, bytes]] | None = None
+    ) -> bytes:
         """The body of ``graph.idx`` (the store seals it with :data:`INDEX_MAGIC` and
-        a checksum) for the written ``graph.json`` with ``(size, mtime_ns)``."""
+        a checksum) for the written ``graph.json`` with ``(size, mtime_ns)``;
+        ``blobs``: :meth:`index_blobs`, when made already (they need no stamp)."""
         t = self.tables
-        blobs: dict[str, tuple[str, bytes]] = {
-            "entity.ids": _strings(t.entity_ids),
-            "entity.spans": ("d64", _deltas(t.entity_spans)),
-            "entity.display": _strings(t.names),
-            "entity.names": _strings(t.name_keys),
-            "entity.types": _strings(t.type_keys),
-            "obs.ids": _strings(t.obs_ids),
-            "obs.owner": ("d64", _deltas(t.obs_owner)),
-            "obs.current": ("u8", _flags(t.obs_current)),
-            "obs.noted": _strings(t.noted),
-            "rel.ids": _strings(t.rel_ids),
-            "rel.spans": ("d64", _deltas(t.rel_spans)),
-            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
-            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
-            "rel.types": _strings(t.rel_type_keys),
-            "rel.current": ("u8", _flags(t.rel_current)),
-            **_postings_blobs("terms", t.terms),
-            **_postings_blobs("names", t.name_terms),
-        }
+        if blobs is None:
+            blobs = self.index_blobs()
         layout: dict[str, list[Any]] = {}
         offset = 0
         for name, (kind, blob) in blobs.items():
@@ -118,6 +105,29 @@ class GraphImage:
         )
         body = b"".join(blob for _kind, blob in blobs.values())
         return len(header).to_bytes(8, "little") + header + body
+
+    def index_blobs(self) -> dict[str, tuple[str, bytes]]:
+        """The tables of ``graph.idx``, compressed: name -> (kind, bytes), in file order."""
+        t = self.tables
+        return {
+            "entity.ids": _strings(t.entity_ids),
+            "entity.spans": ("d64", _deltas(t.entity_spans)),
+            "entity.display": _strings(t.names),
+            "entity.names": _strings(t.name_keys),
+            "entity.types": _strings(t.type_keys),
+            "obs.ids": _strings(t.obs_ids),
+            "obs.owner": ("d64", _deltas(t.obs_owner)),
+            "obs.current": ("u8", _flags(t.obs_current)),
+            "obs.noted": _strings(t.noted),
+            "rel.ids": _strings(t.rel_ids),
+            "rel.spans": ("d64", _deltas(t.rel_spans)),
+            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
+            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
+            "rel.types": _strings(t.rel_type_keys),
+            "rel.current": ("u8", _flags(t.rel_current)),
+            **_postings_blobs("terms", t.terms),
+            **_postings_blobs("names", t.name_terms),
+        }
 
 
 # ----------------------------------------------------------------- encoding
@@ -286,29 +296,61 @@ def _serialized(record: Doc) -> bytes:
     return seal_record(orjson.dumps(stored(record)))
 
 
-class _Writer:
-    """Writes ``graph.json`` one record per line and tracks each record's byte span."""
+Sink = Callable[[bytes | bytearray | memoryview], None]
+"""Where the bytes of ``graph.json`` go as they are made, in order (a file being written)."""
 
-    def __init__(self) -> None:
-        self.chunks: list[Buffer] = [HEAD]
+_SMALL = 1 << 20
+"""A sink is handed small pieces gathered into parts of about this size."""
+
+
+class _Writer:
+    """Writes ``graph.json`` one record per line and tracks each record's byte span.
+
+    Without a sink the pieces are kept in ``chunks``; with one, each is handed on as
+    soon as it is made (small ones gathered), so the file can be written while the
+    rest is still being serialized."""
+
+    def __init__(self, sink: Sink | None = None) -> None:
+        self.chunks: list[Buffer] = []
+        self.sink = sink
+        self.pending = bytearray()
         self.position = len(HEAD)
         self.first = True
+        self._add(HEAD)
+
+    def _add(self, piece: Buffer) -> None:
+        if self.sink is None:
+            self.chunks.append(piece)
+        elif len(piece) >= _SMALL:  # a run of saved records: handed on as it is
+            self.flush()
+            self.sink(piece if isinstance(piece, (bytes, bytearray)) else memoryview(piece))
+        else:
+            self.pending += piece
+            if len(self.pending) >= _SMALL:
+                self.flush()
+
+    def flush(self) -> None:
+        """Hand the gathered small pieces to the sink."""
+        if self.pending:
+            assert self.sink is not None
+            self.sink(bytes(self.pending))
+            self.pending.clear()
 
     def raw(self, piece: bytes) -> None:
         """Close the current list of records with ``piece`` (the next list's opening
         line, or the tail)."""
         if not self.first:
             piece = b"\n" + piece
-        self.chunks.append(piece)
+        self._add(piece)
         self.position += len(piece)
         self.first = True
 
     def record(self, piece: Buffer, size: int) -> int:
         if not self.first:
-            self.chunks.append(b",\n")
+            self._add(b",\n")
             self.position += 2
         self.first = False
-        self.chunks.append(piece)
+        self._add(piece)
         start = self.position
         self.position += size
         return start
@@ -343,18 +385,20 @@ class _Writer:
         return spans
 
 
-def encode(graph: Graph, files: Doc | None = None) -> GraphImage:
+def encode(graph: Graph, files: Doc | None = None, sink: Sink | None = None) -> GraphImage:
     """The checkpoint image of ``graph`` (``files``: more fields for the tail, such as
     the size of ``episodes.jsonl`` the checkpoint goes with).
 
     For a lazy graph, records no op changed since its checkpoint are copied
     from that checkpoint's bytes; changed and new records are serialized.
+    ``sink``: where the bytes of ``graph.json`` go as they are made (the image's
+    ``graph_json`` is then empty; its ``size`` says how many there were).
     """
     saved = graph.saved
     entities, relations = graph.entities, graph.relations
     observations = graph.observations_by_id
     if saved is None:
-        return _encode_all(graph, files)
+        return _encode_all(graph, files, sink)
     assert isinstance(entities, LazyDocs) and isinstance(relations, LazyDocs)
     assert isinstance(observations, LazyDocs)
     saved_entities, saved_rels = len(saved.entity_ids), len(saved.rel_ids)
@@ -366,7 +410,7 @@ def encode(graph: Graph, files: Doc | None = None) -> GraphImage:
     changed_entities = _changed(entities, graph.changed_entities)
     changed_rels = _changed(relations, graph.changed_relations)
 
-    writer = _Writer()
+    writer = _Writer(sink)
     new_entities = [entities[i] for i in new_entity_ids]
     entity_spans = writer.records(
         (data, saved.entity_spans), saved_entities, changed_entities, new_entities
@@ -454,7 +498,7 @@ def encode(graph: Graph, files: Doc | None = None) -> GraphImage:
         tables.names[ordinal] = str(entity["name"])
         tables.name_keys[ordinal] = name_key(entity["name"])
         tables.type_keys[ordinal] = type_key(entity.get("type"))
-    return GraphImage(graph_json, tables)
+    return GraphImage(graph_json, tables, writer.position)
 
 
 def _changed(docs: LazyDocs[Doc], ids: set[str]) -> dict[int, Doc]:
@@ -476,6 +520,9 @@ def _finish(writer: _Writer, graph: Graph, files: Doc | None) -> bytes:
     tail.update(files or {})
     tail["checksums"] = CHECKSUMS
     writer.raw(tail_line(tail))
+    if writer.sink is not None:
+        writer.flush()
+        return b""
     return b"".join(writer.chunks)
 
 
@@ -495,14 +542,14 @@ def _terms_of(
     return table
 
 
-def _encode_all(graph: Graph, files: Doc | None) -> GraphImage:
+def _encode_all(graph: Graph, files: Doc | None, sink: Sink | None = None) -> GraphImage:
     """The image of a graph with no saved checkpoint: every record serialized."""
     # A lazy graph opened from this image trusts its nextId: make sure it is past
     # every id in use (an imported file's nextId may be stale).
     graph.check_next_id()
     entity_docs = list(graph.entities.values())
     rel_docs = list(graph.relations.values())
-    writer = _Writer()
+    writer = _Writer(sink)
     entity_spans = writer.records(None, 0, {}, entity_docs)
     writer.raw(MIDDLE)
     rel_spans = writer.records(None, 0, {}, rel_docs)
@@ -569,7 +616,7 @@ def _encode_all(graph: Graph, files: Doc | None) -> GraphImage:
         name_terms=_merge(None, None, name_table),
         dangling=dangling,
     )
-    return GraphImage(graph_json, tables)
+    return GraphImage(graph_json, tables, writer.position)
 
 
 def indexable(graph: Graph) -> bool:

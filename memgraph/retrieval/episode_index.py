@@ -20,10 +20,12 @@ arrays that stay memory-mapped, and a part added since in Python containers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -229,6 +231,56 @@ def _idf(count: int, held: int) -> float:
     return math.log(1.0 + (count - held + 0.5) / (held + 0.5))
 
 
+@dataclass
+class _Flat:
+    """The tables of an index's saved part: what ``episodes.idx`` holds."""
+
+    last: _Turn | None
+    mark: int
+    ids: list[str]
+    sources: list[str | None]
+    speakers: list[str | None]
+    terms: list[str]
+    indptr: npt.NDArray[np.int64]
+    ords: npt.NDArray[np.int32]
+    tfs: npt.NDArray[np.uint8]
+    lengths: npt.NDArray[np.float32]
+    at: npt.NDArray[np.int64]
+    loc: npt.NDArray[np.int64]
+    facts_known: npt.NDArray[np.uint8]
+    flags: npt.NDArray[np.uint8]
+    facts_indptr: npt.NDArray[np.int64]
+    facts_flat: npt.NDArray[np.int64]
+
+    def encode(self) -> bytes:
+        """``episodes.idx``: the magic, a CRC-32 of the body, then 13 sized blobs."""
+        header = {
+            "count": len(self.ids),
+            "terms": len(self.terms),
+            "postings": len(self.ords),
+            "last": list(self.last) if self.last is not None else None,
+            "mark": self.mark,
+        }
+        meta = {"ids": self.ids, "sources": self.sources, "speakers": self.speakers}
+        blobs = [
+            orjson.dumps(header),
+            zlib.compress(orjson.dumps(meta), 1),
+            zlib.compress("\n".join(self.terms).encode("utf-8"), 1),
+            self.indptr.astype("<i8").tobytes(),
+            self.ords.astype("<i4").tobytes(),
+            self.tfs.tobytes(),
+            self.lengths.astype("<f4").tobytes(),
+            self.at.astype("<i8").tobytes(),
+            self.loc.astype("<i8").tobytes(),
+            self.facts_known.astype(np.uint8).tobytes(),
+            self.flags.tobytes(),
+            self.facts_indptr.astype("<i8").tobytes(),
+            self.facts_flat.astype("<i8").tobytes(),
+        ]
+        body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
+        return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+
+
 class EpisodeIndex:
     """BM25F postings of episodes, with their ids, times, sources and speakers."""
 
@@ -357,7 +409,7 @@ class EpisodeIndex:
 
     def sealed(self) -> EpisodeIndex:
         """The same index with everything in the flat saved form."""
-        return EpisodeIndex.decode(self.encode())
+        return EpisodeIndex._from_flat(self._flat())
 
     def locate(self, episode_id: str, location: int) -> None:
         """Record where the store keeps an episode (once it is checkpointed)."""
@@ -700,6 +752,22 @@ class EpisodeIndex:
     # ------------------------------------------------------------------ saved form
     def encode(self) -> bytes:
         """Everything indexed, as one saved part (removed episodes dropped)."""
+        return self._flat().encode()
+
+    def encode_sealed(self) -> tuple[Callable[[], bytes], EpisodeIndex]:
+        """:meth:`encode` (as a function that may run in another thread: it keeps its
+        own copy of what it encodes), and the index those bytes decode to
+        (:meth:`sealed`), made from the same tables instead of parsing them back."""
+        flat = self._flat()
+        sealed = EpisodeIndex._from_flat(
+            dataclasses.replace(
+                flat, ids=list(flat.ids), sources=list(flat.sources), speakers=list(flat.speakers)
+            )
+        )
+        return flat.encode, sealed
+
+    def _flat(self) -> _Flat:
+        """Everything indexed, as the tables of one saved part (removed episodes dropped)."""
         count = len(self.ids)
         keep = np.ones(count, dtype=bool)
         if self._removed:
@@ -745,35 +813,25 @@ class EpisodeIndex:
             np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
         kept = np.flatnonzero(keep)
         facts_indptr, facts_flat = self._kept_facts(kept)
-        header = {
-            "count": len(kept),
-            "terms": len(terms),
-            "postings": len(ords),
-            "last": list(self._last) if self._last is not None else None,
-            "mark": self.mark,
-        }
-        meta = {
-            "ids": [self.ids[o] for o in kept],
-            "sources": [self.sources[o] for o in kept],
-            "speakers": [self.speakers[o] for o in kept],
-        }
-        blobs = [
-            orjson.dumps(header),
-            zlib.compress(orjson.dumps(meta), 1),
-            zlib.compress("\n".join(terms).encode("utf-8"), 1),
-            indptr.astype("<i8").tobytes(),
-            ords.astype("<i4").tobytes(),
-            tfs.tobytes(),
-            self._lengths.view()[kept].astype("<f4").tobytes(),
-            self._at.view()[kept].astype("<i8").tobytes(),
-            self._loc.view()[kept].astype("<i8").tobytes(),
-            np.asarray(self._facts_known.view()[kept], dtype=np.uint8).tobytes(),
-            self._saved_flags(keep, kept).tobytes(),
-            facts_indptr.astype("<i8").tobytes(),
-            facts_flat.astype("<i8").tobytes(),
-        ]
-        body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
-        return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+        whole = len(kept) == count
+        return _Flat(
+            last=self._last,
+            mark=self.mark,
+            ids=list(self.ids) if whole else [self.ids[o] for o in kept],
+            sources=list(self.sources) if whole else [self.sources[o] for o in kept],
+            speakers=list(self.speakers) if whole else [self.speakers[o] for o in kept],
+            terms=terms,
+            indptr=indptr.astype("<i8", copy=False),
+            ords=ords.astype("<i4", copy=False),
+            tfs=tfs.astype(np.uint8, copy=False),
+            lengths=self._lengths.view()[kept].astype("<f4"),
+            at=self._at.view()[kept].astype("<i8"),
+            loc=self._loc.view()[kept].astype("<i8"),
+            facts_known=np.asarray(self._facts_known.view()[kept], dtype=np.uint8),
+            flags=self._saved_flags(keep, kept),
+            facts_indptr=facts_indptr.astype("<i8", copy=False),
+            facts_flat=facts_flat.astype("<i8", copy=False),
+        )
 
     def _kept_facts(
         self, kept: npt.NDArray[np.int64]
@@ -838,39 +896,61 @@ class EpisodeIndex:
         header = orjson.loads(bytes(blobs[0]))
         meta = orjson.loads(zlib.decompress(blobs[1]))
         terms = zlib.decompress(blobs[2]).decode("utf-8").split("\n") if header["terms"] else []
-        index = cls()
-        index.ids = list(meta["ids"])
-        index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
-        index.sources = list(meta["sources"])
-        index.speakers = list(meta["speakers"])
-        index._spoken = _Grow(np.bool_, [s is not None for s in index.speakers])
-        index._rows = {term: row for row, term in enumerate(terms)}
-        index._indptr = np.frombuffer(blobs[3], dtype="<i8")
-        index._ords = np.frombuffer(blobs[4], dtype="<i4")
-        index._tfs = np.frombuffer(blobs[5], dtype=np.uint8)
-        lengths = np.frombuffer(blobs[6], dtype="<f4")
-        index._lengths = _Grow(np.float32, lengths)
-        index._at = _Grow(np.int64, np.frombuffer(blobs[7], dtype="<i8"))
-        index._loc = _Grow(np.int64, np.frombuffer(blobs[8], dtype="<i8"))
-        index.mark = int(header.get("mark") or 0)
-        index._facts_known = _Grow(np.bool_, np.frombuffer(blobs[9], dtype=np.uint8).astype(bool))
-        index._flags = _Grow(np.uint8, np.frombuffer(blobs[10], dtype=np.uint8))
-        index._facts_indptr = np.frombuffer(blobs[11], dtype="<i8")
-        index._facts_flat = np.frombuffer(blobs[12], dtype="<i8")
-        index._length_total = float(lengths.sum())
-        index._saved = len(index.ids)
         last = header.get("last")
+        turn = None
         if last:
-            conversation, at_ms, terms, speaker, text, other, *rest = last
+            conversation, at_ms, last_terms, speaker, text, other, *rest = last
             before = tuple(rest[0]) if rest else ()
-            index._last = _Turn(
-                conversation, int(at_ms), tuple(terms), speaker, text, other, before
-            )
+            turn = _Turn(conversation, int(at_ms), tuple(last_terms), speaker, text, other, before)
+        flat = _Flat(
+            last=turn,
+            mark=int(header.get("mark") or 0),
+            ids=list(meta["ids"]),
+            sources=list(meta["sources"]),
+            speakers=list(meta["speakers"]),
+            terms=terms,
+            indptr=np.frombuffer(blobs[3], dtype="<i8"),
+            ords=np.frombuffer(blobs[4], dtype="<i4"),
+            tfs=np.frombuffer(blobs[5], dtype=np.uint8),
+            lengths=np.frombuffer(blobs[6], dtype="<f4"),
+            at=np.frombuffer(blobs[7], dtype="<i8"),
+            loc=np.frombuffer(blobs[8], dtype="<i8"),
+            facts_known=np.frombuffer(blobs[9], dtype=np.uint8),
+            flags=np.frombuffer(blobs[10], dtype=np.uint8),
+            facts_indptr=np.frombuffer(blobs[11], dtype="<i8"),
+            facts_flat=np.frombuffer(blobs[12], dtype="<i8"),
+        )
         if (
-            len(index.ids) != header["count"]
-            or len(index._indptr) != header["terms"] + 1
-            or len(index._ords) != header["postings"]
-            or len(lengths) != header["count"]
+            len(flat.ids) != header["count"]
+            or len(flat.indptr) != header["terms"] + 1
+            or len(flat.ords) != header["postings"]
+            or len(flat.lengths) != header["count"]
         ):
             raise ValueError("episode index sizes disagree")
+        return cls._from_flat(flat)
+
+    @classmethod
+    def _from_flat(cls, flat: _Flat) -> EpisodeIndex:
+        """The index whose saved part is ``flat`` and nothing added."""
+        index = cls()
+        index.ids = flat.ids
+        index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
+        index.sources = flat.sources
+        index.speakers = flat.speakers
+        index._spoken = _Grow(np.bool_, [s is not None for s in index.speakers])
+        index._rows = {term: row for row, term in enumerate(flat.terms)}
+        index._indptr = flat.indptr
+        index._ords = flat.ords
+        index._tfs = flat.tfs
+        index._lengths = _Grow(np.float32, flat.lengths)
+        index._at = _Grow(np.int64, flat.at)
+        index._loc = _Grow(np.int64, flat.loc)
+        index.mark = flat.mark
+        index._facts_known = _Grow(np.bool_, flat.facts_known.astype(bool))
+        index._flags = _Grow(np.uint8, flat.flags)
+        index._facts_indptr = flat.facts_indptr
+        index._facts_flat = flat.facts_flat
+        index._length_total = float(flat.lengths.sum())
+        index._saved = len(index.ids)
+        index._last = flat.last
         return index

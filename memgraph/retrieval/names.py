@@ -17,7 +17,6 @@ of its name, or by all of its words when none is distinctive.
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from collections.abc import Iterable
 
@@ -39,8 +38,6 @@ MAX_NAME_WORDS = 6
 """Longest entity name (in words) found by exact lookup in a text."""
 PARTIAL_NAMES = 3
 """A word of the text names the entities whose names contain it when at most this many do."""
-FEW_NAMES = 16
-"""A run's rarest name term held by at most this many names is checked name by name."""
 
 _OPENERS = "\"'([{<«“‘¿¡*_"
 _CLOSERS = "\"')]}>»”’.,;:!?*_"
@@ -78,16 +75,10 @@ def _name_terms_of(token: str) -> tuple[str, ...]:
 _TERMS_OF: dict[str, tuple[str, ...]] = {}  # token -> its name terms (a pure function, memoized)
 
 
-@functools.lru_cache(maxsize=8192)
-def _name_term_set(name: str) -> frozenset[str]:
-    """The name terms of an entity name (memoized: the same names are checked again)."""
-    return frozenset(name_terms(name))
-
-
 class NameLookups:
     """What :func:`named_entities` learnt of one unchanged graph, shared by the texts
     looked up against it (the bulk path finds a window's contexts together): term
-    counts and id sets, the name terms of a rare term's names, and span lookups.
+    counts and id sets, and span lookups.
 
     Valid only while the graph does not change: make one per batch of lookups.
     """
@@ -96,7 +87,6 @@ class NameLookups:
         self.graph = graph
         self.counts: dict[str, int] = {}
         self.sets: dict[str, set[str]] = {}
-        self.name_sets: dict[str, list[frozenset[str]]] = {}
         self.spans: dict[tuple[str, ...], Doc | None] = {}
 
 
@@ -161,7 +151,7 @@ def named_entities(
             if span in lookups.spans:
                 entity = lookups.spans[span]
             else:
-                entity = lookups.spans[span] = _lookup(graph, postings, span, held[position:stop])
+                entity = lookups.spans[span] = _lookup(graph, span)
             if entity is not None:
                 exact.setdefault(str(entity["id"]), None)
                 covered[position:stop] = [True] * (stop - position)
@@ -199,7 +189,6 @@ class _Postings:
         self.index = index
         self.counts = lookups.counts
         self.sets = lookups.sets
-        self.name_sets = lookups.name_sets
 
     def __getitem__(self, term: str) -> set[str]:
         found = self.sets.get(term)
@@ -208,30 +197,10 @@ class _Postings:
         return found
 
 
-def _lookup(
-    graph: Graph,
-    postings: _Postings,
-    span: tuple[str, ...],
-    held: list[tuple[str, ...] | None],
-) -> Doc | None:
+def _lookup(graph: Graph, span: tuple[str, ...]) -> Doc | None:
     """The entity named exactly by ``span``: without the punctuation around it
-    (``(Acme``, ``Vorn.``, ``Mira's``), else as written (``Acme Inc.``)."""
-    terms = {term for found in held if found for term in found}
-    if len(terms) > 1:
-        # Only an entity whose name holds every term can be named by the span: when
-        # few names hold the rarest term, check them. When every term is common
-        # (a shared surname and prefix), the exact lookup below decides in one step;
-        # intersecting the id sets of common terms would cost their size.
-        rarest = min(terms, key=lambda term: postings.counts.get(term, 0))
-        if postings.counts.get(rarest, 0) <= FEW_NAMES:
-            others = terms - {rarest}
-            name_sets = postings.name_sets.get(rarest)
-            if name_sets is None:
-                name_sets = postings.name_sets[rarest] = [
-                    _name_term_set(graph.entity_name(i) or "") for i in postings[rarest]
-                ]
-            if not any(others <= names for names in name_sets):
-                return None
+    (``(Acme``, ``Vorn.``, ``Mira's``), else as written (``Acme Inc.``). Two lookups in
+    the normalized-name index, whatever the number of names sharing its words."""
     last = len(span) - 1
     core = " ".join(_core(t, first=i == 0, last=i == last) for i, t in enumerate(span))
     entity = graph.entity_by_name(core) if core else None

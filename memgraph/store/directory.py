@@ -27,14 +27,14 @@ import mmap
 import os
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
 
-from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
+from memgraph.errors import StoreConflict, StoreCorrupt, StoreError, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.records import (
     ChecksumMismatch,
@@ -52,7 +52,9 @@ from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
 from memgraph.store.files import (
     FILE_MODE,
+    AtomicWrite,
     FileLock,
+    InThread,
     atomic_write,
     ensure_dir,
     fsync_dir,
@@ -82,6 +84,7 @@ __all__ = ["NPY_HEADER_BYTES", "VECTOR_FORMAT", "DirectoryStore", "doctor_hint",
 MIN_JOURNAL_BYTES = 1 << 20
 JOURNAL_RATIO = 0.25
 OPS_RATIO = 0.125  # journal ops (replayed through the graph on load) per byte of graph.json
+start_atomic_write = AtomicWrite  # graph.json is written while it is being encoded
 
 
 def _npy_header(rows: int, dim: int) -> bytes:
@@ -140,6 +143,10 @@ class DirectoryStore:
         self._vector_blocks: list[tuple[int, int]] = []
         self._journal_sealed = False  # a line with a checksum was read: later ones need one
         self._vector_check: threading.Thread | None = None
+        # The episodes this handle appended last: (file, start, end) and each one's
+        # location, so reading them back after a checkpoint needs no parsing.
+        self._appended: tuple[tuple[int, int], int, int, list[tuple[int, Doc]]] | None = None
+        self._deriving: InThread | None = None  # derived files being written, in order
         self.vector_problems: list[tuple[int, int]] = []  # row ranges failing their checksum
 
     # ------------------------------------------------------------------ reading
@@ -431,6 +438,7 @@ class DirectoryStore:
         return iter(found.episodes.values())
 
     def episodes_after(self, mark: int) -> tuple[list[tuple[int, Doc]], int]:
+        appended, self._appended = self._appended, None
         try:
             fd = os.open(self.episodes_path, os.O_RDONLY)
         except FileNotFoundError:
@@ -440,7 +448,13 @@ class DirectoryStore:
                 ) from None
             return [], 0
         try:
-            size = os.fstat(fd).st_size
+            stat = os.fstat(fd)
+            size = stat.st_size
+            if appended is not None:
+                file, start, end, records = appended
+                if (stat.st_dev, stat.st_ino) == file and mark == start and size == end:
+                    # Exactly what this handle appended (under the lock) since the mark.
+                    return [(location, dict(doc)) for location, doc in records], end
             if mark > size:
                 raise ValueError(f"mark {mark} is past the end of {str(self.episodes_path)!r}")
             data = _read_from(fd, mark)
@@ -496,14 +510,52 @@ class DirectoryStore:
         return found
 
     def read_derived(self, name: str) -> bytes | None:
+        self.wait_for_derived()
         try:
             return (self.path / _derived_name(name)).read_bytes()
         except FileNotFoundError:
             return None
 
     def write_derived(self, name: str, data: bytes) -> None:
+        self.wait_for_derived()
+        self._write_derived(name, data)
+
+    def _write_derived(self, name: str, data: bytes) -> None:
         ensure_dir(self.path)
         atomic_write(self.path / _derived_name(name), data)
+
+    def write_derived_later(self, name: str, make: Callable[[], bytes]) -> None:
+        """:meth:`write_derived` of ``make()``, made and written by a thread of its own
+        after the derived files handed over before it. A failure is logged: derived
+        data is rebuilt by whoever finds it missing. Reading a derived file, writing
+        one, a rewrite and closing wait for it first. The file describes
+        ``episodes.jsonl`` as it is now: it is not written if that file was replaced
+        meanwhile (another process's purge or repair)."""
+        _derived_name(name)
+        before = self._deriving
+        described = _identity(self.episodes_path)
+
+        def work() -> None:
+            if before is not None:
+                before.wait()
+            try:
+                data = make()
+                if _identity(self.episodes_path) != described:
+                    log.info("memgraph: %s of scope %r is stale, not saved", name, self.scope)
+                    return
+                self._write_derived(name, data)
+            except (OSError, StoreError) as exc:
+                log.warning("memgraph: could not save %s of scope %r: %s", name, self.scope, exc)
+
+        self._deriving = InThread(work, name="memgraph-derived")
+
+    def wait_for_derived(self) -> None:
+        """Wait for the derived files :meth:`write_derived_later` is writing."""
+        job, self._deriving = self._deriving, None
+        if job is not None:
+            error = job.wait()
+            if error is not None:  # not a file error: a bug, reported where it is seen
+                raise error
 
     def read_summary(self) -> Doc | None:
         raw = self._read_bytes(self.summary_path)
@@ -647,13 +699,16 @@ class DirectoryStore:
                 f"scope {self.scope!r}: a checkpoint at commit {folded} would drop the commits "
                 f"up to {self._last_seq}; catch up and retry"
             )
-        try:
-            if episodes:
-                self._append_episodes(episodes)
+
+        def save_vectors() -> None:
             if vectors is not None and len(vectors):
                 self._save_vectors(vectors)
                 self._save_coarse(vectors)
-            self._replace_checkpoint(graph)
+
+        try:
+            if episodes:
+                self._append_episodes(episodes)
+            self._replace_checkpoint(graph, meanwhile=save_vectors)
         except OSError as exc:
             raise StoreUnavailable(
                 f"could not write a checkpoint of scope {self.scope!r} in {str(self.path)!r}: "
@@ -663,16 +718,18 @@ class DirectoryStore:
 
     def _append_episodes(self, episodes: Sequence[Doc]) -> None:
         ensure_dir(self.path)
+        self._appended = None
         fd = os.open(self.episodes_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
         try:
-            size = os.fstat(fd).st_size
-            complete = _complete_lines_length(fd, size)
-            if complete < size:
+            stat = os.fstat(fd)
+            complete = _complete_lines_length(fd, stat.st_size)
+            if complete < stat.st_size:
                 # A tail torn by a checkpoint that crashed: appending after it would
                 # glue it to the next record and damage that line for good.
                 os.ftruncate(fd, complete)
+            lines = [seal_record(orjson.dumps(e)) + b"\n" for e in episodes]
             try:
-                write_all(fd, _episode_lines(episodes))
+                write_all(fd, b"".join(lines))
                 os.fsync(fd)
             except OSError:  # a full disk: leave no part of a line behind
                 with contextlib.suppress(OSError):
@@ -680,6 +737,13 @@ class DirectoryStore:
                 raise
         finally:
             os.close(fd)
+        records = []
+        location = complete
+        for episode, line in zip(episodes, lines, strict=True):
+            if isinstance(episode.get("id"), str):
+                records.append((location, episode))
+            location += len(line)
+        self._appended = ((stat.st_dev, stat.st_ino), complete, location, records)
 
     def _save_vectors(self, index: VectorIndex) -> None:
         """Persist the index: append new rows in place when the space is unchanged."""
@@ -738,9 +802,21 @@ class DirectoryStore:
         np.savez(buffer, centroids=coarse.centroids, labels=coarse.labels)
         atomic_write(self.ivf_path, buffer.getvalue())
 
-    def _replace_checkpoint(self, graph: Graph, episodes_bytes: int | None = None) -> None:
+    def _replace_checkpoint(
+        self,
+        graph: Graph,
+        episodes_bytes: int | None = None,
+        meanwhile: Callable[[], None] | None = None,
+    ) -> None:
         """Write ``graph.json`` (and its index), then replace the journal with an empty
-        one. ``episodes_bytes``: the size ``episodes.jsonl`` goes with (default: now)."""
+        one. ``episodes_bytes``: the size ``episodes.jsonl`` goes with (default: now).
+
+        ``meanwhile`` (saving the vectors: file work) runs in a thread of its own while
+        this one encodes the graph, and another thread writes ``graph.json``'s
+        temporary file as its bytes are made (then this one compresses the index).
+        Both end before that file replaces ``graph.json``, so a crash leaves the same
+        states as doing one after the other.
+        """
         # The old index goes first: a crash before the new one is written leaves
         # no index (graph.json is then parsed in full), never a misleading one.
         with contextlib.suppress(FileNotFoundError):
@@ -750,13 +826,24 @@ class DirectoryStore:
                 episodes_bytes = os.stat(self.episodes_path).st_size
             except FileNotFoundError:
                 episodes_bytes = 0
-        image = encode(graph, {"episodesBytes": episodes_bytes})
-        image_for_index = image if indexable(graph) else None
-        atomic_write(self.graph_path, image.graph_json)
-        self._checkpoint_bytes = len(image.graph_json)
+        saving = InThread(meanwhile) if meanwhile is not None else None
+        writing = start_atomic_write(self.graph_path)
+        try:
+            image = encode(graph, {"episodesBytes": episodes_bytes}, sink=writing.put)
+            image_for_index = image if indexable(graph) else None
+            blobs = image.index_blobs() if image_for_index is not None else None
+            if saving is not None:
+                saving.result()
+        except BaseException:
+            if saving is not None:
+                saving.wait()
+            writing.cancel()
+            raise
+        writing.finish()
+        self._checkpoint_bytes = image.size
         if image_for_index is not None:
             stat = os.stat(self.graph_path)
-            body = image.index_bytes((stat.st_size, stat.st_mtime_ns))
+            body = image.index_bytes((stat.st_size, stat.st_mtime_ns), blobs)
             atomic_write(self.index_path, seal(INDEX_MAGIC, body))
         tmp = self.path / ".journal.jsonl.tmp"
         pin = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, FILE_MODE)
@@ -791,7 +878,7 @@ class DirectoryStore:
         except (OSError, ValueError) as exc:  # the graph keeps reading the older checkpoint
             log.warning("memgraph: cannot map the new %s (%s)", self.graph_path, exc)
             return
-        if len(data) != len(image.graph_json):  # replaced by another writer meanwhile
+        if len(data) != image.size:  # replaced by another writer meanwhile
             data.close()
             return
         _random_access(data)
@@ -813,6 +900,7 @@ class DirectoryStore:
         """
         self._require_lock()
         self._check_current()
+        self.wait_for_derived()  # none may land after the rewrite removed it
         ensure_dir(self.path)
         lines = _episode_lines(episodes)
         try:
@@ -841,6 +929,7 @@ class DirectoryStore:
         atomic_write(self.summary_path, orjson.dumps(summary, option=orjson.OPT_INDENT_2))
 
     def close(self) -> None:
+        self.wait_for_derived()
         if self._journal_fd is not None:
             os.close(self._journal_fd)
             self._journal_fd = None
@@ -854,6 +943,15 @@ def _derived_name(name: str) -> str:
     if name not in DERIVED_NAMES:
         raise ValueError(f"{name!r} is not a derived file of a scope ({sorted(DERIVED_NAMES)})")
     return name
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` is (device and inode), or None when there is none."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 def _episode_lines(episodes: Sequence[Doc]) -> bytes:

@@ -15,18 +15,22 @@ import errno
 import fcntl
 import logging
 import os
+import queue
 import secrets
 import struct
+import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from memgraph.errors import StoreConflict, StoreUnavailable
 
 __all__ = [
+    "AtomicWrite",
     "DerivedUnusable",
     "FileLock",
+    "InThread",
     "atomic_write",
     "ensure_dir",
     "fsync_dir",
@@ -63,11 +67,34 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_all(fd: int, data: bytes | memoryview) -> None:
+def write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     """Write every byte of ``data`` to ``fd`` (``os.write`` may write fewer)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def _temporary(path: Path) -> Path:
+    """A temporary name beside ``path``, of its own per call (writers in other threads
+    or processes never share it)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def _write_synced(tmp: Path, data: bytes | memoryview) -> None:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unavailable(path: Path, tmp: Path, exc: OSError) -> StoreUnavailable:
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+    return StoreUnavailable(
+        f"could not write {str(path)!r}: {exc}; the previous version is unchanged"
+    )
 
 
 def atomic_write(path: Path, data: bytes | memoryview) -> None:
@@ -80,22 +107,107 @@ def atomic_write(path: Path, data: bytes | memoryview) -> None:
         StoreUnavailable: the file could not be written (a full disk, an I/O
             error); ``path`` is unchanged.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = _temporary(path)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_synced(tmp, data)
         os.replace(tmp, path)
         fsync_dir(path.parent)
     except OSError as exc:
+        raise _unavailable(path, tmp, exc) from exc
+
+
+class InThread:
+    """``work()`` run by a thread of its own from the start; :meth:`result` waits for it
+    and raises what it raised."""
+
+    def __init__(self, work: Callable[[], None], name: str = "memgraph-io") -> None:
+        self._error: BaseException | None = None
+        self._work = work
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._work()
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def wait(self) -> BaseException | None:
+        """Wait for the work; what it raised, if anything."""
+        self._thread.join()
+        return self._error
+
+    def result(self) -> None:
+        """Wait for the work; raise what it raised."""
+        error = self.wait()
+        if error is not None:
+            raise error
+
+
+class AtomicWrite:
+    """:func:`atomic_write` in two steps: the temporary file is written and synced by
+    a thread of its own from the start (``write`` and ``fsync`` release the GIL, so
+    the caller's work goes on meanwhile), and :meth:`finish` moves it into place.
+    Until then ``path`` is unchanged; :meth:`cancel` (or a failed write) removes the
+    temporary file.
+
+    ``data``: the whole content; without it the content is handed over in parts with
+    :meth:`put` while it is being made. What is handed over must not change until
+    the write is finished."""
+
+    def __init__(self, path: Path, data: bytes | memoryview | None = None) -> None:
+        self.path = path
+        self._tmp = _temporary(path)
+        self._error: OSError | None = None
+        self._parts: queue.SimpleQueue[bytes | bytearray | memoryview | None] = queue.SimpleQueue()
+        if data is not None:
+            self._parts.put(data)
+        self._thread = threading.Thread(target=self._write, name="memgraph-write", daemon=True)
+        self._thread.start()
+
+    def put(self, part: bytes | bytearray | memoryview) -> None:
+        """Append ``part`` to the file's content (written in order, in the background)."""
+        self._parts.put(part)
+
+    def _write(self) -> None:
+        fd: int | None = None
+        ended = False  # the end of the content was taken from the queue
+        try:
+            fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            while (part := self._parts.get()) is not None:
+                write_all(fd, part)
+            ended = True
+            os.fsync(fd)
+        except OSError as exc:
+            self._error = exc
+            while not ended and self._parts.get() is not None:  # let go of the rest
+                pass
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def finish(self) -> None:
+        """Wait for the write, then replace ``path`` with the written file.
+
+        Raises:
+            StoreUnavailable: the file could not be written; ``path`` is unchanged.
+        """
+        self._parts.put(None)
+        self._thread.join()
+        try:
+            if self._error is not None:
+                raise self._error
+            os.replace(self._tmp, self.path)
+            fsync_dir(self.path.parent)
+        except OSError as exc:
+            raise _unavailable(self.path, self._tmp, exc) from exc
+
+    def cancel(self) -> None:
+        """Wait for the write and remove it; ``path`` stays as it was."""
+        self._parts.put(None)
+        self._thread.join()
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise StoreUnavailable(
-            f"could not write {str(path)!r}: {exc}; the previous version is unchanged"
-        ) from exc
+            os.unlink(self._tmp)
 
 
 # ------------------------------------------------------------------- derived files
