@@ -143,3 +143,10 @@ def test_an_answer_echoing_the_other_speaker_s_question_is_its_speaker_s() -> No
         (MARCUS, "These are for running."),
     )
     assert own == 0.0 and anyone == 1.0
+
+
+def test_someone_else_holding_all_of_the_topic_outweighs_less_than_half_of_theirs() -> None:
+    assert Support(own=0.4, anyone=1.0).about_someone_else
+    assert not Support(own=0.6, anyone=1.0).about_someone_else
+    assert Support(own=0.2, anyone=0.8).about_someone_else  # little of theirs, much more else
+    assert not Support(own=0.4, anyone=0.8).about_someone_else

@@ -29,10 +29,12 @@ from memgraph.text import KIN_WORDS, WORD_FORMS, index_terms, words
 
 __all__ = [
     "ANSWER_WORDS",
+    "LESS_THAN_HALF",
     "LOOKED_AT",
     "MOSTLY_THEIRS",
     "OWN_SHARE",
     "SWAP_MARGIN",
+    "WHOLE_TOPIC",
     "Support",
     "Talk",
     "support",
@@ -55,6 +57,10 @@ about someone else's."""
 MOSTLY_THEIRS = 0.5
 """A text of theirs holding this share of the topic answers for them, whoever else
 speaks of what the question says is theirs."""
+WHOLE_TOPIC = 0.95
+"""Someone else's text holding this share of the topic holds all of it."""
+LESS_THAN_HALF = 0.45
+"""When someone else's text holds all of the topic, theirs must hold more than this."""
 LOOKED_AT = 60
 """How many of the best candidates are read."""
 
@@ -111,7 +117,12 @@ class Support:
 
     @property
     def about_someone_else(self) -> bool:
-        """The topic is held, but not by anything of the named entities."""
+        """The topic is held, but not by anything of the named entities: theirs hold
+        little of it and someone else's much more, or someone else's hold all of it
+        and theirs less than half ("What did Jon find for his store?" when Gina
+        found it for hers, and Jon only spoke of his store)."""
+        if self.anyone >= WHOLE_TOPIC and self.own <= LESS_THAN_HALF:
+            return True
         return self.own < OWN_SHARE and self.anyone - self.own >= SWAP_MARGIN
 
 
