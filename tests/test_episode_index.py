@@ -249,3 +249,18 @@ def test_an_index_sealed_from_its_tables_is_the_index_its_bytes_decode_to() -> N
     sealed.add("e-7", "later", at_ms=CONTEXT_GAP_MS * 3, speaker="Bo", conversation="d")
     sealed.locate("e-2", 99)
     assert encoded() == data
+
+
+def test_the_context_weighs_less_than_a_word_of_the_text_itself() -> None:
+    from memgraph.retrieval.episode_index import CONTEXT_WEIGHTS
+
+    assert sum(CONTEXT_WEIGHTS) < 1.0
+    index = EpisodeIndex()
+    index.add("e-1", "did the kids like the memorial?", at_ms=0, speaker="Ana", conversation="a")
+    index.add(
+        "e-2", "what did the kids think of the memorial", at_ms=1, speaker="Ana", conversation="a"
+    )
+    index.add("e-3", "they were awestruck and humbled", at_ms=2, speaker="John", conversation="a")
+    own = index.holding([["memor"]], context=False)
+    assert not own[index.ordinal["e-3"]]
+    assert index.holding([["memor"]], context=True)[index.ordinal["e-3"]]

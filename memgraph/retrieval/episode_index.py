@@ -45,8 +45,10 @@ __all__ = [
 
 K1 = 1.2
 B = 0.75
-CONTEXT_WEIGHTS = (0.5, 0.25)
-"""Weights of the turn before an episode and of the one before that."""
+CONTEXT_WEIGHTS = (0.65, 0.3)
+"""Weights of the turn before an episode and of the one before that. They sum to
+less than 1, the weight of a text's own word: a word only the context holds is
+never read as the text's own (``holding(context=False)``)."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
 MAGIC = b"MGEPIDX3"
