@@ -18,6 +18,7 @@ __all__ = [
     "VERB_FORMS",
     "WORD_FORMS",
     "content_key",
+    "in_any_form",
     "index_terms",
     "index_terms_many",
     "name_key",
@@ -205,17 +206,13 @@ _NOT_ONLY_PAST = frozenset(
 itself, or whose verb is a stop word."""
 
 
-def _verb_forms() -> dict[str, tuple[str, ...]]:
+def _verb_groups() -> list[list[str]]:
+    """The index terms of each irregular verb's forms (``make``, ``made``)."""
     groups: dict[str, list[str]] = {}
     for past, base in IRREGULAR_PAST.items():
         if past not in _NOT_ONLY_PAST:
             groups.setdefault(base, [base]).append(past)
-    forms: dict[str, tuple[str, ...]] = {}
-    for group in groups.values():
-        stems = list(dict.fromkeys(stem(word) for word in group))
-        for term in stems:
-            forms[term] = tuple(other for other in stems if other != term)
-    return forms
+    return [[stem(word) for word in group] for group in groups.values()]
 
 
 KIN_WORDS: dict[str, str] = {
@@ -235,8 +232,8 @@ SHORT_WORDS: dict[str, str] = {
     "graduation": "grad", "undergraduate": "undergrad", "laboratory": "lab",
     "mathematics": "math maths", "chemistry": "chem", "biology": "bio",
     "psychology": "psych", "economics": "econ", "statistics": "stats",
-    "examination": "exam", "photograph": "photo pic", "photographs": "photos pics",
-    "picture": "pic", "pictures": "pics", "bicycle": "bike", "motorcycle": "motorbike",
+    "examination": "exam", "photograph": "photo pic", "picture": "pic",
+    "bicycle": "bike", "motorcycle": "motorbike",
     "application": "app", "advertisement": "ad", "apartment": "apt", "gymnasium": "gym",
     "rehabilitation": "rehab", "physiotherapy": "physio", "refrigerator": "fridge",
     "television": "tv", "information": "info", "introduction": "intro",
@@ -266,18 +263,27 @@ def _word_forms(groups: Iterable[Iterable[str]]) -> dict[str, tuple[str, ...]]:
     return {term: tuple(sorted(others)) for term, others in forms.items() if others}
 
 
-VERB_FORMS: dict[str, tuple[str, ...]] = _verb_forms()
+VERB_FORMS: dict[str, tuple[str, ...]] = _word_forms(_verb_groups())
 """Index term of an irregular verb form -> the index terms of its other forms
 (``make`` -> ``made``; ``led`` -> ``lead``), for matching a question's verb in
 any tense."""
 WORD_FORMS: dict[str, tuple[str, ...]] = _word_forms(
     [
-        *([term, *others] for term, others in VERB_FORMS.items()),
+        *_verb_groups(),
         *(index_terms(f"{word} {short}") for word, short in (KIN_WORDS | SHORT_WORDS).items()),
         *map(index_terms, SAME_WORDS),
     ]
 )
 """Index term -> the index terms of the other words that say the same: a verb's other
 forms (``make`` -> ``made``), a family word's everyday ones (``mother`` -> ``mom``)
-and clipped words (``veterinari`` -> ``vet``), for matching a question's words in
-any of them."""
+clipped words (``veterinari`` -> ``vet``) and everyday equivalents (``boss`` ->
+``manag``), for matching a question's words in any of them."""
+
+
+def in_any_form(terms: Iterable[str]) -> set[str]:
+    """Index terms with the other words said for each (:data:`WORD_FORMS`): "make"
+    also "made", "boss" also "manager"."""
+    found = set(terms)
+    for term in list(found):
+        found.update(WORD_FORMS.get(term, ()))
+    return found

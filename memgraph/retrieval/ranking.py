@@ -308,7 +308,7 @@ def keyword_matches(
     if not query_terms:
         return {}
     saved = graph.all_term_index() if history else graph.term_index()
-    # A verb in any of its forms: "What did she make?" finds "made a bowl".
+    # A word in any of the words said for it: "What did she make?" finds "made a bowl".
     index = {term: _in_any_form(saved, term) for term in query_terms}
     total = max(graph.observation_count, 1)
     rarest = min((len(index.get(t, ())) for t in query_terms if index.get(t)), default=1)
@@ -348,7 +348,7 @@ def keyword_matches(
 
 
 def _in_any_form(index: Mapping[str, set[str]] | PostingIndex, term: str) -> set[str]:
-    """The ids of facts holding ``term`` or another form of its verb."""
+    """The ids of facts holding ``term`` or another word said for it (``WORD_FORMS``)."""
     own: set[str] = index.get(term) or set()
     forms = [found for form in WORD_FORMS.get(term, ()) if (found := index.get(form))]
     return own.union(*forms) if forms else own

@@ -33,7 +33,7 @@ from memgraph.clock import parse_iso
 from memgraph.dates import format_day, resolve_relative_dates
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query, budgeted_text
-from memgraph.text import WORD_FORMS, content_key, index_terms, terms, words
+from memgraph.text import content_key, in_any_form, index_terms, terms, words
 
 __all__ = [
     "CONTEXT_WORDS",
@@ -210,7 +210,7 @@ def format_recall(
     messages: list[Candidate] = []
     contexts = reply_contexts or {}
     replies = answers or {}
-    asked = _in_any_form(query.content_terms)
+    asked = in_any_form(query.content_terms)
     for item in ranked:
         if item.episode is None or len(messages) >= max_messages:
             continue
@@ -256,16 +256,11 @@ def format_recall(
     return budgeted_text(ordered, count_tokens=count_tokens, budget=budget)
 
 
-def _in_any_form(words: Iterable[str]) -> frozenset[str]:
-    """Index terms with their verbs' other forms ("make" and "made")."""
-    return frozenset(itertools.chain(words, *(WORD_FORMS.get(word, ()) for word in words)))
-
-
-def _asked_words(doc: Doc, asked: frozenset[str]) -> set[str]:
+def _asked_words(doc: Doc, asked: set[str]) -> set[str]:
     """The words of the question a message holds: a fact shown from the message
     ("kids loved the pottery workshop") covers it only if it holds them too ("made
     a bowl" for "What did she make at the workshop?")."""
-    return set(asked.intersection(index_terms(str(doc.get("text") or ""))))
+    return asked.intersection(index_terms(str(doc.get("text") or "")))
 
 
 def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:

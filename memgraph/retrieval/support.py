@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
-from memgraph.text import KIN_WORDS, WORD_FORMS, index_terms, words
+from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
     "ANSWER_WORDS",
@@ -169,7 +169,7 @@ def support(
     parts: list[tuple[set[str], bool | None]] = []
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
-            said = _in_any_form(index_terms(str(item.obs.get("content") or ""))) & set(wanted)
+            said = in_any_form(index_terms(str(item.obs.get("content") or ""))) & set(wanted)
             parts.append((said, item.entity is not None and item.entity["id"] in named))
         elif item.episode is not None and item.episode in episode_docs:
             text = str(episode_docs[item.episode].get("text") or "")
@@ -300,7 +300,7 @@ def _owner(clause: str, head: str, query: Query) -> str | None:
     ("the dog", "a cat")."""
     tokens = _WORD.findall(clause)
     for at, token in enumerate(tokens):
-        if head in _in_any_form(index_terms(token)):
+        if head in in_any_form(index_terms(token)):
             for before in reversed(tokens[max(0, at - 2) : at]):
                 low = before.lower().replace("’", "'")
                 if low in _OWNER_WORDS:
@@ -323,7 +323,7 @@ def _owned_by_name(text: str, query: Query) -> bool:
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
-    return [(m.group(), _in_any_form(index_terms(m.group()))) for m in _CLAUSE.finditer(text)]
+    return [(m.group(), in_any_form(index_terms(m.group()))) for m in _CLAUSE.finditer(text)]
 
 
 def _to_them(spoken: set[str]) -> bool:
@@ -369,15 +369,6 @@ def _possessed(query: Query) -> tuple[set[str], str | None]:
             found.update(phrase)
             head = phrase[-1]
     return found, head
-
-
-def _in_any_form(terms: Iterable[str]) -> set[str]:
-    """Terms with the other words that say the same ("manager" holds "boss", "mom"
-    holds "mother")."""
-    found = set(terms)
-    for term in list(found):
-        found.update(WORD_FORMS.get(term, ()))
-    return found
 
 
 def _kin(terms: Iterable[str]) -> set[str]:
