@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from memgraph.errors import InvalidTime
 
-__all__ = ["iso", "now_iso", "parse_iso"]
+__all__ = ["epoch_ms", "iso", "now_iso", "parse_iso"]
 
 _RANGE = "0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z"
 
@@ -73,3 +73,13 @@ def parse_iso(value: str | datetime) -> datetime:
                 f"{value!r} is not an ISO-8601 timestamp such as '2026-01-02T03:04:05Z'"
             ) from exc
     return _utc(moment, value)
+
+
+def epoch_ms(value: str | datetime) -> int:
+    """Milliseconds since the epoch of an ISO-8601 timestamp or a datetime (naive
+    means UTC), as the episode index keeps times.
+
+    Raises:
+        InvalidTime: as :func:`parse_iso`.
+    """
+    return int(parse_iso(value).timestamp() * 1000)

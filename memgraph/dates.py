@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from memgraph.clock import epoch_ms
+
 __all__ = [
     "Period",
     "asked_period",
@@ -457,47 +459,41 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
 _QUESTION = re.compile(r"[^.!?]*\?")
 
 
-_ASKED_DAY = re.compile(
-    r"\b(?:"
-    + _MONTH
-    + r" "
-    + _DAY
-    + r"|"
-    + _DAY.replace("day>", "day2>")
-    + r" (?:of )?"
-    + _MONTH.replace("mon>", "mon2>")
-    + r"),? (?P<year>\d{4})\b",
-    re.IGNORECASE,
-)
+_DATED_DAYS = [p for kind, p in _PATTERNS if kind in ("month_day_year", "day_month_year")]
+"""The patterns of a day with its month and year ("October 13, 2023", "13 October 2023")."""
 _ASKED_MONTH = re.compile(r"\b" + _MONTH + r",? (?P<year>\d{4})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Period:
     """A stretch of days a question names ("on October 13, 2023": that day; "in
-    August 2023": that month), ``start`` included, ``end`` not, and its words."""
+    August 2023": that month), ``start`` included, ``end`` not."""
 
     start: date
     end: date
-    words: str
+
+    def epoch_ms(self) -> tuple[int, int]:
+        """``start`` and ``end`` in milliseconds since the epoch (their UTC midnights)."""
+        return (
+            epoch_ms(datetime.combine(self.start, datetime.min.time())),
+            epoch_ms(datetime.combine(self.end, datetime.min.time())),
+        )
 
 
 def asked_period(text: str) -> Period | None:
     """The day or month (with its year) a question names, if any."""
-    found = _ASKED_DAY.search(text)
-    if found is not None:
-        month = _MONTH_INDEX.get((found["mon"] or found["mon2"]).lower().rstrip("."))
-        day = _day_in(int(found["year"]), month or 0, int(found["day"] or found["day2"]))
-        if month and day is not None:
-            return Period(day, day + timedelta(days=1), found.group())
+    for pattern in _DATED_DAYS:
+        found = pattern.search(text)
+        month = _MONTH_INDEX.get(found["mon"].lower().rstrip(".")) if found else None
+        day = _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
+        if day is not None:
+            return Period(day, day + timedelta(days=1))
     found = _ASKED_MONTH.search(text)
-    if found is not None:
-        month = _MONTH_INDEX.get(found["mon"].lower().rstrip("."))
-        if month:
-            year, following = _add_months(int(found["year"]), month, 1)
-            start = date(int(found["year"]), month, 1)
-            return Period(start, date(year, following, 1), found.group())
-    return None
+    month = _MONTH_INDEX.get(found["mon"].lower().rstrip(".")) if found else None
+    if found is None or month is None:
+        return None
+    year, following = _add_months(int(found["year"]), month, 1)
+    return Period(date(int(found["year"]), month, 1), date(year, following, 1))
 
 
 def asks_about_past(text: str) -> bool:

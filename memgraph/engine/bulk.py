@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memgraph.clock import now_iso, parse_iso
+from memgraph.clock import epoch_ms, now_iso
 from memgraph.engine.core import DEFAULT_SPEAKER, coerce_time
 from memgraph.graph.changes import Plan, plan_extraction
 from memgraph.graph.graph import Doc
@@ -282,7 +282,7 @@ def _turns(memory: RememberMixin, entries: list[Entry]) -> list[tuple[str | None
     for entry in entries:
         doc = entry.episode("")
         key = conversation_key(doc)
-        at_ms = int(parse_iso(entry.at).timestamp() * 1000)
+        at_ms = epoch_ms(entry.at)
         turn: tuple[str | None, str | None] = (None, None)
         if previous is not None and previous[0] == key and 0 <= at_ms - previous[1] <= GAP_MS:
             _key, _at, speaker, text, other = previous

@@ -15,7 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import attribute_cues
-from memgraph.clock import iso, now_iso, parse_iso
+from memgraph.clock import epoch_ms, iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
 from memgraph.dates import asked_period
 from memgraph.errors import ProviderError, StoreConflict, StoreCorrupt, StoreUnavailable
@@ -131,7 +131,7 @@ def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
             index.locate(doc["id"], location)
         return
     try:
-        at_ms = int(parse_iso(doc.get("at") or doc.get("recordedAt") or "").timestamp() * 1000)
+        at_ms = epoch_ms(doc.get("at") or doc.get("recordedAt") or "")
     except ValueError:
         at_ms = 0
     index.add(
@@ -144,11 +144,6 @@ def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
         location=location,
         facts=doc.get("facts") if isinstance(doc.get("facts"), list) else None,
     )
-
-
-def _ms(day: date) -> int:
-    """Milliseconds since the epoch at the start of ``day`` (UTC), as the episode index keeps times."""
-    return int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() * 1000)
 
 
 def _expired_before(doc: Doc, lens: tiers.Lens) -> bool:
@@ -952,7 +947,7 @@ class MemoryCore:
         index = self._episodes_indexed()
         if not len(index):
             return tiers.EpisodeSignals()
-        at_ms = None if lens.at is None else int(parse_iso(lens.at).timestamp() * 1000)
+        at_ms = None if lens.at is None else epoch_ms(lens.at)
         # A person's name is in every text they said (their speaker name is indexed):
         # it picks whose texts, not which. A named place or thing is the topic itself.
         names = {
@@ -964,7 +959,7 @@ class MemoryCore:
         asked = tiers.without_years(episode_terms(query.text))
         terms = [t for t in asked if t not in names] or list(asked)
         period = asked_period(query.text)  # "What did Tim start in August 2023?"
-        within = None if period is None else (_ms(period.start), _ms(period.end))
+        within = None if period is None else period.epoch_ms()
         lexical = dict(
             index.search(
                 terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source, said_within=within

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from memgraph.clock import now_iso, parse_iso
+from memgraph.clock import epoch_ms, now_iso
 from memgraph.engine import bulk
 from memgraph.engine.bulk import Progress
 from memgraph.engine.core import (
@@ -308,7 +308,7 @@ class RememberMixin(MemoryCore):
         """Who "you" is and what was said just before ``episode`` in its conversation."""
         index = self._episodes_indexed()
         try:
-            at_ms = int(parse_iso(episode["at"]).timestamp() * 1000)
+            at_ms = epoch_ms(episode["at"])
         except ValueError:
             return _TurnContext()
         last = index.previous(conversation_key(episode), at_ms)
