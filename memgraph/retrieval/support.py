@@ -228,11 +228,10 @@ def _clauses(
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
         return []
+    to_them = _is(talk.addressee(episode), named)
     # Said to them, their name only calls them ("That's great, Caroline! Which one?"),
     # unless it says something is theirs ("and Dana's knee?")
-    named_in_text = _names(clauses, query) and (
-        not _is(talk.addressee(episode), named) or _owned_by_name(text, query)
-    )
+    named_in_text = _names(clauses, query) and (not to_them or _owned_by_name(text, query))
     # the turns before, by clause, and whether a name of theirs in it only calls them
     before: list[tuple[list[tuple[str, set[str]]], bool]] | None = None
     owned: dict[bool | None, set[str]] = {}
@@ -243,20 +242,14 @@ def _clauses(
         spoken = set(words(clause))
         owner = _owner(clause, head, query) if head is not None and head in held else None
         if owner is not None and not named_in_text:
-            whose = (
-                speaker in named
-                if owner == "speaker"
-                else _is(talk.addressee(episode), named)
-                if owner == "addressee"
-                else owner == "them"
-            )
+            whose = {"speaker": speaker in named, "addressee": to_them}.get(owner, owner == "them")
         elif clause.rstrip().endswith("?"):
             # "is your eye surgery still on?" takes it that the addressee has one
-            whose = _is(talk.addressee(episode), named) if "your" in spoken else None
+            whose = to_them if "your" in spoken else None
         elif named_in_text:
             whose = True
         elif _to_them(spoken):
-            whose = _is(talk.addressee(episode), named)
+            whose = to_them
         elif spoken & _FIRST_PERSON:
             whose = speaker in named
         else:
@@ -308,8 +301,7 @@ def _owner(clause: str, head: str, query: Query) -> str | None:
                 if low in _OTHERS:
                     return "other"
                 if low.endswith("'s") and index_terms(low[:-2]):
-                    theirs = _kin(index_terms(low[:-2])) <= query.name_terms
-                    return "them" if theirs else "other"
+                    return "them" if _is_their_name(low[:-2], query) else "other"
             return None
     return None
 
@@ -317,9 +309,15 @@ def _owner(clause: str, head: str, query: Query) -> str | None:
 def _owned_by_name(text: str, query: Query) -> bool:
     """Whether the text names the asked person as an owner ("Dana's knee")."""
     return any(
-        token.lower().endswith(("'s", "’s")) and set(index_terms(token[:-2])) & query.name_terms
+        token.lower().endswith(("'s", "’s")) and _is_their_name(token[:-2], query)
         for token in _WORD.findall(text)
     )
+
+
+def _is_their_name(word: str, query: Query) -> bool:
+    """Whether ``word`` (an owner before "'s") is the asked person's name."""
+    terms = _kin(index_terms(word))
+    return bool(terms) and terms <= query.name_terms
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
