@@ -749,14 +749,10 @@ class MemoryCore:
             index_episode(index, doc, location)
         index.mark = end
         encoded, sealed = index.encode_sealed()
-        later = getattr(self.store, "write_derived_later", None)
-        if later is not None:  # encoded and written in the background (the directory store)
-            later(EPISODE_INDEX, encoded)
-        else:
-            try:
-                self.store.write_derived(EPISODE_INDEX, encoded())
-            except OSError as exc:  # derived data: a failed save costs the next opener time
-                log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
+        try:  # the directory store encodes and writes it in the background
+            self.store.write_derived_later(EPISODE_INDEX, encoded)
+        except OSError as exc:  # derived data: a failed save costs the next opener time
+            log.warning("memgraph: could not save the episode index of %r: %s", self.scope, exc)
         self._episode_index = sealed  # compact: flat arrays, nothing added
 
     def _write(self, plan_for: Callable[[Graph], Plan]) -> tuple[Plan, Commit | None]:

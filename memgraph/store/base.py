@@ -11,7 +11,7 @@ Every store must pass ``tests/test_store_contract.py``.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -217,6 +217,12 @@ class Store(Protocol):
 
     def write_derived(self, name: str, data: bytes) -> None:
         """Replace a derived file atomically (readers see the old or the new one)."""
+        ...
+
+    def write_derived_later(self, name: str, make: Callable[[], bytes]) -> None:
+        """:meth:`write_derived` of ``make()``, possibly in the background (``make``
+        then runs in another thread); later reads of derived data see it. A store
+        that writes in the background logs a failure instead of raising it."""
         ...
 
     def read_summary(self) -> Doc | None: ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 
 import numpy as np
@@ -139,6 +139,10 @@ class InMemoryStore:
 
     def write_derived(self, name: str, data: bytes) -> None:
         self._derived[name] = bytes(data)
+
+    def write_derived_later(self, name: str, make: Callable[[], bytes]) -> None:
+        """:meth:`write_derived` of ``make()``, now."""
+        self.write_derived(name, make())
 
     def read_summary(self) -> Doc | None:
         return copy.deepcopy(self._summary)

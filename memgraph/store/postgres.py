@@ -709,7 +709,12 @@ class PostgresStore:
 
         self._run("writing derived data of", work)
 
+    def write_derived_later(self, name: str, make: Callable[[], bytes]) -> None:
+        """:meth:`write_derived` of ``make()``, now."""
+        self.write_derived(name, make())
+
     # ---------------------------------------------------------------- locking
+
     def lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
         return self._hold(timeout)
 
