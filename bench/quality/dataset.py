@@ -24,6 +24,7 @@ __all__ = [
     "check",
     "load",
     "parse_time",
+    "pick",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -137,13 +138,24 @@ def load(data: Path = DATA_DIR, only: list[str] | None = None) -> list[Conversat
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path.name}: cannot read the conversation ({exc!r})") from exc
     conversations.sort(key=lambda conv: _natural(conv.id))
-    if only:
-        by_id = {conv.id: conv for conv in conversations}
-        missing = [cid for cid in only if cid not in by_id]
-        if missing:
-            raise ValueError(f"no conversation {', '.join(missing)} in {data}")
-        conversations = [by_id[cid] for cid in only]
-    return conversations
+    return pick(conversations, only, data)
+
+
+def pick(
+    conversations: list[Conversation], only: list[str] | None, where: Path
+) -> list[Conversation]:
+    """``only`` those ids, in that order (all when ``None``).
+
+    Raises:
+        ValueError: an id in ``only`` is not among them.
+    """
+    if not only:
+        return conversations
+    by_id = {conv.id: conv for conv in conversations}
+    missing = [cid for cid in only if cid not in by_id]
+    if missing:
+        raise ValueError(f"no conversation {', '.join(missing)} in {where}")
+    return [by_id[cid] for cid in only]
 
 
 def _natural(text: str) -> list[Any]:

@@ -19,7 +19,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.quality.dataset import Conversation, _conversation
+from bench.quality.dataset import Conversation, _conversation, pick
 
 __all__ = ["CATEGORIES", "load_locomo", "locomo_documents"]
 
@@ -148,10 +148,4 @@ def load_locomo(path: Path, only: list[str] | None = None) -> list[Conversation]
         conversations = [_conversation(doc, path) for doc in documents]
     except (OSError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path}: cannot read it as LoCoMo ({exc!r})") from exc
-    if only:
-        by_id = {conv.id: conv for conv in conversations}
-        missing = [cid for cid in only if cid not in by_id]
-        if missing:
-            raise ValueError(f"no conversation {', '.join(missing)} in {path}")
-        conversations = [by_id[cid] for cid in only]
-    return conversations
+    return pick(conversations, only, path)

@@ -727,7 +727,7 @@ class DirectoryStore:
                 # A tail torn by a checkpoint that crashed: appending after it would
                 # glue it to the next record and damage that line for good.
                 os.ftruncate(fd, complete)
-            lines = [seal_record(orjson.dumps(e)) + b"\n" for e in episodes]
+            lines = [_episode_line(e) for e in episodes]
             try:
                 write_all(fd, b"".join(lines))
                 os.fsync(fd)
@@ -954,9 +954,14 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
+def _episode_line(episode: Doc) -> bytes:
+    """An ``episodes.jsonl`` line of ``episode``, with its checksum."""
+    return seal_record(orjson.dumps(episode)) + b"\n"
+
+
 def _episode_lines(episodes: Sequence[Doc]) -> bytes:
     """``episodes.jsonl`` lines of ``episodes``, each with its checksum."""
-    return b"".join(seal_record(orjson.dumps(e)) + b"\n" for e in episodes)
+    return b"".join(map(_episode_line, episodes))
 
 
 def _read_from(fd: int, offset: int) -> bytes:

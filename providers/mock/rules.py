@@ -283,10 +283,8 @@ def _capitalised(token: str) -> bool:
     core = _clean_name(token)
     if not core or not core[0].isalpha() or core.lower() in NOT_NAMES | PERSON_ROLES:
         return False
-    if (
-        core.replace("’", "'").split("'")[0] == "I"
-    ):  # "I'm", "I've": the speaker, capitalised mid-sentence
-        return False
+    if core.replace("’", "'").split("'")[0] == "I":
+        return False  # "I'm", "I've": the speaker, capitalised mid-sentence
     if sum(c.isalpha() for c in core) < 2:
         return False
     return core[0].isupper() or any(c.isupper() for c in core[1:])
