@@ -8,6 +8,8 @@ import os
 import stat
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -379,9 +381,6 @@ def test_the_episodes_a_checkpoint_appended_read_back_as_the_file_holds_them(
 def test_derived_files_written_in_the_background_land_in_order_and_never_after_a_rewrite(
     open_store: Callable[[], DirectoryStore], caplog: pytest.LogCaptureFixture
 ) -> None:
-    import threading
-    import time
-
     store = open_store()
     store.load()
     model = Model()
