@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NOT_SPEAKERS", "split_speaker"]
+__all__ = ["NOT_SPEAKERS", "speaker_name", "split_speaker"]
 
 _LABEL = re.compile(
     r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}|user|assistant)\s*:\s+(\S.*)$", re.S
@@ -127,8 +127,12 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     label = match.group(1).strip()
     if label.lower().rstrip(".") in NOT_SPEAKERS or any(ch.isdigit() for ch in label):
         return None, text
-    if label.lower() == "user":
-        label = "User"
-    elif label.lower() == "assistant":
-        label = "assistant"
-    return label, match.group(2).strip()
+    return speaker_name(label), match.group(2).strip()
+
+
+def speaker_name(label: str) -> str:
+    """A speaker's name as stored: whitespace collapsed, the chat roles spelled one
+    way (``user`` is the default user, ``User``; ``assistant`` stays lower-case)."""
+    name = " ".join(label.split())
+    role = name.lower()
+    return "User" if role == "user" else "assistant" if role == "assistant" else name

@@ -56,6 +56,7 @@ from memgraph.llm_calls.ask import Answer
 from memgraph.llm_calls.extract import Extraction, extract
 from memgraph.models import ChangeSet, Item
 from memgraph.retrieval.episode_index import conversation_key
+from memgraph.speakers import speaker_name
 from memgraph.store.base import Commit, VectorBatch
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ def _entry(
         text=check_text(fields["text"]),
         at=coerce_time(when) if when is not None else default_at or now_iso(),
         source=item_source or source,
-        speaker=(speaker.strip() or None) if speaker is not None else None,
+        speaker=(speaker_name(speaker) or None) if speaker is not None else None,
         metadata=check_metadata(fields.get("metadata")),
         extract=bool(fields.get("extract", True)),
     )

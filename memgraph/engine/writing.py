@@ -40,7 +40,7 @@ from memgraph.models import (
     Item,
 )
 from memgraph.retrieval.episode_index import conversation_key
-from memgraph.speakers import split_speaker
+from memgraph.speakers import speaker_name, split_speaker
 from memgraph.store.base import Commit
 
 __all__ = ["RememberMixin"]
@@ -300,7 +300,7 @@ class RememberMixin(MemoryCore):
         if speaker is not None:
             if not isinstance(speaker, str) or not speaker.strip():
                 raise ValueError(f"speaker must be a non-empty name, got {speaker!r}")
-            return " ".join(speaker.split())[:200]
+            return speaker_name(speaker)[:200]
         label, _words = split_speaker(text)
         return label
 
