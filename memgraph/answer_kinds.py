@@ -5,7 +5,7 @@ holds neither "do" nor "work"; "What injury did Dana get?" by "shin splints,
 apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
-schools, pastimes, drinks and food. The lists are general English, not any
+schools, pastimes, diets, drinks and food. The lists are general English, not any
 one conversation's.
 """
 
@@ -42,7 +42,7 @@ KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "occupation",
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
-        r"occupation|profession|career|what does \w+ do\b|work as|role|"
+        r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
         r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for)\b",
         "teaches teacher nurse doctor dentist surgeon pharmacist "
@@ -117,6 +117,13 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:drinks?|drinking|beverages?)\b",
         "tea coffee espresso latte cappuccino matcha water juice soda lemonade milk "
         "smoothie beer wine whiskey cocktail kombucha cider",
+    ),
+    _kind(
+        "diet",
+        r"\b(?:diet|dietary|restrictions?|allerg\w*|intoleran\w*|(?:can(?:no|')?t|"
+        r"(?:do|does|did)(?: not|n't)) eat)\b",
+        "vegan vegetarian pescatarian keto paleo gluten celiac coeliac dairy lactose "
+        "kosher halal allergic allergy nuts peanuts shellfish intolerant sugar carbs",
     ),
     _kind(
         "food",

@@ -77,3 +77,15 @@ def test_a_note_after_one_about_someone_is_not_about_them(tmp_path: Path) -> Non
     messages = text.split("Related messages:")[1] if "Related messages:" in text else text
     first = messages.strip().splitlines()[0]
     assert "Porto" not in first, text
+
+
+def test_a_question_about_a_diet_gets_the_words_diets_are_said_in() -> None:
+    assert set(index_terms("vegetarian vegan gluten")) <= set(
+        answer_cues("What diet does Priya follow?")
+    )
+    assert "vegetarian" in answer_cues("Does she have any dietary restrictions?")
+
+
+def test_what_someone_does_on_an_occasion_is_not_their_occupation() -> None:
+    assert "dentist" in answer_cues("What does Naomi do?")
+    assert "dentist" not in answer_cues("What does Melanie do with her family on hikes?")
