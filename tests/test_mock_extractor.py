@@ -319,3 +319,24 @@ def test_a_holiday_is_an_event_a_pronoun_never_points_at() -> None:
     )
     assert entity(result, "Christmas")["type"] == "event", result
     assert all("proposed" not in o for o in entity(result, "Christmas")["observations"]), result
+
+
+def test_a_name_that_calls_the_one_spoken_to_is_not_the_subject() -> None:
+    result = extract(
+        "Hey Maria, I'm so excited to tell you I started a weekend yoga class!",
+        speaker="John",
+    )
+    assert names_in(result) == {"John"}, result
+    assert entity(result, "John")["observations"][0].startswith("is so excited"), result
+    # a name with an appositive stays the subject
+    assert "Maria" in names_in(extract("Maria, my sister, lives in Paris.", speaker="John"))
+
+
+def test_an_adverb_that_opens_a_sentence_is_not_a_name() -> None:
+    result = extract("Thanks! Really glad to have you as a friend.", speaker="Caroline")
+    assert "Really" not in names_in(result), result
+
+
+def test_she_s_been_is_she_has_been() -> None:
+    result = extract("My sister Ana loves Lisbon. She's been there twice.", speaker="Melanie")
+    assert "has been there twice" in entity(result, "Ana")["observations"], result

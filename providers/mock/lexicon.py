@@ -104,7 +104,10 @@ COMMON_STARTS = STOP_WORDS | _set(
     help explain write summarize summarise let last next every our we they i sounds looks
     seems got noted understood perfect exactly indeed wow ha hah haha hehe ooh oooh ah ahh aw
     aww ugh hmm hm yikes whoa wait oof phew welp yay yup nah lmao omg congrats congratulations
-    go hug enjoy stay take have happy merry"""
+    go hug enjoy stay take have happy merry really totally definitely absolutely honestly
+    seriously literally basically probably hopefully luckily sadly unfortunately fortunately
+    finally currently usually normally especially certainly clearly obviously apparently
+    surely truly simply mostly super pretty very glad such"""
 )
 NOT_NAMES = _set(
     """i monday tuesday wednesday thursday friday saturday sunday january february march

@@ -198,6 +198,7 @@ _CONTRACTIONS = [
     (re.compile(r"'ve\b", re.I), " have"),
     (re.compile(r"'ll\b", re.I), " will"),
     (re.compile(r"\b(I|you|he|she|we|they)'d\b", re.I), r"\1 would"),
+    (re.compile(r"\b(he|she|it|that|there|what|who)'s (?=been\b|got\b)", re.I), r"\1 has "),
     (re.compile(r"\b(he|she|it|that|there|what|who)'s\b", re.I), r"\1 is"),
     (
         re.compile(
@@ -218,6 +219,12 @@ _LEAD = re.compile(
     r"(?:[\s,.!:;-]+|$))+",
     re.IGNORECASE,
 )
+_VOCATIVE = re.compile(
+    r"^(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[,!]\s+(?=(?:I|[Ww]e|[Yy]ou|[Hh]e|[Ss]he|"
+    r"[Tt]hey|[Ii]t|[Tt]his|[Tt]hat|[Tt]here|[Ss]o|[Jj]ust|[Gg]uess|[Gg]ot|[Hh]ad|[Bb]een)\b)"
+)
+"""A name that calls the one spoken to before the clause ("Maria, I started a yoga
+class"): not the clause's subject."""
 _SUBORDINATE = re.compile(
     r"^(?:when|while|since|after|before|because|if|although|though|once)\b[^,]*,\s*", re.I
 )
@@ -239,6 +246,9 @@ def _prepare(sentence: str) -> str | None:
     for pattern, replacement in _CONTRACTIONS:
         s = pattern.sub(replacement, s)
     s = _LEAD.sub("", s).strip()
+    called = _VOCATIVE.match(s)
+    if called and all(_capitalised(word) for word in called["name"].split()):
+        s = s[called.end() :].strip()
     s = _SUBORDINATE.sub("", s).strip()
     fronted = _FRONTED_TIME.match(s)
     if fronted:
