@@ -542,3 +542,20 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(tmp_path: Path) 
             memory.remember(text, speaker="Melanie", at=f"{day}T14:00:00Z")
         hits = memory.search("What painting did Melanie show on October 13, 2023?", k=3)
     assert hits and hits[0].episode is not None and "sunset" in hits[0].episode.text, hits
+
+
+def test_a_chat_with_an_assistant_keeps_the_user_s_facts_on_the_user(tmp_path: Path) -> None:
+    chat = [
+        ("user", "Can you suggest a dinner? Also I'm vegetarian, so no meat please."),
+        ("assistant", "Try a chickpea curry with spinach, or a mushroom risotto."),
+        ("user", "I adopted a cat from the shelter today! Her name is Mochi."),
+        ("assistant", "Congratulations on adopting Mochi! You'll need a litter box and a carrier."),
+    ]
+    with Memory(str(tmp_path), scope="chat", provider="mock") as memory:
+        memory.remember_many([{"text": chat[0][1], "speaker": "USER "}])
+        for speaker, text in chat[1:]:
+            memory.remember(text, speaker=speaker)
+        assert {e.name for e in memory.entities()} >= {"User"}
+        assert "user" not in {e.name for e in memory.entities()}
+        assert "vegetarian" in memory.recall("What diet do I follow?")
+        assert "Mochi" in memory.recall("What is my cat's name?")

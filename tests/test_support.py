@@ -150,3 +150,18 @@ def test_someone_else_holding_all_of_the_topic_outweighs_less_than_half_of_their
     assert not Support(own=0.6, anyone=1.0).about_someone_else
     assert Support(own=0.2, anyone=0.8).about_someone_else  # little of theirs, much more else
     assert not Support(own=0.4, anyone=0.8).about_someone_else
+
+
+def test_what_they_say_is_in_their_own_words_whatever_was_said_before() -> None:
+    # Marcus spoke of customers first; Dana's plain clause echoes him, but the
+    # question asks what Dana said.
+    said = [
+        (MARCUS, "I want my customers to feel at home in the shop."),
+        (DANA, "Great goal! Creating a special experience for customers is the key."),
+    ]
+    own, anyone = held(
+        "What did Dana say about creating a special experience for customers?", *said
+    )
+    assert own == 1.0 and anyone == 1.0
+    own, _ = held("What did Dana think of the customers' experience?", *said)
+    assert own == 1.0

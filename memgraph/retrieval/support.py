@@ -79,6 +79,17 @@ _POSSESSED = re.compile(
     r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
 )
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
+_THEIR_WORDS = re.compile(
+    r"\b(?:what|how) (?:did|does|do|has|have|would|will) (?P<who>\w+) (?:\w+ )?"
+    r"(?:say|said|tell|told|think|suggest|recommend|advise|mention|share|describe|explain|"
+    r"feel|felt|express|plan)\b|"
+    r"\bwhat (?:advice|tips?|suggestions?|recommendations?) (?:did|does|do) (?P<giver>\w+)\b|"
+    r"\baccording to (?P<source>\w+)\b",
+    re.IGNORECASE,
+)
+"""A question about what someone says, thinks or feels ("What did Jon say about
+his customers?", "How does Tim feel while surfing?"): their own words answer it,
+whoever's the topic they speak of."""
 _KIN = {
     alias: index_terms(word)[0]
     for word, aliases in KIN_WORDS.items()
@@ -153,7 +164,9 @@ def support(
         named = {e for e in named if (graph.entities.get(e) or {}).get("type") == "person"}
     if len(named) != 1:
         return None
-    topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS))
+    their_words = _asks_their_words(query)
+    asking = their_words or frozenset()
+    topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
     # a word weighs as the rarest of its forms the texts hold ("grandma" for "grandmother")
     weights = {t: max(map(frequency, (t, *WORD_FORMS.get(t, ())))) for t in topic}
     kind = set(cues) - set(topic)
@@ -175,7 +188,17 @@ def support(
             text = str(episode_docs[item.episode].get("text") or "")
             speaker = item.entity["id"] if item.entity is not None else None
             parts.extend(
-                _clauses(text, wanted, speaker, item.episode, named, query, talk, head=head)
+                _clauses(
+                    text,
+                    wanted,
+                    speaker,
+                    item.episode,
+                    named,
+                    query,
+                    talk,
+                    head=head,
+                    their_words=their_words is not None,
+                )
             )
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
@@ -187,6 +210,18 @@ def support(
             held[head] = max(held[head], sum(held.values()) - held[head])
         own, anyone = _shares([(said & possessed, theirs) for said, theirs in parts], held)
     return Support(own, anyone)
+
+
+def _asks_their_words(query: Query) -> frozenset[str] | None:
+    """When the question asks what the named person says, thinks or feels, the
+    terms of how it asks ("say", "feel": not its topic); else ``None``."""
+    match = _THEIR_WORDS.search(query.text)
+    if match is None:
+        return None
+    who = match["who"] or match["giver"] or match["source"]
+    if not _is_their_name(who, query):
+        return None
+    return frozenset(in_any_form(index_terms(match.group().split(who, 1)[-1])))
 
 
 def _shares(
@@ -216,6 +251,7 @@ def _clauses(
     talk: Talk,
     *,
     head: str | None = None,
+    their_words: bool = False,
 ) -> list[tuple[set[str], bool | None]]:
     """The topic's words a text holds, split by whose they are: theirs (the text
     names them, or goes on from a turn that does), its speaker's own, its
@@ -223,7 +259,8 @@ def _clauses(
 
     ``head`` is the kind of thing the question says is theirs ("dog" of "Dana's
     dog"): a clause that says whose that thing is ("my dog", "her grandma's cat")
-    is that owner's."""
+    is that owner's. When the question asks what they say (``their_words``), a
+    plain clause is its speaker's, whatever was said before it."""
     wanted = set(topic)
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
@@ -250,7 +287,7 @@ def _clauses(
             whose = True
         elif _to_them(spoken):
             whose = to_them
-        elif spoken & _FIRST_PERSON:
+        elif spoken & _FIRST_PERSON or their_words:
             whose = speaker in named
         else:
             if before is None:
