@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from memgraph.text import index_terms
 
-__all__ = ["KINDS", "AnswerKind", "answer_cues"]
+__all__ = ["KINDS", "AnswerKind", "answer_cues", "asks_name"]
 
 
 @dataclass(frozen=True)
@@ -145,3 +145,18 @@ def answer_cues(question: str) -> list[str]:
         if kind.asks.search(lowered):
             cues |= kind.cues
     return sorted(cues)
+
+
+_ASKS_NAME = re.compile(
+    r"\b(?:name of|(?:first|last|full|sur)\s?name|(?:his|her|their|its)\s+name|"
+    r"(?:'s|s') name|what (?:is|was) \w+ called|what (?:did|do|does) \w+ (?:name|call))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_name(question: str) -> bool:
+    """Whether ``question`` asks what someone or something is called ("What is the
+    name of Ifeoma's cat?"): a name is often said in the turn before the one
+    that says what it names ("Pepper knocked a glass off" / "that cat has a
+    vendetta against you")."""
+    return _ASKS_NAME.search(question.replace("’", "'")) is not None

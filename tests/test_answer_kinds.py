@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgraph import Memory
-from memgraph.answer_kinds import answer_cues
+from memgraph.answer_kinds import answer_cues, asks_name
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.text import index_terms
 from tests.test_recall_quality import recalled
@@ -89,3 +89,10 @@ def test_a_question_about_a_diet_gets_the_words_diets_are_said_in() -> None:
 def test_what_someone_does_on_an_occasion_is_not_their_occupation() -> None:
     assert "dentist" in answer_cues("What does Naomi do?")
     assert "dentist" not in answer_cues("What does Melanie do with her family on hikes?")
+
+
+def test_a_question_asking_a_name() -> None:
+    assert asks_name("What is the name of Ifeoma's cat?")
+    assert asks_name("What's Keisha's last name?")
+    assert asks_name("What did Dana name her dog?")
+    assert not asks_name("Where does Dana live?")

@@ -559,3 +559,17 @@ def test_a_chat_with_an_assistant_keeps_the_user_s_facts_on_the_user(tmp_path: P
         assert "user" not in {e.name for e in memory.entities()}
         assert "vegetarian" in memory.recall("What diet do I follow?")
         assert "Mochi" in memory.recall("What is my cat's name?")
+
+
+def test_a_name_said_the_turn_before_the_one_that_says_what_it_names(tmp_path: Path) -> None:
+    chat = [
+        ("Ifeoma", "Chidiii are you still up? I know it's late there"),
+        ("Chidi", "lol it's 11:40, I'm in bed. why are you awake so early?"),
+        ("Ifeoma", "Pepper knocked a glass off my nightstand at 5am and now I'm wide awake"),
+        ("Chidi", "that cat has a vendetta against you"),
+        ("Ifeoma", "Honestly. Anyway we put the deposit down on the venue yesterday!"),
+    ]
+    with Memory(str(tmp_path), scope="siblings", provider="mock") as memory:
+        for index, (speaker, text) in enumerate(chat):
+            memory.remember(text, speaker=speaker, at=f"2023-02-05T10:{index:02d}:00Z")
+        assert "Pepper" in memory.recall("What is the name of Ifeoma's cat?")

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from memgraph.answer_kinds import answer_cues
+from memgraph.answer_kinds import answer_cues, asks_name
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
@@ -93,7 +93,9 @@ class ReadMixin(MemoryCore):
         if not wanted:
             return
         docs = self._episode_docs(graph, wanted)
-        contexts = self._reply_contexts(graph, docs, index_terms(query))
+        contexts = self._reply_contexts(
+            graph, docs, index_terms(query), every_reply=asks_name(query)
+        )
         for item in candidates:
             doc = docs.get(item.episode or "")
             if doc is not None:
@@ -150,7 +152,12 @@ class ReadMixin(MemoryCore):
         return answers
 
     def _reply_contexts(
-        self, graph: Graph, docs: Mapping[str, Doc], terms: Sequence[str]
+        self,
+        graph: Graph,
+        docs: Mapping[str, Doc],
+        terms: Sequence[str],
+        *,
+        every_reply: bool = False,
     ) -> dict[str, list[Doc]]:
         """The turns said just before some of these episodes, to quote with them.
 
@@ -158,7 +165,9 @@ class ReadMixin(MemoryCore):
         He got an offer", or "2:06:41!!" right after "I'M A HALF MARATHONER") gets
         the turn said just before it in its conversation and, when that one holds
         none of them either ("which one?"), the turn before that. A reply that
-        only affirms or denies ("yep, same days") gets the question it answers.
+        only affirms or denies ("yep, same days") gets the question it answers,
+        and with ``every_reply`` (a question asking a name) every reply gets the
+        turn it answers.
         """
         index = self._episodes_indexed()
         wanted = set(terms)
@@ -167,7 +176,11 @@ class ReadMixin(MemoryCore):
             return not wanted & set(index_terms(str(doc.get("text") or "")))
 
         quiet = {e for e, doc in docs.items() if silent(doc)}
-        step = {e: index.context_of(e) for e, doc in docs.items() if e in quiet or _affirms(doc)}
+        step = {
+            e: index.context_of(e)
+            for e, doc in docs.items()
+            if e in quiet or every_reply or _affirms(doc)
+        }
         found = self._episode_docs(graph, sorted({p for p in step.values() if p is not None}))
         chains: dict[str, list[Doc]] = {}
         for episode_id, previous in step.items():
@@ -182,7 +195,9 @@ class ReadMixin(MemoryCore):
                     _in_dialogue(doc, before) and names_or_numbers(graph, doc)
                 )
             else:  # a yes or no: the other speaker's question it answers
-                quoted = _other_speaker(doc, before) and "?" in str(before.get("text") or "")
+                quoted = _other_speaker(doc, before) and (
+                    every_reply or "?" in str(before.get("text") or "")
+                )
             if quoted:
                 chains[episode_id] = [before]
         further = {
@@ -253,7 +268,9 @@ class ReadMixin(MemoryCore):
                 ranked,
                 query=analyzed,
                 episode_docs=docs,
-                reply_contexts=self._reply_contexts(graph, best, analyzed.terms),
+                reply_contexts=self._reply_contexts(
+                    graph, best, analyzed.terms, every_reply=asks_name(query)
+                ),
                 answers=self._answers(graph, best, list(best)),
                 count_tokens=self._count_tokens,
                 budget=self.config.recall.token_budget,
