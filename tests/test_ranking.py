@@ -135,3 +135,9 @@ def test_a_year_beside_other_words_says_when_not_what() -> None:
     assert "2022" not in query.content_terms
     assert tiers.without_years(["2022"]) == ("2022",)  # alone, the year is what is asked
     assert tiers.without_years(["earl", "may", "2024"]) == ("earl", "may")
+
+
+def test_for_a_living_asks_a_job_not_where_anyone_lives() -> None:
+    query = tiers.analyze(Graph(), "What does Jordan do for a living?")
+    assert not set(index_terms("living lives")) & set(query.content_terms)
+    assert "live" in tiers.analyze(Graph(), "Where does Jordan live?").content_terms

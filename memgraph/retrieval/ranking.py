@@ -236,6 +236,11 @@ class Query:
         return bool(self.named) and not self.content_terms
 
 
+_IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
+"""Words that only say what kind of answer is asked ("What does Jordan do for a
+living?" asks a job, not where anyone lives): not terms of the query."""
+
+
 def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     """Split ``text`` into named entities and content terms.
 
@@ -244,7 +249,7 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     named = set(name_matches(graph, text))
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
-    query_terms = tuple(dict.fromkeys(index_terms(text)))
+    query_terms = tuple(dict.fromkeys(index_terms(_IDIOMS.sub(" ", text))))
     name_terms: set[str] = set()
     for entity_id in named:
         name = graph.entity_name(entity_id) or ""
