@@ -16,6 +16,7 @@ from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatMod
 
 from memgraph import Memory
 from memgraph.cli import cli
+from memgraph.engine.reading import _asks_briefly
 from memgraph.graph.graph import Graph
 from memgraph.llm_calls.provider import Provider
 from memgraph.retrieval import recall_text
@@ -399,6 +400,20 @@ def test_news_asked_about_shows_the_question_and_its_reply(tmp_path: Path) -> No
     (text,) = recalled(tmp_path, said, "When did Tariq get a dog?")
     line = next(line for line in text.splitlines() if "I have a dog!" in line)
     assert 'answered by Wren: "WHAT?? which one?" then Tariq: "a retired racing greyhound' in line
+
+
+def test_a_reply_that_ends_with_a_short_question_asks_what_the_news_left_out() -> None:
+    assert _asks_briefly({"text": "where??"})
+    # an assistant's reply: a sentence of sympathy, then the question
+    assert _asks_briefly(
+        {
+            "text": "Oh no, that's a shame, but better to know now. What new dates are you looking at?"
+        }
+    )
+    assert not _asks_briefly({"text": "Sounds good. I'll book it then."})
+    assert not _asks_briefly(
+        {"text": "I think we should talk about the plan for tomorrow and the day after, right?"}
+    )
 
 
 def test_a_yes_is_shown_with_its_question_even_when_its_facts_are_shown(

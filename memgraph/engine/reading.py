@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -42,8 +43,9 @@ CONTEXT_CANDIDATES = 20
 question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
-BRIEF_QUESTION_WORDS = 6
-"""A reply this short that asks something ("where??") asks for what the news left out."""
+BRIEF_QUESTION_WORDS = 8
+"""A reply whose last sentence asks something this short ("where??", "Oh no. What new
+dates are you looking at?") asks for what the news left out."""
 
 
 class ReadMixin(MemoryCore):
@@ -554,9 +556,18 @@ def _affirms(doc: Doc) -> bool:
 
 
 def _asks_briefly(doc: Doc) -> bool:
-    """Whether a turn is a short question ("where??", "which one?")."""
+    """Whether a turn ends with a short question ("where??", "which one?", "That's
+    a shame. What new dates are you looking at?")."""
     text = str(doc.get("text") or "").strip()
-    return text.endswith("?") and len(text.split()) <= BRIEF_QUESTION_WORDS
+    last = _LAST_SENTENCE.search(text)
+    return (
+        text.endswith("?")
+        and last is not None
+        and len(last.group().split()) <= BRIEF_QUESTION_WORDS
+    )
+
+
+_LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")
 
 
 def _in_dialogue(doc: Doc, before: Doc) -> bool:
