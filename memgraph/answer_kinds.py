@@ -5,7 +5,7 @@ holds neither "do" nor "work"; "What injury did Dana get?" by "shin splints,
 apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
-schools, pastimes, diets, drinks and food. The lists are general English, not any
+schools, pastimes, races, diets, drinks and food. The lists are general English, not any
 one conversation's.
 """
 
@@ -113,6 +113,11 @@ KINDS: tuple[AnswerKind, ...] = (
         "tennis golf volleyball hockey baseball football chess games gym",
     ),
     _kind(
+        "race",
+        r"\b(?:race|races|marathon|run(?:ning)? event)\b",
+        "5k 10k 15k half marathon triathlon duathlon ultra relay miles km",
+    ),
+    _kind(
         "drink",
         r"\b(?:drinks?|drinking|beverages?)\b",
         "tea coffee espresso latte cappuccino matcha water juice soda lemonade milk "
@@ -148,7 +153,7 @@ def answer_cues(question: str) -> list[str]:
 
 
 _ASKS_NAME = re.compile(
-    r"\b(?:name of|(?:first|last|full|sur)\s?name|(?:his|her|their|its)\s+name|"
+    r"\b(?:name of|nick\s?name\w*|(?:first|last|full|sur)\s?name|(?:his|her|their|its)\s+name|"
     r"(?:'s|s') name|what (?:is|was) \w+ called|what (?:did|do|does) \w+ (?:name|call))\b",
     re.IGNORECASE,
 )

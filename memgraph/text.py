@@ -249,6 +249,7 @@ SAME_WORDS: tuple[str, ...] = (
     "buy bought purchase purchased",
     "movie film",
     "physician doctor",
+    "nickname nicknamed name named",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 

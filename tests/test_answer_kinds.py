@@ -95,4 +95,11 @@ def test_a_question_asking_a_name() -> None:
     assert asks_name("What is the name of Ifeoma's cat?")
     assert asks_name("What's Keisha's last name?")
     assert asks_name("What did Dana name her dog?")
+    assert asks_name("What nickname did Priya give her new car?")
     assert not asks_name("Where does Dana live?")
+
+
+def test_a_question_about_a_race_gets_the_words_races_are_said_in() -> None:
+    assert set(index_terms("10k marathon")) <= set(
+        answer_cues("What race did Priya register for in the spring?")
+    )
