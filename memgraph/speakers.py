@@ -113,8 +113,24 @@ NOT_SPEAKERS = frozenset(
         "chapter",
         "part",
         "section",
+        "try",
+        "option",
+        "options",
+        "draft",
+        "plan",
+        "bonus",
+        "then",
+        "first",
+        "second",
+        "third",
+        "finally",
+        "also",
+        "or",
     ]
 )
+_TITLES = frozenset({"dr.", "mr.", "mrs.", "ms.", "mx.", "st.", "prof.", "jr.", "sr.", "rev."})
+"""Abbreviations that go before or after a name ("Dr. Okafor"); any other word ending
+with a period ends a sentence ("Fair. Try: ...")."""
 
 
 def split_speaker(text: str) -> tuple[str | None, str]:
@@ -127,7 +143,15 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     label = match.group(1).strip()
     if label.lower().rstrip(".") in NOT_SPEAKERS or any(ch.isdigit() for ch in label):
         return None, text
+    if any(_ends_sentence(word) for word in label.split()[:-1]):
+        return None, text
     return speaker_name(label), match.group(2).strip()
+
+
+def _ends_sentence(word: str) -> bool:
+    """Whether a word of a label ends a sentence: a period that is not a title's or
+    an initial's ("J.")."""
+    return word.endswith(".") and word.lower() not in _TITLES and len(word) > 2
 
 
 def speaker_name(label: str) -> str:
