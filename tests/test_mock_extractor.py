@@ -340,3 +340,30 @@ def test_an_adverb_that_opens_a_sentence_is_not_a_name() -> None:
 def test_she_s_been_is_she_has_been() -> None:
     result = extract("My sister Ana loves Lisbon. She's been there twice.", speaker="Melanie")
     assert "has been there twice" in entity(result, "Ana")["observations"], result
+
+
+@pytest.mark.parametrize(
+    ("text", "junk"),
+    [
+        ("I GOT THE JOB!!!! they want me to start in june", {"THE JOB", "GOT THE JOB"}),
+        ("the party was a HIT. Leo had NO idea.", {"NO", "HIT"}),
+        ("Many Chicago buildings allow cats.", {"Many Chicago"}),
+        ("Mon-Tue pack the kitchen. Sat rest.", {"Sat", "Mon-Tue"}),
+        ("Fair. Try: “I'm happy to send a partial version by Friday.”", {"Fair. Try", "Try"}),
+    ],
+)
+def test_shouting_quantifiers_day_abbreviations_and_instructions_make_no_names(
+    text: str, junk: set[str]
+) -> None:
+    assert not junk & names_in(extract(text, speaker="Priya")), text
+
+
+def test_an_acronym_alone_is_still_a_name() -> None:
+    assert "SQL" in names_in(extract("We use SQL at work.", speaker="Priya"))
+
+
+def test_everyday_verbs_make_facts() -> None:
+    result = extract("Fernway offered me the senior data analyst role.", speaker="Priya")
+    assert entity(result, "Fernway")["observations"] == [
+        "offered Priya the senior data analyst role"
+    ], result

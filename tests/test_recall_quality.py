@@ -21,6 +21,7 @@ from memgraph.graph.graph import Graph
 from memgraph.llm_calls.provider import Provider
 from memgraph.retrieval import recall_text
 from memgraph.retrieval.recall_text import NOTHING_SAID
+from memgraph.speakers import split_speaker
 from memgraph.text import WORD_FORMS, index_terms
 from tests.conftest import load_fixture
 
@@ -242,7 +243,7 @@ def test_a_short_answer_is_read_with_what_its_speaker_said_just_before(tmp_path:
         ("Marcus", "you were flying at mile 12"),
     ]
     (text,) = recalled(tmp_path, said, "What was Dana's finishing time in the half marathon?")
-    line = next(line for line in text.splitlines() if "2:06:41" in line)
+    line = next(line for line in text.splitlines() if "Dana: 2:06:41" in line)
     # the same speaker going on: quoted as what it follows, not as a reply
     assert line.endswith('(after Dana: "I\'M A HALF MARATHONER")') or (
         "I'M A HALF MARATHONER" in text.splitlines()[text.splitlines().index(line) - 1]
@@ -588,3 +589,9 @@ def test_a_name_said_the_turn_before_the_one_that_says_what_it_names(tmp_path: P
         for index, (speaker, text) in enumerate(chat):
             memory.remember(text, speaker=speaker, at=f"2023-02-05T10:{index:02d}:00Z")
         assert "Pepper" in memory.recall("What is the name of Ifeoma's cat?")
+
+
+def test_a_sentence_that_ends_before_a_colon_is_not_a_speaker_label() -> None:
+    assert split_speaker("Fair. Try: “If it would help, I can send a draft.”")[0] is None
+    assert split_speaker("Dr. Okafor: her weight is fine")[0] == "Dr. Okafor"
+    assert split_speaker("J. Smith: hello")[0] == "J. Smith"

@@ -78,7 +78,9 @@ VERBS = _set(
     see seem sell send serve share ship sing sit sleep speak spend stand start stay stop
     study supervise support swim take talk teach tell tend test think train travel try turn
     understand use visit volunteer vote wait walk want watch wear win wish work worry write
-    adore acquire manufacture open"""
+    adore acquire manufacture open offer promote promise propose sign register enroll book
+    cancel reschedule postpone schedule celebrate raise rescue repair replace name injure
+    hurt sprain diagnose treat prescribe decline quit pass"""
 )
 PAST = IRREGULAR_PAST
 BE = _set("is are am was were be been being")
@@ -107,11 +109,13 @@ COMMON_STARTS = STOP_WORDS | _set(
     go hug enjoy stay take have happy merry really totally definitely absolutely honestly
     seriously literally basically probably hopefully luckily sadly unfortunately fortunately
     finally currently usually normally especially certainly clearly obviously apparently
-    surely truly simply mostly super pretty very glad such"""
+    surely truly simply mostly super pretty very glad such many most some few several
+    both each any more another other those these"""
 )
 NOT_NAMES = _set(
     """i monday tuesday wednesday thursday friday saturday sunday january february march
-    april june july august september october november december ok okay"""
+    april june july august september october november december ok okay mon tue tues wed
+    thu thur thurs fri sat sun feb mar apr aug sept oct nov dec"""
 )
 HOLIDAYS = _set("christmas easter thanksgiving halloween hanukkah passover ramadan diwali")
 """Named days: events, never a person a pronoun points at."""

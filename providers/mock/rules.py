@@ -237,9 +237,34 @@ _FRONTED_TIME = re.compile(
 _TOKEN = re.compile(r"[,;:]|[^\s,;:()\[\]\"“”]+")
 
 
+_SHOUTED = re.compile(r"\b[A-Z][A-Z']*(?:[\s,]+[A-Z][A-Z']*\b)+")
+_CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
+
+
+def _lower_run(match: re.Match[str]) -> str:
+    """A run of capitalised words in lower case, "I" and "I'M" kept as the speaker."""
+    run = match.group()
+    if sum(len(word) > 1 for word in re.findall(r"[A-Z']+", run) if word[:2] != "I'") < 2:
+        return run  # "I NEED" stays: one word is not a run
+    return re.sub(
+        r"[A-Z][A-Z']*",
+        lambda w: w.group() if w.group()[:2] in ("I", "I'") else w.group().lower(),
+        run,
+    )
+
+
+def _unshout(sentence: str) -> str:
+    """Words written in capitals for emphasis in lower case ("I GOT THE JOB!!", "Leo had
+    NO idea"): a run of them, or a small word. An acronym alone ("SQL") stays."""
+    sentence = _SHOUTED.sub(_lower_run, sentence)
+    return _CAPS_WORD.sub(
+        lambda m: m.group().lower() if m.group().lower() in STOP_WORDS else m.group(), sentence
+    )
+
+
 def _prepare(sentence: str) -> str | None:
     """Normalise one sentence; ``None`` for questions, greetings and requests."""
-    s = sentence.replace("’", "'").replace("‘", "'").strip()
+    s = _unshout(sentence.replace("’", "'").replace("‘", "'").strip())
     if s.endswith("?"):
         return None
     s = s.rstrip(".!… ").strip()
