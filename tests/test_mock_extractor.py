@@ -367,3 +367,18 @@ def test_everyday_verbs_make_facts() -> None:
     assert entity(result, "Fernway")["observations"] == [
         "offered Priya the senior data analyst role"
     ], result
+
+
+@pytest.mark.parametrize(
+    ("text", "junk"),
+    [
+        ("Caroline! I love your painting.", {"Caroline!"}),
+        ("It'd be great to see you. That`d be fun too.", {"It'd", "That`d", "That'd"}),
+        ("Must be nice out there. Gonna try it tomorrow.", {"Must", "Gonna"}),
+        ("Life is good lately. Kids are at camp.", {"Life", "Kids"}),
+    ],
+)
+def test_punctuation_pronoun_contractions_and_chat_words_make_no_names(
+    text: str, junk: set[str]
+) -> None:
+    assert not junk & names_in(extract(text, speaker="Melanie")), text

@@ -110,7 +110,10 @@ COMMON_STARTS = STOP_WORDS | _set(
     seriously literally basically probably hopefully luckily sadly unfortunately fortunately
     finally currently usually normally especially certainly clearly obviously apparently
     surely truly simply mostly super pretty very glad such many most some few several
-    both each any more another other those these"""
+    both each any more another other those these must gonna gotta wanna never lots still
+    however always even keep together like mine that one woah yea dang agreed bummer sweet
+    alright bet kinda sorta though anyways everything everyone nothing something anything
+    someone life love kids people friends pets animals"""
 )
 NOT_NAMES = _set(
     """i monday tuesday wednesday thursday friday saturday sunday january february march

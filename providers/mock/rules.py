@@ -308,7 +308,7 @@ def _clean_name(token_text: str) -> str:
     name = token_text.strip(" '\"")
     if name.endswith(("'s", "’s")):
         name = name[:-2]
-    return name.rstrip(".").strip()
+    return name.rstrip(".!?-…").strip()
 
 
 _GERUND = re.compile(r"^[A-Z][a-z]{3,}ing$")
@@ -318,8 +318,11 @@ def _capitalised(token: str) -> bool:
     core = _clean_name(token)
     if not core or not core[0].isalpha() or core.lower() in NOT_NAMES | PERSON_ROLES:
         return False
-    if core.replace("’", "'").split("'")[0] == "I":
+    base, apostrophe, _rest = core.replace("’", "'").replace("`", "'").partition("'")
+    if base == "I":
         return False  # "I'm", "I've": the speaker, capitalised mid-sentence
+    if apostrophe and base.lower() in STOP_WORDS:
+        return False  # "It'd", "That'd", "We`ve": a pronoun's contraction
     if sum(c.isalpha() for c in core) < 2:
         return False
     return core[0].isupper() or any(c.isupper() for c in core[1:])
