@@ -382,3 +382,9 @@ def test_punctuation_pronoun_contractions_and_chat_words_make_no_names(
     text: str, junk: set[str]
 ) -> None:
     assert not junk & names_in(extract(text, speaker="Melanie")), text
+
+
+def test_an_assistant_s_words_make_no_facts_as_its_labelled_lines_do() -> None:
+    drafted = "I'm excited to apply for the Senior Data Analyst role at Fernway."
+    assert extract(drafted, speaker="assistant") == EMPTY
+    assert extract(f"assistant: {drafted}") == EMPTY

@@ -169,7 +169,9 @@ Rules:
 - The speaker ("I", "me", "my") is the entity named on the "Speaker:" line, of type \
 person; "you" is the person on the "Addressee:" line when there is one. Resolve \
 "he", "she", "they" and "it" to the named entity they refer to (the previous turn \
-may name it); skip a statement whose subject you cannot resolve.
+may name it); skip a statement whose subject you cannot resolve. When the speaker \
+is "assistant", extract only what it restates about the user or other people, \
+never facts about the assistant itself (its suggestions and drafts stay in the text).
 - Write relative dates as the dates they mean, from "Said at": "yesterday" said \
 on 8 May 2023 becomes "on 7 May 2023", "last week" becomes "in the week before \
 8 May 2023", "last year" becomes "in 2022". Keep absolute dates and numbers.

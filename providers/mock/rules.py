@@ -1118,8 +1118,12 @@ def extract(
     Returns:
         ``{"entities": [{"name", "type", "observations"}], "relations": [{"from", "to",
         "type"}], "expirations": [{"entityName", "observationContent"}]}`` — empty lists
-        for questions, greetings and text with nothing to extract.
+        for questions, greetings, an assistant's words (``speaker="assistant"`` or
+        an ``assistant:`` line: its suggestions stay searchable in the episode) and
+        text with nothing to extract.
     """
+    if speaker is not None and speaker.strip().lower() == "assistant":
+        return {"entities": [], "relations": [], "expirations": []}  # as its labelled lines
     moment = None
     if said_at is not None:
         try:
