@@ -165,3 +165,18 @@ def test_what_they_say_is_in_their_own_words_whatever_was_said_before() -> None:
     assert own == 1.0 and anyone == 1.0
     own, _ = held("What did Dana think of the customers' experience?", *said)
     assert own == 1.0
+
+
+def test_a_thing_said_to_be_the_addressee_s_is_theirs_even_beside_i() -> None:
+    # "I love your turtles": the turtles are Marcus's, whoever loves them
+    own, anyone = held("What does Dana love about turtles?", (DANA, "I love your turtles so much!"))
+    assert own == 0.0 and anyone == 1.0
+
+
+def test_what_a_named_person_suggested_is_in_their_own_words() -> None:
+    said = [
+        (DANA, "any game recommendations for the Switch?"),
+        (MARCUS, "Zelda is an awesome open-world game for the Switch."),
+    ]
+    own, anyone = held("What game did Dana suggest as an open-world game for the Switch?", *said)
+    assert own < anyone

@@ -80,9 +80,9 @@ _POSSESSED = re.compile(
 )
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _THEIR_WORDS = re.compile(
-    r"\b(?:what|how) (?:did|does|do|has|have|would|will) (?P<who>\w+) (?:\w+ )?"
+    r"\b(?:what|how|which)(?: \w+)? (?:did|does|do|has|have|would|will) (?P<who>\w+) (?:\w+ )?"
     r"(?:say|said|tell|told|think|suggest|recommend|advise|mention|share|describe|explain|"
-    r"feel|felt|express|plan)\b|"
+    r"feel|felt|express)\b|"
     r"\bwhat (?:advice|tips?|suggestions?|recommendations?) (?:did|does|do) (?P<giver>\w+)\b|"
     r"\baccording to (?P<source>\w+)\b",
     re.IGNORECASE,
@@ -278,6 +278,10 @@ def _clauses(
             continue
         spoken = set(words(clause))
         owner = _owner(clause, head, query) if head is not None and head in held else None
+        if owner is None and head is None and not named_in_text:
+            # "I love your turtles": what the clause holds is the addressee's
+            owners = {_owner(clause, term, query) for term in held} - {None}
+            owner = "addressee" if owners == {"addressee"} else None
         if owner is not None and not named_in_text:
             whose = {"speaker": speaker in named, "addressee": to_them}.get(owner, owner == "them")
         elif clause.rstrip().endswith("?"):
