@@ -144,6 +144,13 @@ class InThread:
             raise error
 
 
+_datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
+
+SYNC_EVERY = 8 << 20
+"""Bytes :class:`AtomicWrite` writes before syncing them: the disk takes the file while
+it is still being made, so less is left for the final ``fsync``."""
+
+
 class AtomicWrite:
     """:func:`atomic_write` in two steps: the temporary file is written and synced by
     a thread of its own from the start (``write`` and ``fsync`` release the GIL, so
@@ -174,8 +181,13 @@ class AtomicWrite:
         ended = False  # the end of the content was taken from the queue
         try:
             fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            unsynced = 0
             while (part := self._parts.get()) is not None:
                 write_all(fd, part)
+                unsynced += len(part)
+                if unsynced >= SYNC_EVERY:
+                    _datasync(fd)
+                    unsynced = 0
             ended = True
             os.fsync(fd)
         except OSError as exc:
