@@ -114,12 +114,55 @@ class BenchEmbedder:
                 starts.append(len(words))
                 words.extend(ids)
         if rows:
-            gathered = self._words[np.asarray(words, np.intp)]
-            out[np.asarray(rows, np.intp)] = np.add.reduceat(gathered, np.asarray(starts, np.intp))
+            out[np.asarray(rows, np.intp)] = segment_sums(
+                self._words, np.asarray(words, np.intp), np.asarray(starts, np.intp)
+            )
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0.0] = 1.0
         out /= norms
         return out
+
+
+def segment_sums(
+    table: npt.NDArray[np.float32], ids: npt.NDArray[np.intp], starts: npt.NDArray[np.intp]
+) -> npt.NDArray[np.float32]:
+    """Per segment of ``ids`` (``starts`` increasing, no segment empty), the sum of its rows
+    of ``table``: ``np.add.reduceat(table[ids], starts)`` bit for bit, about ten times
+    faster on a few hundred texts. ``reduceat`` adds a segment's first row to numpy's
+    pairwise sum of the others, one column and segment at a time; here the segments of one
+    length are summed together in that same order, a whole row at a time."""
+    counts = np.diff(starts, append=len(ids))
+    out = np.empty((len(starts), table.shape[1]), table.dtype)
+    for length in np.unique(counts).tolist():
+        rows = np.flatnonzero(counts == length)
+        block = table[ids[starts[rows][:, None] + np.arange(length)]]
+        out[rows] = block[:, 0] if length == 1 else block[:, 0] + _pairwise_sum(block[:, 1:])
+    return out
+
+
+def _pairwise_sum(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``(k, n, d) -> (k, d)``: the sum over axis 1 in the order of numpy's pairwise
+    summation (``pairwise_sum`` in its loops: sequential below 8 terms, 8 running sums
+    up to 128, else two halves split at a multiple of 8)."""
+    n = rows.shape[1]
+    if n < 8:
+        total = rows[:, 0].copy()
+        for i in range(1, n):
+            total += rows[:, i]
+        return total
+    if n <= 128:
+        whole = n - n % 8
+        partial = rows[:, 0:8].copy()
+        for i in range(8, whole, 8):
+            partial += rows[:, i : i + 8]
+        p = [partial[:, j] for j in range(8)]
+        total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
+        for i in range(whole, n):
+            total += rows[:, i]
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(rows[:, :half]) + _pairwise_sum(rows[:, half:])
 
 
 class BenchChat:
