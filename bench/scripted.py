@@ -107,8 +107,9 @@ class BenchEmbedder:
         words: list[int] = []
         starts: list[int] = []
         rows: list[int] = []
+        known = self._ids  # most words are known: no call for them
         for row, text in enumerate(texts):
-            ids = [self._word(w) for w in _WORD.findall(text.lower())]
+            ids = [known[w] if w in known else self._word(w) for w in _WORD.findall(text.lower())]
             if ids:
                 rows.append(row)
                 starts.append(len(words))
