@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import threading
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -107,27 +108,51 @@ class GraphImage:
         return len(header).to_bytes(8, "little") + header + body
 
     def index_blobs(self) -> dict[str, tuple[str, bytes]]:
-        """The tables of ``graph.idx``, compressed: name -> (kind, bytes), in file order."""
+        """The tables of ``graph.idx``, compressed: name -> (kind, bytes), in file order.
+
+        The relation and keyword tables are compressed by a helper thread while this
+        one does the entity and observation tables: most of the work is zlib and
+        numpy, which let go of the GIL, so the halves overlap on a second core."""
         t = self.tables
-        return {
-            "entity.ids": _strings(t.entity_ids),
-            "entity.spans": ("d64", _deltas(t.entity_spans)),
-            "entity.display": _strings(t.names),
-            "entity.names": _strings(t.name_keys),
-            "entity.types": _strings(t.type_keys),
-            "obs.ids": _strings(t.obs_ids),
-            "obs.owner": ("d64", _deltas(t.obs_owner)),
-            "obs.current": ("u8", _flags(t.obs_current)),
-            "obs.noted": _strings(t.noted),
-            "rel.ids": _strings(t.rel_ids),
-            "rel.spans": ("d64", _deltas(t.rel_spans)),
-            "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
-            "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
-            "rel.types": _strings(t.rel_type_keys),
-            "rel.current": ("u8", _flags(t.rel_current)),
-            **_postings_blobs("terms", t.terms),
-            **_postings_blobs("names", t.name_terms),
-        }
+        later: list[dict[str, tuple[str, bytes]]] = []
+        failed: list[BaseException] = []
+
+        def relation_blobs() -> None:
+            try:
+                later.append(
+                    {
+                        "rel.ids": _strings(t.rel_ids),
+                        "rel.spans": ("d64", _deltas(t.rel_spans)),
+                        "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
+                        "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
+                        "rel.types": _strings(t.rel_type_keys),
+                        "rel.current": ("u8", _flags(t.rel_current)),
+                        **_postings_blobs("terms", t.terms),
+                        **_postings_blobs("names", t.name_terms),
+                    }
+                )
+            except BaseException as exc:  # handed to the caller below
+                failed.append(exc)
+
+        helper = threading.Thread(target=relation_blobs, name="memgraph-index", daemon=True)
+        helper.start()
+        try:
+            first = {
+                "entity.ids": _strings(t.entity_ids),
+                "entity.spans": ("d64", _deltas(t.entity_spans)),
+                "entity.display": _strings(t.names),
+                "entity.names": _strings(t.name_keys),
+                "entity.types": _strings(t.type_keys),
+                "obs.ids": _strings(t.obs_ids),
+                "obs.owner": ("d64", _deltas(t.obs_owner)),
+                "obs.current": ("u8", _flags(t.obs_current)),
+                "obs.noted": _strings(t.noted),
+            }
+        finally:
+            helper.join()
+        if failed:
+            raise failed[0]
+        return {**first, **later[0]}
 
 
 # ----------------------------------------------------------------- encoding
