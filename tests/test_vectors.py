@@ -204,3 +204,22 @@ def test_the_added_rows_grow_in_place_and_a_view_in_use_keeps_its_rows() -> None
     assert np.array_equal(view, seen)  # the reader's rows are untouched
     assert np.allclose(index.tail[:3600], np.concatenate(added))
     assert index.search(added[0][5], 1)[0][0] == "obs-5"
+
+
+def test_adding_batches_keeps_the_row_bookkeeping_of_adding_row_by_row() -> None:
+    """Batches with replaced ids, repeated ids and episodes: the same rows, liveness and
+    kinds as adding each id alone."""
+    rng = np.random.default_rng(3)
+    batched, single = VectorIndex("m"), VectorIndex("m")
+    for _ in range(80):
+        count = int(rng.integers(1, 30))
+        ids = [f"{rng.choice(['obs-', 'episode-'])}{rng.integers(0, 200)}" for _ in range(count)]
+        rows = rng.standard_normal((count, 8)).astype(np.float32)
+        batched.add(ids, rows)
+        for obs_id, row in zip(ids, rows, strict=True):
+            single.add([obs_id], row[None])
+    size = len(single)
+    assert len(batched) == size and batched.row_of == single.row_of
+    assert np.array_equal(batched._alive[:size], single._alive[:size])
+    assert np.array_equal(batched._episode[:size], single._episode[:size])
+    assert batched._episode[:size].any() and not batched._alive[:size].all()

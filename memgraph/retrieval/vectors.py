@@ -139,14 +139,24 @@ class VectorIndex:
             kinds = np.zeros(len(self._alive), dtype=bool)
             kinds[: len(self._episode)] = self._episode
             self._episode = kinds
-        for offset, obs_id in enumerate(ids):
-            old = self.row_of.get(obs_id)
-            if old is not None:
-                self._alive[old] = False
-            row = len(self.base_ids) + count + offset
-            self.row_of[obs_id] = row
-            self._alive[row] = True
-            self._episode[row] = obs_id.startswith(EPISODE_PREFIX)
+        first = len(self.base_ids) + count
+        row_of = self.row_of
+        if len(set(ids)) == len(ids):  # the usual case, row by row below in one go
+            replaced = [row_of[obs_id] for obs_id in ids if obs_id in row_of]
+            if replaced:
+                self._alive[replaced] = False
+            row_of.update(zip(ids, range(first, first + len(ids)), strict=True))
+            self._alive[first : first + len(ids)] = True
+            self._episode[first : first + len(ids)] = [i.startswith(EPISODE_PREFIX) for i in ids]
+        else:
+            for offset, obs_id in enumerate(ids):
+                old = row_of.get(obs_id)
+                if old is not None:
+                    self._alive[old] = False
+                row = first + offset
+                row_of[obs_id] = row
+                self._alive[row] = True
+                self._episode[row] = obs_id.startswith(EPISODE_PREFIX)
         self.tail_ids.extend(ids)
         if self.coarse is not None and self.coarse.covered == len(self) - len(ids):
             self.coarse.extend(rows)
