@@ -215,11 +215,12 @@ def _id_numbers(data: bytes, prefix: bytes, count: int) -> npt.NDArray[np.int64]
 
 def _deltas(values: npt.ArrayLike) -> bytes:
     array = np.asarray(values, dtype=np.int64).reshape(-1)
-    return zlib.compress(np.diff(array, prepend=np.int64(0)).astype("<i8").tobytes(), 1)
+    steps = np.diff(array, prepend=np.int64(0)).astype("<i8", copy=False)
+    return zlib.compress(steps.data, 1)  # from the array's memory, not a copy of it
 
 
 def _flags(values: npt.ArrayLike) -> bytes:
-    return zlib.compress(np.ascontiguousarray(values, dtype="u1").tobytes(), 1)
+    return zlib.compress(np.ascontiguousarray(values, dtype="u1").data, 1)
 
 
 def _postings_blobs(prefix: str, postings: Postings) -> dict[str, tuple[str, bytes]]:

@@ -761,7 +761,7 @@ class DirectoryStore:
             blocks = [*self._vector_blocks, (total, block_crc(rows))]
             with open(self.vectors_path, "r+b") as handle:
                 handle.seek(NPY_HEADER_BYTES + self._vector_count * dim * 4)
-                handle.write(rows.tobytes())
+                handle.write(rows.data)  # from the array's memory, not a copy of it
                 handle.truncate()
                 handle.flush()
                 os.fsync(handle.fileno())
