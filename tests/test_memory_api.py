@@ -278,6 +278,18 @@ def test_recall_of_an_empty_scope_is_empty(tmp_path: Path) -> None:
         assert m.recall("alice") == ""
 
 
+def test_a_re_ranker_that_keeps_only_a_wrong_line_does_not_hide_the_answer(
+    tmp_path: Path,
+) -> None:
+    with memory(tmp_path) as m:
+        m.remember("Alice likes green tea. Bob likes jazz.")
+        wrong = m.entity("Bob").observations[0].id
+    reply = {"ids": [wrong]}  # a small model's pick: Bob's line, not Alice's
+    with memory(tmp_path, provider=scripted({"rerank": [reply]})) as m:
+        text = m.recall("What does Alice like?")
+    assert "likes green tea" in text, text
+
+
 def test_recall_format_lists_facts_and_relations(tmp_path: Path) -> None:
     with memory(tmp_path) as m:
         m.remember("Alice is a senior engineer. She mentors Bob.")

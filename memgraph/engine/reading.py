@@ -83,10 +83,18 @@ class ReadMixin(MemoryCore):
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
             self._label_episodes(graph, pool[: tiers.RERANK_LIMIT], query)
+            asked = tiers.analyze(graph, query, user=self._user_entity(graph))
         if not pool:
             return ranked, []
         kept = tiers.rerank(self.provider.chat, query, pool)
-        return ranked, ranked if kept is None else kept
+        if kept is None:
+            return ranked, ranked
+        if not tiers.answers_something(kept, asked) and tiers.answers_something(ranked, asked):
+            # the model kept nothing that answers what tiers 1 and 2 found an answer to
+            # (a small model keeping one wrong line): its picks first, then the rest
+            picked = {c.id for c in kept}
+            kept = kept + [c for c in ranked if c.id not in picked]
+        return ranked, kept
 
     def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:
         """Give episode candidates the text a re-ranker reads: the message, and the
