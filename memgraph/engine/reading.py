@@ -563,6 +563,9 @@ def _affirms(doc: Doc) -> bool:
     return bool(first) and first[0] in _AFFIRMATIONS
 
 
+_LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")
+
+
 def _asks_briefly(doc: Doc) -> bool:
     """Whether a turn ends with a short question ("where??", "which one?", "That's
     a shame. What new dates are you looking at?")."""
@@ -573,9 +576,6 @@ def _asks_briefly(doc: Doc) -> bool:
         and last is not None
         and len(last.group().split()) <= BRIEF_QUESTION_WORDS
     )
-
-
-_LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")
 
 
 def _in_dialogue(doc: Doc, before: Doc) -> bool:
