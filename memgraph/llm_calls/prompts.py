@@ -200,8 +200,9 @@ EXTRACT_SCHEMA = JsonSchema(
 RERANK_SYSTEM = """\
 You pick which remembered facts help answer a query. The query is inside <query>; \
 each candidate line inside <candidates> starts with its id in brackets. Reply with \
-JSON {"ids": [...]} listing the ids of the relevant candidates, most relevant first. \
-Leave out candidates that do not help. Use only ids from the list."""
+JSON {"ids": [...]} listing the ids of every candidate that could help answer it, most \
+relevant first (usually 5 to 15 ids). Leave out only candidates that clearly do not \
+help. Use only ids from the list."""
 
 RERANK_SCHEMA = JsonSchema(name="memgraph_rerank", schema=_object({"ids": _array(_STRING)}))
 
