@@ -33,7 +33,7 @@ CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("foundation",   ("memgraph.errors", "memgraph.models", "memgraph.clock",
                       "memgraph.config", "memgraph.scope", "memgraph.text",
                       "memgraph.dates", "memgraph.speakers", "memgraph.attributes",
-                      "memgraph.answer_kinds"),  ()),
+                      "memgraph.answer_kinds", "memgraph.background"),  ()),
     ("llm_calls",    ("memgraph.llm_calls",),      ("foundation",)),
     ("graph",        ("memgraph.graph",),          ("foundation", "llm_calls")),
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),

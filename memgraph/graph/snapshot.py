@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-import threading
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from memgraph.background import InThread
 from memgraph.graph.graph import LEAN_FACTS, Doc, Graph, type_key
 from memgraph.graph.lazy import LazyDocs, Postings
 from memgraph.graph.records import CHECKSUMS, CRC_KEY, HEAD, MIDDLE, seal_record, tail_line
@@ -114,28 +114,23 @@ class GraphImage:
         one does the entity and observation tables: most of the work is zlib and
         numpy, which let go of the GIL, so the halves overlap on a second core."""
         t = self.tables
-        later: list[dict[str, tuple[str, bytes]]] = []
-        failed: list[BaseException] = []
+        later: dict[str, tuple[str, bytes]] = {}
 
         def relation_blobs() -> None:
-            try:
-                later.append(
-                    {
-                        "rel.ids": _strings(t.rel_ids),
-                        "rel.spans": ("d64", _deltas(t.rel_spans)),
-                        "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
-                        "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
-                        "rel.types": _strings(t.rel_type_keys),
-                        "rel.current": ("u8", _flags(t.rel_current)),
-                        **_postings_blobs("terms", t.terms),
-                        **_postings_blobs("names", t.name_terms),
-                    }
-                )
-            except BaseException as exc:  # handed to the caller below
-                failed.append(exc)
+            later.update(
+                {
+                    "rel.ids": _strings(t.rel_ids),
+                    "rel.spans": ("d64", _deltas(t.rel_spans)),
+                    "rel.from": ("d64", _deltas(t.rel_from_ordinals)),
+                    "rel.to": ("d64", _deltas(t.rel_to_ordinals)),
+                    "rel.types": _strings(t.rel_type_keys),
+                    "rel.current": ("u8", _flags(t.rel_current)),
+                    **_postings_blobs("terms", t.terms),
+                    **_postings_blobs("names", t.name_terms),
+                }
+            )
 
-        helper = threading.Thread(target=relation_blobs, name="memgraph-index", daemon=True)
-        helper.start()
+        helper = InThread(relation_blobs, name="memgraph-index")
         try:
             first = {
                 "entity.ids": _strings(t.entity_ids),
@@ -149,10 +144,9 @@ class GraphImage:
                 "obs.noted": _strings(t.noted),
             }
         finally:
-            helper.join()
-        if failed:
-            raise failed[0]
-        return {**first, **later[0]}
+            helper.wait()
+        helper.result()
+        return {**first, **later}
 
 
 # ----------------------------------------------------------------- encoding
