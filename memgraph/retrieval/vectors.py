@@ -139,24 +139,17 @@ class VectorIndex:
             kinds = np.zeros(len(self._alive), dtype=bool)
             kinds[: len(self._episode)] = self._episode
             self._episode = kinds
-        first = len(self.base_ids) + count
+        first, end = len(self.base_ids) + count, len(self.base_ids) + needed
         row_of = self.row_of
-        if len(set(ids)) == len(ids):  # the usual case, row by row below in one go
-            replaced = [row_of[obs_id] for obs_id in ids if obs_id in row_of]
-            if replaced:
-                self._alive[replaced] = False
-            row_of.update(zip(ids, range(first, first + len(ids)), strict=True))
-            self._alive[first : first + len(ids)] = True
-            self._episode[first : first + len(ids)] = [i.startswith(EPISODE_PREFIX) for i in ids]
-        else:
-            for offset, obs_id in enumerate(ids):
-                old = row_of.get(obs_id)
-                if old is not None:
-                    self._alive[old] = False
-                row = first + offset
-                row_of[obs_id] = row
-                self._alive[row] = True
-                self._episode[row] = obs_id.startswith(EPISODE_PREFIX)
+        replaced = [row_of[obs_id] for obs_id in ids if obs_id in row_of]
+        row_of.update(zip(ids, range(first, end), strict=True))  # a repeated id: its last row
+        if replaced:
+            self._alive[replaced] = False
+        self._alive[first:end] = True
+        superseded = [row for row, obs_id in enumerate(ids, first) if row_of[obs_id] != row]
+        if superseded:  # an id given twice in this batch lives on its last row only
+            self._alive[superseded] = False
+        self._episode[first:end] = [obs_id.startswith(EPISODE_PREFIX) for obs_id in ids]
         self.tail_ids.extend(ids)
         if self.coarse is not None and self.coarse.covered == len(self) - len(ids):
             self.coarse.extend(rows)
