@@ -391,6 +391,26 @@ def test_a_name_that_only_calls_someone_does_not_make_the_text_theirs(tmp_path: 
     assert "Tuesday" in his and not his.startswith(NOTHING_SAID), his
 
 
+def test_a_speaker_s_own_words_outrank_a_reply_that_calls_them_by_name(tmp_path: Path) -> None:
+    said = [
+        ("Maria", "Hi John, long time no see! How have you been?"),
+        ("John", "Busy! These days kickboxing twice a week is my main exercise, after work."),
+        ("Maria", "Wow, John! I really need more exercise."),
+        ("John", "You should come along sometime."),
+        ("John", "I work as a nurse at the hospital now."),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        texts = [
+            hit.episode.text
+            for hit in memory.search("What does John do for exercise?", k=5, episodes=True)
+            if hit.kind == "episode" and hit.episode is not None
+        ]
+    his = texts.index(said[1][1])
+    hers = texts.index(said[2][1])
+    assert his < hers, texts
+
+
 def test_news_asked_about_shows_the_question_and_its_reply(tmp_path: Path) -> None:
     said = [
         ("Tariq", "I have a dog! well, on saturday I will"),

@@ -48,6 +48,7 @@ from memgraph.retrieval.episode_index import (
     episode_terms,
 )
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
+from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
 from memgraph.store import open_store
@@ -971,12 +972,14 @@ class MemoryCore:
             )
         speakers: dict[str, str | None] = {}
 
-        def speaker(episode_id: str) -> str | None:
-            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
+        def speaker_entity(name: str) -> str | None:
             if name not in speakers:
                 entity = graph.entity_by_name(name)
                 speakers[name] = str(entity["id"]) if entity is not None else None
             return speakers[name]
+
+        def speaker(episode_id: str) -> str | None:
+            return speaker_entity(index.speaker_of(episode_id) or DEFAULT_SPEAKER)
 
         cues = attribute_cues(query.attributes) if query.named else ""
         if cues:
@@ -1025,6 +1028,22 @@ class MemoryCore:
             ordinal = index.ordinal.get(episode_id)
             return ordinal is not None and bool(mentioned[ordinal])
 
+        # A speaker's name is near every turn of their conversations (in the turn
+        # before, or calling them: "Wow, John!"): naming them says little of whose
+        # the words are. Only a name of someone who does not speak is evidence.
+        voiced = {speaker_id for name in index.voices if (speaker_id := speaker_entity(name))}
+        unvoiced = sorted(query.named - voiced)
+        if not voiced & query.named:
+            telling = mentioned
+        elif unvoiced:
+            telling = index.mentioning(mention_groups(graph, unvoiced, partial=tiers.PARTIAL_NAMES))
+        else:
+            telling = None
+
+        def names_telling(episode_id: str) -> bool:
+            ordinal = index.ordinal.get(episode_id)
+            return telling is not None and ordinal is not None and bool(telling[ordinal])
+
         def retired(episode_id: str) -> bool:
             # A text that stated a fact since expired (superseded, corrected or
             # forgotten) would say it again: its current facts speak for it instead.
@@ -1051,6 +1070,7 @@ class MemoryCore:
             index.timed,
             index.updates,
             index.recency,
+            names_telling,
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

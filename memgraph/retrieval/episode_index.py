@@ -292,6 +292,7 @@ class EpisodeIndex:
         self._at = _Grow(np.int64)
         self.sources: list[str | None] = []
         self.speakers: list[str | None] = []
+        self.voices: set[str] = set()  # every speaker's name
         self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
         self._lengths = _Grow(np.float32)
         self._length_total = 0.0
@@ -375,6 +376,8 @@ class EpisodeIndex:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
         self.sources.append(source)
         self.speakers.append(speaker)
+        if speaker is not None:
+            self.voices.add(speaker)
         self._spoken.append(speaker is not None)
         self._lengths.append(length)
         self._length_total += length
@@ -939,6 +942,7 @@ class EpisodeIndex:
         index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
         index.sources = flat.sources
         index.speakers = flat.speakers
+        index.voices = {speaker for speaker in set(index.speakers) if speaker is not None}
         index._spoken = _Grow(np.bool_, [s is not None for s in index.speakers])
         index._rows = {term: row for row, term in enumerate(flat.terms)}
         index._indptr = flat.indptr

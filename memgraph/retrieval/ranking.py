@@ -437,6 +437,12 @@ class EpisodeSignals:
         speaker: episode id -> the entity id of its speaker, when known.
         mentions: whether an episode's text names one of the query's entities.
         retired: whether every fact an episode stated has since expired.
+        timed: whether an episode says when something happened.
+        updates: whether an episode says something changed.
+        recency: how late an episode was said, 0 (first) to 1 (last).
+        names_telling: whether an episode names one of the query's entities that
+            speaks in none of the conversations (a speaker's name is near every
+            turn of theirs, as the turn before's speaker or called by name).
     """
 
     content: Mapping[str, float] = field(default_factory=dict)
@@ -448,6 +454,7 @@ class EpisodeSignals:
     timed: Callable[[str], bool] = lambda _episode: True
     updates: Callable[[str], bool] = lambda _episode: False
     recency: Callable[[str], float] = lambda _episode: 1.0
+    names_telling: Callable[[str], bool] | None = None
 
 
 def _focus(score: float, evidence: float, named: bool, any_named: bool) -> float:
@@ -561,10 +568,15 @@ def fuse(
         evidence = max(item.signals.get("content", 0.0), item.signals.get("semantic", 0.0))
         score = _noisy_or(item.signals)
         if item.episode is not None:
+            own = item.entity is not None and item.entity["id"] in named
             about = bool(named) and (
-                (item.entity is not None and item.entity["id"] in named)
-                or (episodes is not None and episodes.mentions(item.episode))
+                own or (episodes is not None and episodes.mentions(item.episode))
             )
+            telling = episodes.names_telling if episodes is not None else None
+            if about and not own and telling is not None and not telling(item.episode):
+                # Naming a speaker keeps a text on the topic, but only their own
+                # words (or a name of someone who does not speak) gain.
+                evidence = 0.0
         else:
             about = item.entity is not None and item.entity["id"] in named
             if not about and mentioned and item.obs is not None:
