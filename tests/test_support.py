@@ -180,3 +180,26 @@ def test_what_a_named_person_suggested_is_in_their_own_words() -> None:
     ]
     own, anyone = held("What game did Dana suggest as an open-world game for the Switch?", *said)
     assert own < anyone
+
+
+def test_a_question_asking_what_someone_did_takes_it_that_they_did() -> None:
+    # asked by Dana: what Marcus accomplished, not she
+    own, anyone = held(
+        "What did Dana accomplish at the retreat?",
+        (DANA, "What did you accomplish at the retreat?"),
+        (MARCUS, "I finished my engineering project there!"),
+    )
+    assert own == 0.0 and anyone == 1.0
+    # asked of Dana: what she accomplished
+    own, _ = held(
+        "What did Dana accomplish at the retreat?",
+        (MARCUS, "So what did you accomplish at the retreat?"),
+        (DANA, "Loads, honestly."),
+    )
+    assert own == 1.0
+    # a yes-or-no question takes nothing for granted
+    own, anyone = held(
+        "What did Dana accomplish at the retreat?",
+        (MARCUS, "Did you accomplish anything at the retreat?"),
+    )
+    assert own == 0.0 and anyone == 0.0

@@ -10,8 +10,9 @@ is not flagged: it is not a question about someone else.
 
 Whose a text's words are is read clause by clause: a text naming the person
 ("Dana's sister lives in Evanston") speaks of theirs; a clause said to someone
-("you have a dog", "is your eye surgery still on?") of the addressee's; one
-with "I" or "my" of the speaker's; any other question of nobody's. A plain
+("you have a dog", "is your eye surgery still on?", "what flavor did you make?")
+of the addressee's; one with "I" or "my" of the speaker's; any other question
+(a yes-or-no one about "you": "have you been to Rome?") of nobody's. A plain
 clause ("Full knee replacement.") is theirs when one of the two turns before it
 names them, the other speaker's when it echoes their words ("smart tortoise."),
 else its speaker's.
@@ -78,6 +79,11 @@ _GREETINGS = frozenset(
 _POSSESSED = re.compile(
     r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
 )
+_ASKS_WHAT = re.compile(
+    r"\s*(?:so |and |but |oh,? )?(?:what|which|where|when|how|who|why)\b", re.IGNORECASE
+)
+"""A question that takes something for granted and asks about it ("What flavor did
+you make?"), unlike a yes-or-no one ("Have you ever been to Rome?")."""
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _THEIR_WORDS = re.compile(
     r"\b(?:what|how|which)(?: \w+)? (?:did|does|do|has|have|would|will) (?P<who>\w+) (?:\w+ )?"
@@ -286,7 +292,11 @@ def _clauses(
             whose = {"speaker": speaker in named, "addressee": to_them}.get(owner, owner == "them")
         elif clause.rstrip().endswith("?"):
             # "is your eye surgery still on?" takes it that the addressee has one
-            whose = to_them if "your" in spoken else None
+            # and "what did you make?" that they made something
+            asks_them = "your" in spoken or (
+                _ASKS_WHAT.match(clause) is not None and bool(spoken & _SECOND_PERSON)
+            )
+            whose = to_them if asks_them else None
         elif named_in_text:
             whose = True
         elif _to_them(spoken):
