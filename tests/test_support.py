@@ -203,3 +203,26 @@ def test_a_question_asking_what_someone_did_takes_it_that_they_did() -> None:
         (MARCUS, "Did you accomplish anything at the retreat?"),
     )
     assert own == 0.0 and anyone == 0.0
+
+
+def test_a_thing_the_user_asks_about_as_mine_is_theirs_only_where_it_is_theirs() -> None:
+    # Dana is the one asking: "my brother" is hers, and "his brother" is not
+    question = "What is the name of my brother?"
+    mine = Query(
+        question,
+        tuple(dict.fromkeys(index_terms(question))),
+        frozenset({DANA["id"]}),
+        frozenset(),
+        (frozenset({"dana"}),),
+    )
+    said = [(DANA, "Leo's away Saturday, his brother Sam could take him out")]
+    ranked, docs = turns(*said)
+    found = support(
+        Graph(),
+        ranked,
+        mine,
+        episode_docs=docs,
+        frequency=lambda _term: 1.0,
+        talk=talk_between_dana_and_marcus(said, docs),
+    )
+    assert found is not None and found.own == 0.0 and found.about_someone_else

@@ -77,7 +77,7 @@ _GREETINGS = frozenset(
 )
 """Words said around a name that only calls someone ("Emi.", "thanks Rosa")."""
 _POSSESSED = re.compile(
-    r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
+    r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their|my))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
 )
 _ASKS_WHAT = re.compile(
     r"\s*(?:so |and |but |oh,? )?(?:what|which|where|when|how|who|why)\b", re.IGNORECASE
@@ -398,7 +398,8 @@ def _names(clauses: Sequence[tuple[str, set[str]]], query: Query) -> bool:
 
 def _possessed(query: Query) -> tuple[set[str], str | None]:
     """The terms of what the question says is the named person's ("Dana's sister",
-    "her tortoise", "his architecture licensing exam"), and the last one's head
+    "her tortoise", "his architecture licensing exam", the user's "my brother"),
+    and the last one's head
     noun (the kind of thing it is: "exam")."""
     found: set[str] = set()
     head = None
