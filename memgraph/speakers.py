@@ -10,8 +10,10 @@ are not speakers.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["NOT_SPEAKERS", "speaker_name", "split_speaker"]
+__all__ = ["NOT_SPEAKERS", "speaker_name", "split_speaker", "spoken_words"]
 
 _LABEL = re.compile(
     r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}|user|assistant)\s*:\s+(\S.*)$", re.S
@@ -146,6 +148,19 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     if any(_ends_sentence(word) for word in label.split()[:-1]):
         return None, text
     return speaker_name(label), match.group(2).strip()
+
+
+def spoken_words(episode: Mapping[str, Any]) -> str:
+    """An episode's words as its speaker said them: without the ``Name:`` label the
+    speaker was read from ("Melanie: Wow, that's cool!" is Melanie saying "Wow,
+    that's cool!"), so a labelled line reads like one remembered with ``speaker=``.
+    The stored text keeps its label."""
+    text = str(episode.get("text") or "")
+    speaker = episode.get("speaker")
+    if not speaker or ":" not in text[: len(str(speaker)) + 8]:
+        return text
+    label, words = split_speaker(text)
+    return words if label == speaker else text
 
 
 def _ends_sentence(word: str) -> bool:

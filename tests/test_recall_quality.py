@@ -21,7 +21,7 @@ from memgraph.graph.graph import Graph
 from memgraph.llm_calls.provider import Provider
 from memgraph.retrieval import recall_text
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.speakers import split_speaker
+from memgraph.speakers import split_speaker, spoken_words
 from memgraph.text import WORD_FORMS, index_terms
 from tests.conftest import load_fixture
 
@@ -300,6 +300,25 @@ def test_a_question_about_someone_elses_thing_says_nothing_is_remembered_of_them
     assert not_hers.splitlines()[0] == (
         "(Nothing remembered says this about Dana; the nearest matches follow.)"
     )
+
+
+def test_a_transcript_line_reads_like_a_turn_remembered_with_its_speaker(tmp_path: Path) -> None:
+    said = [
+        BJORN,
+        ("Dana", "lol. Miso hid in the closet all day"),
+        ("Marcus", "how was the race?"),
+        ("Dana", "I finished the Chicago half in 2:06!"),
+    ]
+    questions = ("What breed is Marcus's dog?", "What breed is Dana's dog?", "How was the race?")
+    with Memory(tmp_path / "lines", "chat", provider="mock") as memory:
+        for index, (speaker, text) in enumerate(said):
+            memory.remember(f"{speaker}: {text}", at=f"2024-01-19T10:{index:02d}:00Z")
+        stored = [episode.text for episode in memory.iter_episodes()]
+        as_lines = [memory.recall(question) for question in questions]
+    assert stored == [f"{speaker}: {text}" for speaker, text in said]  # kept as remembered
+    assert as_lines == recalled(tmp_path, said, *questions)
+    assert "Marcus: how was the race?" in as_lines[2]
+    assert "Marcus: Marcus:" not in as_lines[2]
 
 
 def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
@@ -615,3 +634,11 @@ def test_a_sentence_that_ends_before_a_colon_is_not_a_speaker_label() -> None:
     assert split_speaker("Fair. Try: “If it would help, I can send a draft.”")[0] is None
     assert split_speaker("Dr. Okafor: her weight is fine")[0] == "Dr. Okafor"
     assert split_speaker("J. Smith: hello")[0] == "J. Smith"
+
+
+def test_a_label_is_left_out_of_the_words_only_when_it_names_the_speaker() -> None:
+    line = {"text": "Melanie: Wow, that's cool!", "speaker": "Melanie"}
+    assert spoken_words(line) == "Wow, that's cool!"
+    assert spoken_words({**line, "speaker": "Caroline"}) == line["text"]
+    assert spoken_words({"text": "Note: call the vet", "speaker": None}) == "Note: call the vet"
+    assert spoken_words({"text": "user: I moved", "speaker": "User"}) == "I moved"

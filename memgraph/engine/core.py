@@ -51,6 +51,7 @@ from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
+from memgraph.speakers import spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
@@ -137,7 +138,7 @@ def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
         at_ms = 0
     index.add(
         doc["id"],
-        str(doc.get("text") or ""),
+        spoken_words(doc),  # a "Name:" label is its speaker, indexed as one
         at_ms=at_ms,
         source=doc.get("source"),
         speaker=doc.get("speaker"),

@@ -30,6 +30,7 @@ from memgraph.retrieval.recall_text import (
     said_on,
 )
 from memgraph.retrieval.support import LOOKED_AT, Talk, support
+from memgraph.speakers import spoken_words
 from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
@@ -133,7 +134,7 @@ class ReadMixin(MemoryCore):
         speaker = index.speaker_of
 
         def asks(episode_id: str) -> bool:
-            return "?" in str(docs[episode_id].get("text") or "")
+            return "?" in spoken_words(docs[episode_id])
 
         def reply(episode_id: str) -> str | None:
             """The turn another speaker said right after it (the index knows whose)."""
@@ -183,7 +184,7 @@ class ReadMixin(MemoryCore):
         wanted = set(terms)
 
         def silent(doc: Doc) -> bool:  # its words, not its speaker's name
-            return not wanted & set(index_terms(str(doc.get("text") or "")))
+            return not wanted & set(index_terms(spoken_words(doc)))
 
         quiet = {e for e, doc in docs.items() if silent(doc)}
         step = {
@@ -206,7 +207,7 @@ class ReadMixin(MemoryCore):
                 )
             else:  # a yes or no: the other speaker's question it answers
                 quoted = _other_speaker(doc, before) and (
-                    every_reply or "?" in str(before.get("text") or "")
+                    every_reply or "?" in spoken_words(before)
                 )
             if quoted:
                 chains[episode_id] = [before]
@@ -309,7 +310,7 @@ class ReadMixin(MemoryCore):
                 turns.append(previous)
                 previous = index.context_of(previous)
             docs = self._episode_docs(graph, turns)
-            return [(t, str(docs[t].get("text") or "")) for t in turns if t in docs]
+            return [(t, spoken_words(docs[t])) for t in turns if t in docs]
 
         return Talk(addressee, before)
 
@@ -559,7 +560,7 @@ _AFFIRMATIONS = frozenset(
 
 def _affirms(doc: Doc) -> bool:
     """Whether a message starts by saying yes or no (to the question before it)."""
-    first = words(str(doc.get("text") or "")[:40])[:1]
+    first = words(spoken_words(doc)[:40])[:1]
     return bool(first) and first[0] in _AFFIRMATIONS
 
 
@@ -569,7 +570,7 @@ _LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")
 def _asks_briefly(doc: Doc) -> bool:
     """Whether a turn ends with a short question ("where??", "which one?", "That's
     a shame. What new dates are you looking at?")."""
-    text = str(doc.get("text") or "").strip()
+    text = spoken_words(doc).strip()
     last = _LAST_SENTENCE.search(text)
     return (
         text.endswith("?")

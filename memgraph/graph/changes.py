@@ -33,6 +33,7 @@ from typing import Any
 from memgraph.attributes import SINGLE_VALUED_RELATIONS, attribute_of
 from memgraph.graph.graph import Doc, Graph
 from memgraph.llm_calls.extract import Extraction
+from memgraph.speakers import spoken_words
 from memgraph.text import STOP_WORDS, content_key, index_terms, name_key, similarity, stem, words
 
 __all__ = [
@@ -486,7 +487,7 @@ def episode_embedding_text(episode: Mapping[str, Any]) -> str:
     """What an episode's vector is made from: the speaker's name and the text (the
     start of a long one), as a transcript line reads."""
     speaker = episode.get("speaker")
-    text = str(episode.get("text") or "")[:EMBED_CHARS]
+    text = spoken_words(episode)[:EMBED_CHARS]  # a labelled line's label is its speaker
     return f"{speaker}: {text}" if speaker else text
 
 

@@ -33,6 +33,7 @@ from memgraph.clock import parse_iso
 from memgraph.dates import format_day, resolve_relative_dates
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import CURRENT, Candidate, Lens, Query, budgeted_text
+from memgraph.speakers import spoken_words
 from memgraph.text import content_key, in_any_form, index_terms, terms, words
 
 __all__ = [
@@ -106,7 +107,7 @@ def said_text(doc: Doc, *, past: bool = False) -> str:
 
 def one_line(doc: Doc) -> str:
     """An episode's text on one line, as said."""
-    return " ".join(str(doc.get("text") or "").split())
+    return " ".join(spoken_words(doc).split())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -260,7 +261,7 @@ def _asked_words(doc: Doc, asked: set[str]) -> set[str]:
     """The words of the question a message holds: a fact shown from the message
     ("kids loved the pottery workshop") covers it only if it holds them too ("made
     a bowl" for "What did she make at the workshop?")."""
-    return asked.intersection(index_terms(str(doc.get("text") or "")))
+    return asked.intersection(index_terms(spoken_words(doc)))
 
 
 def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
@@ -268,7 +269,7 @@ def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
     and all of its names and numbers ("joined a ukulele group" does not cover "I
     joined a ukulele group!! The Saguaro Strummers."). A name the graph knows as an
     entity's ("Acme" in "no longer works at Acme") is held by the graph itself."""
-    text = str(doc.get("text") or "")
+    text = spoken_words(doc)
     own = set(index_terms(text))
     if not own:
         return True
@@ -292,13 +293,13 @@ def _covered(graph: Graph, doc: Doc, said: set[str]) -> bool:
 
 def _says_little(graph: Graph, doc: Doc) -> bool:
     """At most one word of its own and no name or number ("🧡", "hahaha", "truly")."""
-    return len(index_terms(str(doc.get("text") or ""))) <= 1 and not names_or_numbers(graph, doc)
+    return len(index_terms(spoken_words(doc))) <= 1 and not names_or_numbers(graph, doc)
 
 
 def names_or_numbers(graph: Graph, doc: Doc) -> bool:
     """Whether a message names something or holds a number ("Stripe. He got an
     offer", "2:06:41!!"), unlike "lol stop": a short answer worth its context."""
-    text = str(doc.get("text") or "")
+    text = spoken_words(doc)
     if next(_names_and_numbers(text), None) is not None:
         return True
     known = graph.name_term_index()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
+from memgraph.speakers import spoken_words
 from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
@@ -191,7 +192,7 @@ def support(
             said = in_any_form(index_terms(str(item.obs.get("content") or ""))) & set(wanted)
             parts.append((said, item.entity is not None and item.entity["id"] in named))
         elif item.episode is not None and item.episode in episode_docs:
-            text = str(episode_docs[item.episode].get("text") or "")
+            text = spoken_words(episode_docs[item.episode])
             speaker = item.entity["id"] if item.entity is not None else None
             parts.extend(
                 _clauses(
