@@ -13,11 +13,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NOT_SPEAKERS", "speaker_name", "split_speaker", "spoken_words"]
+__all__ = ["ASSISTANT", "NOT_SPEAKERS", "speaker_name", "split_speaker", "spoken_words"]
 
 _LABEL = re.compile(
     r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}|user|assistant)\s*:\s+(\S.*)$", re.S
 )
+
+ASSISTANT = "assistant"
+"""How an assistant speaker is stored (its own words make no facts)."""
 
 NOT_SPEAKERS = frozenset(
     [
@@ -174,4 +177,4 @@ def speaker_name(label: str) -> str:
     way (``user`` is the default user, ``User``; ``assistant`` stays lower-case)."""
     name = " ".join(label.split())
     role = name.lower()
-    return "User" if role == "user" else "assistant" if role == "assistant" else name
+    return "User" if role == "user" else ASSISTANT if role == ASSISTANT else name

@@ -115,13 +115,16 @@ def test_facts_told_in_one_session_are_recalled_in_another(tmp_path: Path) -> No
         run(telling, "I work at Acme.", first)
         assert memory.entities() == []  # one user turn: not extracted yet
         run(telling, "I have a cat called Tom.", first)
-        (episode,) = memory.iter_episodes()  # two turns: one transcript
-        assert episode.text == (
-            "user: I work at Acme.\nassistant: Noted.\n"
-            "user: I have a cat called Tom.\nassistant: Nice."
-        )
-        assert episode.metadata["via"] == "conversation"
-        assert episode.metadata["thread"] == "monday"
+        episodes = list(memory.iter_episodes())  # two turns: one episode per message
+        assert [(e.speaker, e.text) for e in episodes] == [
+            ("User", "I work at Acme."),
+            ("assistant", "Noted."),
+            ("User", "I have a cat called Tom."),
+            ("assistant", "Nice."),
+        ]
+        assert {e.metadata["via"] for e in episodes} == {"conversation"}
+        assert {e.metadata["thread"] for e in episodes} == {"monday"}
+        assert len({tuple(e.metadata["items"]) for e in episodes}) == 4  # each its own item
         assert asyncio.run(first.flush()) == []  # never twice
 
     with Memory(tmp_path, "alice", provider="mock") as memory:  # another day, another run
@@ -236,9 +239,7 @@ def test_a_failed_extraction_keeps_the_history_and_is_retried(
         ("assistant", "Nice."),
     ]
     assert failed == [] and "will be retried" in caplog.text
-    assert extracted == [
-        "user: I work at Acme.\nassistant: Noted.\nuser: I live in Rome.\nassistant: Nice."
-    ]
+    assert extracted == ["I work at Acme.", "Noted.", "I live in Rome.", "Nice."]
 
 
 def test_leaving_the_session_block_extracts_what_is_pending(tmp_path: Path) -> None:
@@ -249,7 +250,7 @@ def test_leaving_the_session_block_extracts_what_is_pending(tmp_path: Path) -> N
                 assert [e async for e in memory.iter_episodes()] == []
             return [e.text async for e in memory.iter_episodes()]
 
-    assert asyncio.run(main()) == ["user: I work at Acme."]
+    assert asyncio.run(main()) == ["I work at Acme."]
     with pytest.raises(ValueError, match="session_id"):
         MemgraphSession("", AsyncMemory(tmp_path, "alice"))
     with pytest.raises(ValueError, match="extract_every"):

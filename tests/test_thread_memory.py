@@ -11,7 +11,6 @@ import pytest
 from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatModel
 
 from memgraph import (
-    ChangeSet,
     Memory,
     Provider,
     ProviderUnavailable,
@@ -82,11 +81,22 @@ def test_flush_returns_one_change_set_per_stored_text_and_then_nothing(tmp_path:
         stored = thread.flush()
         again = thread.flush()
 
-    assert [type(c) for c in stored] == [ChangeSet]
-    episode = stored[0].episode
-    assert episode is not None and episode.metadata["messages"] == [2, 6]
-    assert episode.text.startswith("user: Hi, my name is Alice.\nassistant: Hello Alice!")
-    assert {o.content for o in stored[0].added_observations} >= {"works at Acme", "name is Alice"}
+    # one per message, each its own episode with its speaker (the system message left out)
+    episodes = [c.episode for c in stored]
+    assert [(e.metadata["messages"], e.speaker) for e in episodes if e is not None] == [
+        ([2, 2], "User"),
+        ([3, 3], "assistant"),
+        ([4, 4], "User"),
+        ([5, 5], "assistant"),
+        ([6, 6], "User"),
+    ]
+    assert [e.text for e in episodes[:2] if e is not None] == [
+        "Hi, my name is Alice.",
+        "Hello Alice!",
+    ]
+    learned = {o.content for c in stored for o in c.added_observations}
+    assert learned >= {"works at Acme", "name is Alice"}
+    assert not stored[1] and not stored[3]  # the assistant's words make no facts
     assert again == []
 
 
@@ -124,8 +134,48 @@ def test_a_failed_extraction_on_close_is_saved_with_the_scope_and_extracted_next
     assert answered(tmp_path / "mem") == list(QUESTIONS)
     assert "pending" not in summary_json(tmp_path)
     with Memory(tmp_path / "mem", "alice", provider="mock") as opened:
-        ranges = [e.metadata["messages"] for e in opened.iter_episodes()]
-    assert ranges == [[2, 6], [1, 1]]  # each message stored once
+        ranges = sorted(e.metadata["messages"] for e in opened.iter_episodes())
+    assert ranges == [[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6]]  # each message once
+
+
+def test_a_failure_part_way_keeps_what_was_stored_and_stores_no_message_twice(
+    tmp_path: Path,
+) -> None:
+    set_memory_id("alice")
+    nothing = {"entities": [], "relations": [], "expirations": []}
+    failing = provider({"extract": [nothing, ProviderUnavailable("the model went away")]})
+    with memory(dir="mem", provider=failing, approve=True):
+        thread = Thread()
+        conversation(thread)
+        with pytest.raises(ProviderUnavailable):
+            thread.flush()
+        # Alice's greeting and the reply to it are stored; the rest is still pending
+        assert [entry.seq for entry in thread.pending()] == [4, 5, 6]
+        thread.flush()  # the script has run out: the mock model answers
+    with Memory(tmp_path / "mem", "alice", provider="mock") as opened:
+        ranges = sorted(e.metadata["messages"] for e in opened.iter_episodes())
+    assert ranges == [[2, 2], [3, 3], [4, 4], [5, 5], [6, 6]]
+
+
+def test_a_saved_transcript_stored_part_way_keeps_only_the_rest_saved(tmp_path: Path) -> None:
+    set_memory_id("alice")
+    with memory(dir="mem", provider=extraction_down(), approve=True), Thread() as thread:
+        conversation(thread)
+    close_all()
+    nothing = {"entities": [], "relations": [], "expirations": []}
+    failing = provider({"extract": [nothing, ProviderUnavailable("the model went away")]})
+    with memory(dir="mem", provider=failing, approve=True), pytest.raises(ProviderUnavailable):
+        Thread().flush()
+    (rest,) = summary_json(tmp_path)["pending"]
+    assert rest["messages"] == [4, 6] and rest["seqs"] == [4, 5, 6]
+    assert rest["text"].startswith("user: I work at Acme.")
+    close_all()
+    with memory(dir="mem", provider="mock", approve=True):
+        Thread().flush()
+    with Memory(tmp_path / "mem", "alice", provider="mock") as opened:
+        ranges = sorted(e.metadata["messages"] for e in opened.iter_episodes())
+    assert ranges == [[2, 2], [3, 3], [4, 4], [5, 5], [6, 6]]
+    assert "pending" not in summary_json(tmp_path)
 
 
 def test_saved_messages_are_extracted_by_the_next_threads_first_turn(tmp_path: Path) -> None:

@@ -2,9 +2,12 @@
 
 Every ``autoExtract.interval`` memory-on turns (and before compaction, and
 when a thread is flushed) the messages added since the last extraction are
-written as one ``role: text`` transcript through
-:meth:`~memgraph.engine.memory.Memory.remember`, with ``via: "conversation"`` and
-the thread id and message range as episode metadata. The thread's cursor
+remembered one by one through :meth:`~memgraph.engine.memory.Memory.remember_many`,
+each its own episode with its speaker (``User``, ``assistant``), with ``via:
+"conversation"``, the thread id and the message's sequence number (as the range
+``messages``) as episode metadata. The
+user's messages are extracted, each read with the message before it; the
+assistant's are kept as context only, with no model call. The thread's cursor
 (``state.extracted_through``, a sequence number) moves only after the write
 succeeded, so a message is never extracted twice and a failed pass is retried
 by the next one. This is an automatic path: it never asks for approval.
@@ -24,16 +27,17 @@ store it (its facts are not duplicated: a fact already current is skipped).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memgraph.clock import now_iso
 from memgraph.conversation.cache import open_memory
 from memgraph.conversation.context import current_target
-from memgraph.conversation.thread import Thread, ThreadMessage, transcript, use_flusher
+from memgraph.conversation.thread import Thread, ThreadMessage, spoken, transcript, use_flusher
 from memgraph.engine.memory import MAX_TEXT_CHARS, Memory
 from memgraph.errors import MemgraphError
-from memgraph.models import ChangeSet
+from memgraph.models import ChangeSet, Item
+from memgraph.speakers import ASSISTANT, speaker_name, split_speaker
 
 __all__ = [
     "PENDING_KEY",
@@ -41,6 +45,7 @@ __all__ = [
     "extract_pending",
     "extract_saved",
     "flush",
+    "message_items",
     "save_pending",
     "transcript_chunks",
 ]
@@ -86,10 +91,75 @@ def _combine(changes: Sequence[ChangeSet]) -> ChangeSet:
     )
 
 
-def _remember_transcript(
-    memory: Memory, text: str, metadata: dict[str, Any], at: str | None = None
+Turn = tuple[str, str, list[int]]
+"""A message to remember: its speaker, its words and its range of sequence numbers."""
+
+
+def _remember_turns(
+    memory: Memory,
+    turns: Sequence[Turn],
+    metadata: dict[str, Any],
+    at: str | None = None,
+    stored: Callable[[int], None] = lambda _count: None,
 ) -> list[ChangeSet]:
-    return [memory.remember(chunk, at=at, metadata=metadata) for chunk in transcript_chunks(text)]
+    """Remember messages one by one, each its own episode with its speaker, read with
+    the message before it; the assistant's are kept as context only (its own words
+    make no facts: no model call). ``stored`` hears how many are durably stored,
+    as they are (a failure stores the messages before the failing one)."""
+    return memory.remember_many(
+        message_items(turns, metadata, key="messages", at=at),
+        progress=lambda done, _total: stored(done),
+    )
+
+
+def message_items(
+    turns: Sequence[tuple[str, str, Any]],
+    metadata: Mapping[str, Any],
+    *,
+    key: str,
+    at: str | None = None,
+) -> list[Item]:
+    """One :class:`Item` per message ``(speaker, words, where)``: its speaker, its
+    ``metadata`` with ``where`` under ``key`` (which message it is), and the
+    assistant's kept as context only (no model call: its own words make no facts)."""
+    return [
+        Item(
+            words[:MAX_TEXT_CHARS],
+            at=at,
+            speaker=speaker,
+            metadata={**metadata, key: where},
+            extract=speaker != ASSISTANT,
+        )
+        for speaker, words, where in turns
+    ]
+
+
+def _remember_transcript(
+    memory: Memory,
+    item: dict[str, Any],
+    metadata: dict[str, Any],
+    at: str | None = None,
+    stored: Callable[[int], None] = lambda _count: None,
+) -> list[ChangeSet]:
+    """Remember a saved ``role: text`` transcript message by message (each line's
+    sequence number from the item's ``seqs``, else the whole range); one with a
+    line that names no speaker is remembered as it is, in pieces ``remember``
+    accepts."""
+    text = str(item["text"])
+    lines = [split_speaker(line) for line in text.splitlines() if line.strip()]
+    if not lines or any(speaker is None for speaker, _ in lines):
+        return [
+            memory.remember(chunk, at=at, metadata=metadata) for chunk in transcript_chunks(text)
+        ]
+    seqs = item.get("seqs")
+    if not (isinstance(seqs, list) and len(seqs) == len(lines)):
+        seqs = [None] * len(lines)
+    window = list(metadata.get("messages") or [])
+    turns = [
+        (str(speaker), words, [seq, seq] if isinstance(seq, int) else window)
+        for (speaker, words), seq in zip(lines, seqs, strict=True)
+    ]
+    return _remember_turns(memory, turns, metadata, at, stored)
 
 
 def _saved(memory: Memory) -> list[dict[str, Any]]:
@@ -100,11 +170,19 @@ def _saved(memory: Memory) -> list[dict[str, Any]]:
     return [i for i in items if isinstance(i, dict) and isinstance(i.get("text"), str)]
 
 
-def _drop_saved(memory: Memory, done: list[dict[str, Any]]) -> None:
+def _drop_saved(
+    memory: Memory, done: list[dict[str, Any]], *, instead: dict[str, Any] | None = None
+) -> None:
+    """Remove these saved transcripts (or put ``instead`` in the place of the one)."""
+
     def change(document: dict[str, Any] | None) -> dict[str, Any] | None:
         if not document:
             return None
-        items = [i for i in document.get(PENDING_KEY) or [] if i not in done]
+        items = [
+            i if i not in done else instead
+            for i in document.get(PENDING_KEY) or []
+            if i not in done or instead is not None
+        ]
         document = {k: v for k, v in document.items() if k != PENDING_KEY}
         return {**document, PENDING_KEY: items} if items else document
 
@@ -117,7 +195,7 @@ def extract_saved(memory: Memory) -> list[ChangeSet]:
     Each one is removed once it is stored.
 
     Returns:
-        One change set per stored text (empty when nothing was saved).
+        One change set per stored message (empty when nothing was saved).
 
     Raises:
         ProviderError, StoreError: a write failed; it and the ones after it stay saved.
@@ -127,6 +205,11 @@ def extract_saved(memory: Memory) -> list[ChangeSet]:
         return []
     changes: list[ChangeSet] = []
     done: list[dict[str, Any]] = []
+    stored = [0]
+
+    def heard(count: int) -> None:
+        stored[0] = count
+
     try:
         for item in saved:
             metadata = {
@@ -135,12 +218,29 @@ def extract_saved(memory: Memory) -> list[ChangeSet]:
                 "messages": item.get("messages"),
             }
             at = item.get("at") if isinstance(item.get("at"), str) else None
-            changes += _remember_transcript(memory, item["text"], metadata, at)
+            stored[0] = 0
+            try:
+                changes += _remember_transcript(memory, item, metadata, at, heard)
+            except MemgraphError:
+                if stored[0]:  # its first messages are stored: only the rest stays saved
+                    _drop_saved(memory, [item], instead=_rest(item, stored[0]))
+                raise
             done.append(item)
     finally:
         if done:
             _drop_saved(memory, done)
     return changes
+
+
+def _rest(item: dict[str, Any], stored: int) -> dict[str, Any]:
+    """A saved transcript without its first ``stored`` messages."""
+    lines = [line for line in str(item["text"]).splitlines() if line.strip()][stored:]
+    rest = {**item, "text": "\n".join(lines)}
+    seqs = item.get("seqs")
+    if isinstance(seqs, list) and seqs[stored:]:
+        rest["seqs"] = seqs[stored:]
+        rest["messages"] = [seqs[stored], seqs[-1]]
+    return rest
 
 
 def extract_pending(
@@ -155,7 +255,8 @@ def extract_pending(
         What changed (the pieces combined), or ``None`` when no message was pending.
 
     Raises:
-        ProviderError, StoreError: the write failed; the cursor did not move.
+        ProviderError, StoreError: the write failed; the cursor moved past the
+            messages stored before the failing one, and no further.
     """
     changes = extract_saved(memory) + _extract_thread(thread, memory, through)
     return _combine(changes) if changes else None
@@ -166,8 +267,15 @@ def _extract_thread(thread: Thread, memory: Memory, through: int | None = None) 
     if not entries:
         return []
     last = entries[-1].seq
-    metadata = {"via": SOURCE, "thread": thread.id, "messages": [entries[0].seq, last]}
-    changes = _remember_transcript(memory, transcript(entries), metadata)
+    metadata = {"via": SOURCE, "thread": thread.id}
+    turns = [(speaker_name(role), text, [e.seq, e.seq]) for e, role, text in spoken(entries)]
+
+    def moved(count: int) -> None:  # stored messages are never extracted again
+        if count:
+            seq = turns[count - 1][2][-1]
+            thread.state.extracted_through = max(thread.state.extracted_through, seq)
+
+    changes = _remember_turns(memory, turns, metadata, stored=moved) if turns else []
     thread.state.extracted_through = max(thread.state.extracted_through, last)
     return changes or [ChangeSet()]
 
@@ -206,6 +314,7 @@ def save_pending(thread: Thread, memory: Memory) -> int:
             "thread": thread.id,
             "messages": [entries[0].seq, entries[-1].seq],
             "text": text,
+            "seqs": [entry.seq for entry, _, _ in spoken(entries)],
             "at": now_iso(),
         }
 
@@ -230,9 +339,9 @@ def flush(thread: Thread, *, keep_on_failure: bool = False) -> list[ChangeSet]:
             raising; what closing a thread does.
 
     Returns:
-        One change set per stored text: the scope's saved transcripts first,
-        then the thread's messages (one, or one per piece of a very long
-        transcript). Empty when nothing was pending or memory is off.
+        One change set per stored text: the scope's saved transcripts' messages
+        first, then the thread's, one per message. Empty when nothing was
+        pending or memory is off.
 
     Raises:
         ProviderError, StoreError: the extraction failed (and, with

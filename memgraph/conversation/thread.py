@@ -25,7 +25,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memgraph")
 
-__all__ = ["ROLES", "SUMMARY_HEADER", "Thread", "ThreadMessage", "transcript", "use_flusher"]
+__all__ = [
+    "ROLES",
+    "SUMMARY_HEADER",
+    "Thread",
+    "ThreadMessage",
+    "spoken",
+    "transcript",
+    "use_flusher",
+]
 
 ROLES = ("system", "user", "assistant", "tool")
 SUMMARY_HEADER = "Previous conversation summary:"
@@ -92,6 +100,29 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def spoken(
+    entries: Iterable[ThreadMessage], *, tools: bool = False
+) -> Iterator[tuple[ThreadMessage, str, str]]:
+    """The messages a transcript shows, as ``(entry, role, text)`` with the text on
+    one line: system messages left out, and tool plumbing unless ``tools`` is true
+    (then tool calls read ``[calls name]`` and tool replies are cut at 500
+    characters)."""
+    for entry in entries:
+        role, text = entry.role, _one_line(entry.text)
+        if role == "system":
+            continue
+        if role == "tool":
+            if tools and text:
+                yield entry, role, text[:500]
+            continue
+        calls = entry.message.get("tool_calls") or ()
+        if tools and calls:
+            names = ", ".join(str(c.get("function", {}).get("name", "?")) for c in calls)
+            text = f"{text} [calls {names}]".strip()
+        if text:
+            yield entry, role, text
+
+
 def transcript(entries: Iterable[ThreadMessage], *, tools: bool = False) -> str:
     """The entries as ``role: text`` lines, one per message (system messages left out).
 
@@ -99,22 +130,7 @@ def transcript(entries: Iterable[ThreadMessage], *, tools: bool = False) -> str:
     ``assistant: [calls name]`` and tool replies ``tool: text`` (cut at 500
     characters). Line breaks inside a message become spaces.
     """
-    lines: list[str] = []
-    for entry in entries:
-        role, text = entry.role, _one_line(entry.text)
-        if role == "system":
-            continue
-        if role == "tool":
-            if tools and text:
-                lines.append(f"tool: {text[:500]}")
-            continue
-        calls = entry.message.get("tool_calls") or ()
-        if tools and calls:
-            names = ", ".join(str(c.get("function", {}).get("name", "?")) for c in calls)
-            text = f"{text} [calls {names}]".strip()
-        if text:
-            lines.append(f"{role}: {text}")
-    return "\n".join(lines)
+    return "\n".join(f"{role}: {text}" for _, role, text in spoken(entries, tools=tools))
 
 
 class Thread:
@@ -266,13 +282,13 @@ class Thread:
         them are extracted first.
 
         Returns:
-            One :class:`~memgraph.models.ChangeSet` per stored text (its
-            ``episode`` is the text; the change set is empty when the text held
-            no new fact). An empty list when nothing was pending or memory is off.
+            One :class:`~memgraph.models.ChangeSet` per stored message (its
+            ``episode`` is the message; the change set is empty when it held no
+            new fact). An empty list when nothing was pending or memory is off.
 
         Raises:
-            ProviderError, StoreError: the extraction failed; the messages stay
-                pending and the next flush retries them.
+            ProviderError, StoreError: the extraction failed; the messages from
+                the failing one on stay pending and the next flush retries them.
         """
         return _flushers[0](self) if _flushers else []
 

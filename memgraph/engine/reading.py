@@ -21,6 +21,7 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -532,7 +533,9 @@ class ReadMixin(MemoryCore):
             docs = {e["id"]: e for e in self.store.episodes()}
             docs.update(graph.episodes)
         done = graph.extracted_later()
-        for doc in sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", d["id"])):
+        # ids count up in the order written: "episode-10" after "episode-9" of one batch
+        order = sorted(docs.values(), key=lambda d: (d.get("recordedAt") or "", id_number(d["id"])))
+        for doc in order:
             if doc.get("unextracted") and doc["id"] in done:
                 doc = {k: v for k, v in doc.items() if k != "unextracted"}
             yield Episode.from_doc(doc)

@@ -5,11 +5,11 @@
   restarts and is shared by every process using the scope's store, and the
   conversation is extracted into the scope's long-term memory the way a
   :class:`memgraph.Thread` is: every ``autoExtract.interval`` user turns (5),
-  once the turn is answered, the items not yet extracted are remembered as one
-  ``role: text`` transcript
-  (tool calls and system messages left out), and the cursor moves only after
-  the write succeeded, so an item is never extracted twice and a failed pass is
-  retried by the next one.
+  once the turn is answered, the items not yet extracted are remembered one
+  message at a time, each its own episode with its speaker (tool calls and
+  system messages left out; the assistant's kept as context, with no model
+  call), and the cursor moves past each message once it is stored, so an item
+  is never extracted twice and a failed pass is retried by the next one.
 * :func:`memory_tools` gives an agent ``remember`` and ``recall`` function tools
   over a memory, so facts told in one session are recalled in another.
 
@@ -30,9 +30,10 @@ from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 from memgraph import AsyncMemory, ChangeSet, KeyVersion, MemgraphError, Memory
-from memgraph.conversation.autoextract import SOURCE, transcript_chunks
-from memgraph.conversation.thread import ThreadMessage, transcript
+from memgraph.conversation.autoextract import SOURCE, message_items
+from memgraph.conversation.thread import ThreadMessage, spoken
 from memgraph.llm_calls.provider import Message, message_text
+from memgraph.speakers import speaker_name
 
 try:
     from agents import FunctionTool, SessionSettings, TResponseInputItem, function_tool
@@ -183,10 +184,11 @@ class MemgraphSession:
         """Extract every item not yet in long-term memory now.
 
         Returns:
-            One change set per stored transcript (empty when nothing was pending).
+            One change set per stored message (empty when nothing was pending).
 
         Raises:
-            ProviderError, StoreError: the extraction failed; the items stay pending.
+            ProviderError, StoreError: the extraction failed; the items from the
+                failing one on stay pending.
         """
         async with self._lock:
             return await self._extract()
@@ -214,17 +216,26 @@ class MemgraphSession:
             for number, (_, item) in enumerate(pending, start=1)
             if (message := _message(item)) is not None
         ]
-        first, last = pending[0][0], pending[-1][0]
-        metadata = {
-            "via": SOURCE,
-            "thread": self.session_id,
-            "items": [first[len(self._items) :], last[len(self._items) :]],
-        }
-        changes = [
-            await self.memory.remember(chunk, metadata=metadata)
-            for chunk in transcript_chunks(transcript(entries))
+        keys = [key for key, _ in pending]
+        turns = [
+            (speaker_name(role), text, keys[entry.seq - 1]) for entry, role, text in spoken(entries)
         ]
-        await self.memory.kv.remember(self._cursor, last)
+        stamp = len(self._items)
+        items = message_items(
+            [(speaker, text, [key[stamp:], key[stamp:]]) for speaker, text, key in turns],
+            {"via": SOURCE, "thread": self.session_id},
+            key="items",
+        )
+        stored = [0]
+        try:
+            changes = await self.memory.remember_many(
+                items, progress=lambda done, _total: stored.__setitem__(0, done)
+            )
+        except MemgraphError:
+            if stored[0]:  # the messages stored before the failure are never extracted again
+                await self.memory.kv.remember(self._cursor, turns[stored[0] - 1][2])
+            raise
+        await self.memory.kv.remember(self._cursor, keys[-1])
         return changes
 
 
