@@ -321,6 +321,24 @@ def test_a_transcript_line_reads_like_a_turn_remembered_with_its_speaker(tmp_pat
     assert "Marcus: Marcus:" not in as_lines[2]
 
 
+def test_a_transcript_remembered_as_one_text_is_read_line_by_line_for_whose_words(
+    tmp_path: Path,
+) -> None:
+    said = [
+        BJORN,
+        ("Dana", "lol. Miso hid in the closet all day"),
+        ("Marcus", "how was the race?"),
+        ("Dana", "I finished the Chicago half in 2:06!"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember("\n".join(f"{who}: {text}" for who, text in said), at="2024-01-19")
+        his, hers = (
+            memory.recall(q) for q in ("What breed is Marcus's dog?", "What breed is Dana's dog?")
+        )
+    assert "Bernese" in his and not his.startswith(NOTHING_SAID), his
+    assert hers.startswith(NOTHING_SAID), hers  # the dog is on Marcus's line, not hers
+
+
 def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
     tmp_path: Path,
 ) -> None:

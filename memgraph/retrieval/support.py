@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
-from memgraph.speakers import spoken_words
+from memgraph.speakers import split_speaker, spoken_words
 from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
@@ -194,19 +194,20 @@ def support(
         elif item.episode is not None and item.episode in episode_docs:
             text = spoken_words(episode_docs[item.episode])
             speaker = item.entity["id"] if item.entity is not None else None
-            parts.extend(
-                _clauses(
-                    text,
-                    wanted,
-                    speaker,
-                    item.episode,
-                    named,
-                    query,
-                    talk,
-                    head=head,
-                    their_words=their_words is not None,
+            for line, (said_by, words, heard) in _turns(graph, item.episode, text, speaker, talk):
+                parts.extend(
+                    _clauses(
+                        words,
+                        wanted,
+                        said_by,
+                        line,
+                        named,
+                        query,
+                        heard,
+                        head=head,
+                        their_words=their_words is not None,
+                    )
                 )
-            )
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
@@ -217,6 +218,40 @@ def support(
             held[head] = max(held[head], sum(held.values()) - held[head])
         own, anyone = _shares([(said & possessed, theirs) for said, theirs in parts], held)
     return Support(own, anyone)
+
+
+def _turns(
+    graph: Graph, episode: str, text: str, speaker: str | None, talk: Talk
+) -> list[tuple[str, tuple[str | None, str, Talk]]]:
+    """A text as the turns it holds: itself, or, for a transcript remembered as one
+    text ("Dana: …" on every line), each line as its speaker's turn, spoken to
+    the speaker of the line before it and going on from the lines before it."""
+    lines = [split_speaker(line) for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or any(label is None for label, _ in lines):
+        return [(episode, (speaker, text, talk))]
+    ids = [f"{episode}#{n}" for n in range(len(lines))]
+    place = {line: n for n, line in enumerate(ids)}
+    who: dict[str, str | None] = {}
+    for label, _ in lines:
+        entity = graph.entity_by_name(str(label))
+        who[str(label)] = str(entity["id"]) if entity is not None else str(label)
+    speakers = [who[str(label)] for label, _ in lines]
+
+    def addressee(line: str) -> str | None:
+        at = place[line]
+        before = [s for s in reversed(speakers[:at]) if s != speakers[at]]
+        after = [s for s in speakers[at + 1 :] if s != speakers[at]]
+        return (before or after or [None])[0]
+
+    def before(line: str) -> list[tuple[str, str]]:
+        at = place[line]
+        return [(ids[n], lines[n][1]) for n in range(at - 1, max(-1, at - 3), -1)]
+
+    heard = Talk(addressee, before)
+    return [
+        (line, (said_by, words, heard))
+        for line, said_by, (_, words) in zip(ids, speakers, lines, strict=True)
+    ]
 
 
 def _asks_their_words(query: Query) -> frozenset[str] | None:
