@@ -55,6 +55,7 @@ from memgraph.speakers import spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
+from memgraph.text import name_key
 
 __all__ = ["CONTEXT_BUDGET", "MAX_TEXT_CHARS", "MemoryCore", "coerce_time", "default_dir"]
 
@@ -1032,7 +1033,7 @@ class MemoryCore:
         # A speaker's name is near every turn of their conversations (in the turn
         # before, or calling them: "Wow, John!"): naming them says little of whose
         # the words are. Only a name of someone who does not speak is evidence.
-        voiced = {speaker_id for name in index.voices if (speaker_id := speaker_entity(name))}
+        voiced = {e for e in query.named if name_key(graph.entity_name(e) or "") in index.voices}
         unvoiced = sorted(query.named - voiced)
         if not voiced & query.named:
             telling = mentioned

@@ -33,7 +33,7 @@ import numpy.typing as npt
 import orjson
 
 from memgraph.dates import asks_about_past, mentions
-from memgraph.text import WORD_FORMS, index_terms
+from memgraph.text import WORD_FORMS, index_terms, name_key
 
 __all__ = [
     "CONTEXT_GAP_MS",
@@ -292,7 +292,7 @@ class EpisodeIndex:
         self._at = _Grow(np.int64)
         self.sources: list[str | None] = []
         self.speakers: list[str | None] = []
-        self.voices: set[str] = set()  # every speaker's name
+        self.voices: set[str] = set()  # every speaker's name, as a name key (text.name_key)
         self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
         self._lengths = _Grow(np.float32)
         self._length_total = 0.0
@@ -377,7 +377,7 @@ class EpisodeIndex:
         self.sources.append(source)
         self.speakers.append(speaker)
         if speaker is not None:
-            self.voices.add(speaker)
+            self.voices.add(name_key(speaker))
         self._spoken.append(speaker is not None)
         self._lengths.append(length)
         self._length_total += length
@@ -942,7 +942,7 @@ class EpisodeIndex:
         index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
         index.sources = flat.sources
         index.speakers = flat.speakers
-        index.voices = {speaker for speaker in set(index.speakers) if speaker is not None}
+        index.voices = {name_key(speaker) for speaker in set(index.speakers) if speaker}
         index._spoken = _Grow(np.bool_, [s is not None for s in index.speakers])
         index._rows = {term: row for row, term in enumerate(flat.terms)}
         index._indptr = flat.indptr
