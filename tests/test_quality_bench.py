@@ -161,6 +161,26 @@ def test_quick_run_on_a_tiny_slice(tmp_path: Path, capsys: pytest.CaptureFixture
     assert any(score["r10"] == 1.0 for score in bm25.values())
 
 
+@pytest.mark.parametrize("fed", ["lines", "sessions"])
+def test_a_conversation_can_be_fed_as_lines_or_as_whole_sessions(
+    fed: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _tiny_slice(tmp_path / "data")
+    out = tmp_path / "quality.json"
+    assert main(["--quick", "--data", str(data), "--out", str(out), "--feed", fed]) == 0
+    printed = capsys.readouterr().out
+    document = json.loads(out.read_text("utf-8"))
+    assert document["settings"]["feed"] == fed
+    if fed == "lines":
+        assert 'each turn is fed as "Speaker: text"' in printed
+        assert all("search_turns" in q for q in document["questions"])
+    else:  # a hit is a whole session: search is not measured, recall is
+        assert "each session fed as one transcript text" in printed
+        assert not any("search_turns" in q for q in document["questions"])
+        assert all("recall_text" in q for q in document["questions"])
+        assert document["summary"]["overall"]["recall_contains"] is not None
+
+
 def test_speaker_support_is_detected_and_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from bench.quality.dataset import CATEGORIES, DATA_DIR, Conversation, check, load
 from bench.quality.locomo import load_locomo
 from bench.quality.report import failures, markdown, write_json
-from bench.quality.run import Settings, evaluate
+from bench.quality.run import FEEDS, Settings, evaluate
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "bench" / "out" / "quality.json"
@@ -46,6 +46,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--bulk", action="store_true", help="feed each session with remember_many when possible"
+    )
+    parser.add_argument(
+        "--feed",
+        choices=FEEDS,
+        default="turns",
+        help="how the conversation is remembered: each turn with its speaker (default), "
+        'each turn as a "Speaker: text" line, or each session as one transcript text '
+        "(recall only: a hit is a whole session)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results file")
     parser.add_argument("-v", "--verbose", action="store_true", help="show engine warnings")
@@ -103,7 +111,10 @@ def _main(args: argparse.Namespace) -> int:
     if errors:
         print(f"warning: the data has {len(errors)} errors (see --check)", file=sys.stderr)
     settings = Settings(
-        search=args.only in (None, "search"), recall=args.only in (None, "recall"), bulk=args.bulk
+        search=args.only in (None, "search") and args.feed != "sessions",
+        recall=args.only in (None, "recall"),
+        bulk=args.bulk,
+        feed=args.feed,
     )
     if args.quick:
         conversations = conversations[:QUICK_CONVERSATIONS]

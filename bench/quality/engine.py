@@ -71,19 +71,29 @@ class Fed:
     notes: list[str] = field(default_factory=list)
 
 
-def feed(memory: Memory, conv: Conversation, caps: Capabilities, *, bulk: bool) -> Fed:
-    """Remember every turn of ``conv`` in order; map the stored episodes back to turns."""
+def feed(
+    memory: Memory, conv: Conversation, caps: Capabilities, *, bulk: bool, sessions: bool = False
+) -> Fed:
+    """Remember every turn of ``conv`` in order; map the stored episodes back to turns.
+
+    With ``sessions``, each session is one ``Speaker: text`` transcript remembered
+    at its first turn's time; an episode is then a session, mapped to no turn.
+    """
     times: list[float] = []
     notes: list[str] = []
+    if sessions:
+        for sid, turns in _sessions(conv):
+            start = time.perf_counter()
+            transcript = "\n".join(turn.line for turn in turns)
+            memory.remember(transcript, at=turns[0].at, metadata={"session": sid})
+            elapsed = (time.perf_counter() - start) * 1000.0
+            times.extend([elapsed / len(turns)] * len(turns))
+        return Fed({}, times, False, ["each session fed as one transcript text"])
     bulk_used = bool(bulk and caps.bulk)
     if bulk and not bulk_used:
         notes.append("--bulk skipped: remember_many has no per-item speakers; fed turn by turn")
     if bulk_used:
-        by_session: dict[str, list[Turn]] = defaultdict(list)
-        for turn in conv.turns:
-            by_session[turn.session].append(turn)
-        for sid, _at in conv.sessions:
-            turns = by_session[sid]
+        for _sid, turns in _sessions(conv):
             start = time.perf_counter()
             _remember_session(memory, turns, caps)
             elapsed = (time.perf_counter() - start) * 1000.0
@@ -98,6 +108,14 @@ def feed(memory: Memory, conv: Conversation, caps: Capabilities, *, bulk: bool) 
                 memory.remember(turn.line, at=turn.at, metadata={"turn": turn.id})
             times.append((time.perf_counter() - start) * 1000.0)
     return Fed(_episode_turns(memory, conv, caps), times, bulk_used, notes)
+
+
+def _sessions(conv: Conversation) -> list[tuple[str, list[Turn]]]:
+    """The conversation's sessions in order, each with its turns."""
+    by_session: dict[str, list[Turn]] = defaultdict(list)
+    for turn in conv.turns:
+        by_session[turn.session].append(turn)
+    return [(sid, by_session[sid]) for sid, _at in conv.sessions if by_session[sid]]
 
 
 def _remember_session(memory: Memory, turns: Sequence[Turn], caps: Capabilities) -> None:

@@ -24,6 +24,9 @@ from memgraph import Memory
 __all__ = ["K", "Settings", "aggregate", "evaluate"]
 
 K = 10  # hits asked of search() and of the baseline
+FEEDS = ("turns", "lines", "sessions")
+"""How a conversation is fed: each turn with ``speaker=``, each turn as a
+``Speaker: text`` line, or each session as one transcript text."""
 
 
 @dataclass
@@ -31,6 +34,7 @@ class Settings:
     search: bool = True
     recall: bool = True
     bulk: bool = False
+    feed: str = "turns"  # one of FEEDS
     questions: int | None = None  # the first N questions of each conversation (--quick)
 
 
@@ -63,7 +67,7 @@ def evaluate_conversation(
         tempfile.TemporaryDirectory(prefix="mg-quality-") as tmp,
         Memory(tmp, scope=conv.id, provider="mock") as memory,
     ):
-        fed = feed(memory, conv, caps, bulk=settings.bulk)
+        fed = feed(memory, conv, caps, bulk=settings.bulk, sessions=settings.feed == "sessions")
         for q in questions:
             record: dict[str, Any] = {
                 "id": q.id,
@@ -169,6 +173,8 @@ def aggregate(runs: list[ConversationRun]) -> dict[str, Any]:
 def evaluate(conversations: list[Conversation], settings: Settings) -> dict[str, Any]:
     """Run the benchmark; the document the report and the JSON are made from."""
     caps = detect()
+    if settings.feed == "lines":  # as an engine without speaker= is fed
+        caps = Capabilities(speaker=False, bulk=None)
     runs = [evaluate_conversation(conv, settings, caps) for conv in conversations]
     notes = sorted({note for run in runs for note in run.notes})
     return {
@@ -183,6 +189,7 @@ def evaluate(conversations: list[Conversation], settings: Settings) -> dict[str,
             "search": settings.search,
             "recall": settings.recall,
             "bulk": settings.bulk,
+            "feed": settings.feed,
             "questions_per_conversation": settings.questions,
             "k": K,
             "provider": "mock",
