@@ -8,7 +8,7 @@ These frozen dataclasses are what the public API returns; build them with the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -247,6 +247,23 @@ class ChangeSet:
             or self.added_relations
             or self.expired_observations
             or self.expired_relations
+        )
+
+    @classmethod
+    def combined(cls, changes: Sequence[ChangeSet]) -> ChangeSet:
+        """One change set for several writes (a transcript's turns): everything they
+        changed, in order; the last episode; the first unusable reply."""
+        if len(changes) == 1:
+            return changes[0]
+        return cls(
+            episode=next((c.episode for c in reversed(changes) if c.episode), None),
+            added_entities=tuple(e for c in changes for e in c.added_entities),
+            added_observations=tuple(o for c in changes for o in c.added_observations),
+            added_relations=tuple(r for c in changes for r in c.added_relations),
+            expired_observations=tuple(o for c in changes for o in c.expired_observations),
+            expired_relations=tuple(r for c in changes for r in c.expired_relations),
+            warnings=tuple(w for c in changes for w in c.warnings),
+            unusable_reply=next((c.unusable_reply for c in changes if c.unusable_reply), None),
         )
 
 

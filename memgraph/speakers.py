@@ -13,7 +13,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ASSISTANT", "NOT_SPEAKERS", "speaker_name", "split_speaker", "spoken_words"]
+__all__ = [
+    "ASSISTANT",
+    "NOT_SPEAKERS",
+    "speaker_name",
+    "split_speaker",
+    "spoken_words",
+    "transcript_turns",
+]
 
 _LABEL = re.compile(
     r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}|user|assistant)\s*:\s+(\S.*)$", re.S
@@ -151,6 +158,22 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     if any(_ends_sentence(word) for word in label.split()[:-1]):
         return None, text
     return speaker_name(label), match.group(2).strip()
+
+
+def transcript_turns(text: str) -> list[tuple[str, str]] | None:
+    """``(speaker, words)`` of each line of a transcript: two or more lines, each
+    with its ``Name:`` label ("Dana: how was the race?" / "Marcus: 2:06!");
+    ``None`` for any other text."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    turns = []
+    for line in lines:
+        speaker, words = split_speaker(line)
+        if speaker is None:
+            return None
+        turns.append((speaker, words))
+    return turns
 
 
 def spoken_words(episode: Mapping[str, Any]) -> str:

@@ -494,3 +494,61 @@ def test_a_change_set_shows_its_new_entity_as_the_chunk_left_it_and_its_facts_as
     assert [(o.content, o.current) for o in first.added_observations] == [("works at Acme", True)]
     assert [o.content for o in second.expired_observations] == ["works at Acme"]
     assert ana.observations[1] == second.added_observations[0]
+
+
+TRANSCRIPT = (
+    "Dana: how was the race?\n"
+    "Marcus: I finished the Chicago half in 2:06!\n"
+    "assistant: Congratulations to you both.\n"
+    "Dana: I moved to Evanston last month."
+)
+
+
+def test_a_transcript_is_remembered_turn_by_turn_with_its_speakers(tmp_path: Path) -> None:
+    chat = CountingChat()
+    with Memory(tmp_path, "s", provider=Provider("counting", chat, HashEmbedder(64))) as memory:
+        changes = memory.remember(TRANSCRIPT, at="2024-01-19T10:00:00Z", metadata={"via": "x"})
+        episodes = list(memory.iter_episodes())
+    assert [(e.speaker, e.text) for e in episodes] == [
+        ("Dana", "how was the race?"),
+        ("Marcus", "I finished the Chicago half in 2:06!"),
+        ("assistant", "Congratulations to you both."),
+        ("Dana", "I moved to Evanston last month."),
+    ]
+    assert {e.metadata["via"] for e in episodes} == {"x"}
+    assert chat.calls == 3  # the assistant's line is kept with no model call
+    assert changes.episode is not None and changes.episode.id == episodes[-1].id
+    learned = [o.content for o in changes.added_observations]
+    assert any(fact.startswith("moved to Evanston last month") for fact in learned), learned
+
+
+def test_a_transcript_is_stored_whole_or_not_at_all(tmp_path: Path) -> None:
+    chat = CountingChat(fail_at=2, error=ProviderUnavailable("the model went away"))
+    with Memory(tmp_path, "s", provider=Provider("counting", chat, HashEmbedder(64))) as memory:
+        with pytest.raises(ProviderUnavailable):
+            memory.remember(TRANSCRIPT)
+        assert list(memory.iter_episodes()) == []  # the first line is not kept either
+        memory.remember(TRANSCRIPT)  # a retry stores each line once
+        assert len(list(memory.iter_episodes())) == 4
+
+
+def test_a_text_with_a_speaker_or_an_unlabelled_line_is_one_episode(tmp_path: Path) -> None:
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        memory.remember(TRANSCRIPT, speaker="Dana")
+        memory.remember("Dana: how was the race?\nit rained the whole way")
+        memory.remember(TRANSCRIPT, tags="race")
+        texts = [e.text for e in memory.iter_episodes()]
+    assert texts == [TRANSCRIPT, "Dana: how was the race?\nit rained the whole way", TRANSCRIPT]
+
+
+def test_an_async_memory_remembers_a_transcript_turn_by_turn(tmp_path: Path) -> None:
+    import asyncio
+
+    from memgraph import AsyncMemory
+
+    async def main() -> list[str | None]:
+        async with AsyncMemory(tmp_path, "s", provider="mock") as memory:
+            await memory.remember(TRANSCRIPT)
+            return [e.speaker async for e in memory.iter_episodes()]
+
+    assert asyncio.run(main()) == ["Dana", "Marcus", "assistant", "Dana"]

@@ -174,9 +174,9 @@ def test_a_conversation_can_be_fed_as_lines_or_as_whole_sessions(
     if fed == "lines":
         assert 'each turn is fed as "Speaker: text"' in printed
         assert all("search_turns" in q for q in document["questions"])
-    else:  # a hit is a whole session: search is not measured, recall is
+    else:  # memgraph keeps a transcript's turns apart: search maps to turns as before
         assert "each session fed as one transcript text" in printed
-        assert not any("search_turns" in q for q in document["questions"])
+        assert all(q["search_turns"] for q in document["questions"])
         assert all("recall_text" in q for q in document["questions"])
         assert document["summary"]["overall"]["recall_contains"] is not None
 

@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         default="turns",
         help="how the conversation is remembered: each turn with its speaker (default), "
         'each turn as a "Speaker: text" line, or each session as one transcript text '
-        "(recall only: a hit is a whole session)",
+        "(search is measured when the engine keeps its turns apart)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results file")
     parser.add_argument("-v", "--verbose", action="store_true", help="show engine warnings")
@@ -111,7 +111,7 @@ def _main(args: argparse.Namespace) -> int:
     if errors:
         print(f"warning: the data has {len(errors)} errors (see --check)", file=sys.stderr)
     settings = Settings(
-        search=args.only in (None, "search") and args.feed != "sessions",
+        search=args.only in (None, "search"),
         recall=args.only in (None, "recall"),
         bulk=args.bulk,
         feed=args.feed,

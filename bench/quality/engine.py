@@ -69,6 +69,7 @@ class Fed:
     remember_ms: list[float]  # per turn (a bulk call's time is shared out over its turns)
     bulk_used: bool
     notes: list[str] = field(default_factory=list)
+    turns: bool = True  # whether search hits map to turns (not with a session per episode)
 
 
 def feed(
@@ -77,7 +78,8 @@ def feed(
     """Remember every turn of ``conv`` in order; map the stored episodes back to turns.
 
     With ``sessions``, each session is one ``Speaker: text`` transcript remembered
-    at its first turn's time; an episode is then a session, mapped to no turn.
+    at its first turn's time; an engine that keeps it as one episode has no
+    hits to map to turns (``Fed.turns`` is false).
     """
     times: list[float] = []
     notes: list[str] = []
@@ -88,7 +90,10 @@ def feed(
             memory.remember(transcript, at=turns[0].at, metadata={"session": sid})
             elapsed = (time.perf_counter() - start) * 1000.0
             times.extend([elapsed / len(turns)] * len(turns))
-        return Fed({}, times, False, ["each session fed as one transcript text"])
+        mapping = _episode_turns(memory, conv, caps)
+        if len(mapping) * 2 < len(conv.turns):  # an episode is a session: hits are not turns
+            return Fed({}, times, False, ["each session fed as one transcript text"], False)
+        return Fed(mapping, times, False, ["each session fed as one transcript text"])
     bulk_used = bool(bulk and caps.bulk)
     if bulk and not bulk_used:
         notes.append("--bulk skipped: remember_many has no per-item speakers; fed turn by turn")

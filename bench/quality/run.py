@@ -77,7 +77,7 @@ def evaluate_conversation(
                 "answers": list(q.answers),
                 "evidence": list(q.evidence),
             }
-            if settings.search:
+            if settings.search and fed.turns:
                 start = time.perf_counter()
                 hits = memory.search(q.question, k=K, episodes=True)
                 record["search_ms"] = (time.perf_counter() - start) * 1000.0

@@ -77,20 +77,6 @@ def transcript_chunks(text: str, limit: int = MAX_TEXT_CHARS) -> list[str]:
     return chunks
 
 
-def _combine(changes: Sequence[ChangeSet]) -> ChangeSet:
-    if len(changes) == 1:
-        return changes[0]
-    return ChangeSet(
-        episode=next((c.episode for c in reversed(changes) if c.episode), None),
-        added_entities=tuple(e for c in changes for e in c.added_entities),
-        added_observations=tuple(o for c in changes for o in c.added_observations),
-        added_relations=tuple(r for c in changes for r in c.added_relations),
-        expired_observations=tuple(o for c in changes for o in c.expired_observations),
-        expired_relations=tuple(r for c in changes for r in c.expired_relations),
-        warnings=tuple(w for c in changes for w in c.warnings),
-    )
-
-
 Turn = tuple[str, str, list[int]]
 """A message to remember: its speaker, its words and its range of sequence numbers."""
 
@@ -259,7 +245,7 @@ def extract_pending(
             messages stored before the failing one, and no further.
     """
     changes = extract_saved(memory) + _extract_thread(thread, memory, through)
-    return _combine(changes) if changes else None
+    return ChangeSet.combined(changes) if changes else None
 
 
 def _extract_thread(thread: Thread, memory: Memory, through: int | None = None) -> list[ChangeSet]:

@@ -184,6 +184,11 @@ class AsyncMemory:
         result and errors; its model calls are awaited, its file work is done in
         worker threads."""
         memory = await self.open()
+        turns = memory._transcript(text, speaker, category, tags)
+        if turns is not None:  # one model call per line, in a worker thread
+            return await asyncio.to_thread(
+                memory._remember_transcript, turns, at=at, source=source, metadata=metadata
+            )
         request = memory._remember_request(
             text,
             at=at,

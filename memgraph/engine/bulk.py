@@ -305,8 +305,10 @@ def remember_entries(
     *,
     concurrency: int = 1,
     progress: Progress | None = None,
+    whole: bool = False,
 ) -> list[ChangeSet]:
-    """Extract and store ``entries`` in chunks (see the module docstring)."""
+    """Extract and store ``entries`` in chunks (see the module docstring); ``whole``:
+    all of them in one commit once every answer is in, or none of them."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     total = len(entries)
@@ -343,7 +345,7 @@ def remember_entries(
             except StopIteration:
                 break
             except BaseException as exc:  # model failure or Ctrl-C: keep what is in hand
-                if ready:
+                if ready and not whole:
                     log.warning(
                         "memgraph: storing the %d items extracted before %s",
                         len(ready),
@@ -355,8 +357,15 @@ def remember_entries(
             if not ready:
                 oldest = time.monotonic()
             ready.append(pair)
+            if whole:
+                continue
             if len(ready) >= CHUNK_TEXTS or time.monotonic() - oldest >= CHUNK_SECONDS:
                 flush()
+        if whole and ready:
+            results.extend(_commit_chunk(memory, ready, queries, whole=True))
+            ready.clear()
+            if progress is not None:
+                progress(len(results), total)
         flush()
     except BaseException as exc:
         _note(exc, len(results), total)
@@ -374,10 +383,15 @@ def _note(exc: BaseException, stored: int, total: int) -> None:
 
 
 def _commit_chunk(
-    memory: RememberMixin, ready: list[Ready], queries: dict[str, np.ndarray] | None = None
+    memory: RememberMixin,
+    ready: list[Ready],
+    queries: dict[str, np.ndarray] | None = None,
+    *,
+    whole: bool = False,
 ) -> list[ChangeSet]:
-    """Plan a prefix of ``ready`` under the lock and commit it; its change sets, in order.
-    ``queries`` holds vectors already made for some texts (they are taken out of it)."""
+    """Plan a prefix of ``ready`` (``whole``: all of it) under the lock and commit it;
+    its change sets, in order. ``queries`` holds vectors already made for some texts
+    (they are taken out of it)."""
     budget = min(CHUNK_SECONDS, LOCK_SHARE * memory.config.lock_timeout)
     now = now_iso()
     with memory._lock, memory._writer():
@@ -406,6 +420,8 @@ def _commit_chunk(
                 plans.append(plan)
                 ops.extend(plan.ops)
                 embed.extend(plan.embed)
+                if whole:
+                    continue
                 if len(embed) >= CHUNK_VECTORS or time.monotonic() - started >= budget:
                     break
             batch = None

@@ -40,7 +40,7 @@ from memgraph.models import (
     Item,
 )
 from memgraph.retrieval.episode_index import conversation_key
-from memgraph.speakers import speaker_name, split_speaker
+from memgraph.speakers import ASSISTANT, speaker_name, split_speaker, transcript_turns
 from memgraph.store.base import Commit
 
 __all__ = ["RememberMixin"]
@@ -100,11 +100,20 @@ class RememberMixin(MemoryCore):
                 entity. Defaults to the ``Name:`` label of a transcript line
                 ("Maria: I joined a gym"), else ``"User"``, the agent's user.
 
+        A transcript (two or more lines, each ``Name: words``) with no
+        ``speaker``, ``category`` or ``tags`` is a conversation: each line is
+        remembered as its own episode with its speaker, in order, each read
+        with the line before it (as :meth:`remember_many` does; an
+        ``assistant:`` line is kept with no model call), and all of them are
+        stored in one commit or none is. That is one model call per line, and
+        what lets recall quote and attribute each turn.
+
         Returns:
             What changed. Empty (falsy) when nothing new was learned. When the
             model's reply was unusable the text is still stored, as an episode
             marked unextracted (``reextract`` retries it), and the change set's
-            ``unusable_reply`` says why.
+            ``unusable_reply`` says why. For a transcript, everything its lines
+            changed, with the last line's episode.
 
         Raises:
             TypeError: ``text`` is not a string or ``metadata`` is not JSON-serializable.
@@ -112,6 +121,9 @@ class RememberMixin(MemoryCore):
             ProviderError: the model could not be reached; nothing was stored.
             StoreError: the write could not be persisted; nothing was stored.
         """
+        turns = self._transcript(text, speaker, category, tags)
+        if turns is not None:
+            return self._remember_transcript(turns, at=at, source=source, metadata=metadata)
         request = self._remember_request(
             text,
             at=at,
@@ -133,6 +145,41 @@ class RememberMixin(MemoryCore):
         )
         plan, commit = self._write(self._remember_plan(request, answer))
         return self._remembered(answer, plan, commit)
+
+    def _transcript(
+        self,
+        text: object,
+        speaker: str | None,
+        category: str | None,
+        tags: Sequence[str] | str | None,
+    ) -> list[tuple[str, str]] | None:
+        """The turns of ``text`` when ``remember`` stores it line by line (see there)."""
+        if speaker is not None or category is not None or tags is not None:
+            return None
+        if not isinstance(text, str) or "\n" not in text.strip():
+            return None
+        return transcript_turns(self._check_text(text))
+
+    def _remember_transcript(
+        self,
+        turns: Sequence[tuple[str, str]],
+        *,
+        at: str | datetime | None,
+        source: str | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> ChangeSet:
+        """Remember a transcript's lines as their speakers' turns, in one commit."""
+        entries = bulk.prepare(
+            [
+                Item(words, speaker=who, metadata=metadata, extract=who != ASSISTANT)
+                for who, words in turns
+            ],
+            at=now_iso() if at is None else at,
+            source=source or current_source(),
+            check_text=self._check_text,
+            check_metadata=self._check_metadata,
+        )
+        return ChangeSet.combined(bulk.remember_entries(self, entries, whole=True))
 
     # The phases of remember, also run one by one by AsyncMemory (engine/async_memory.py),
     # which awaits the model calls between them.
