@@ -161,19 +161,24 @@ def split_speaker(text: str) -> tuple[str | None, str]:
 
 
 def transcript_turns(text: str) -> list[tuple[str, str]] | None:
-    """``(speaker, words)`` of each line of a transcript: two or more lines, each
-    with its ``Name:`` label ("Dana: how was the race?" / "Marcus: 2:06!");
-    ``None`` for any other text."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) < 2:
-        return None
-    turns = []
-    for line in lines:
+    """``(speaker, words)`` of each turn of a transcript: two or more turns, each
+    starting on a line with its ``Name:`` label ("Dana: how was the race?" /
+    "Marcus: 2:06!"); a line without one goes on with the turn before it (a
+    message of several paragraphs). ``None`` for any other text."""
+    turns: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
         speaker, words = split_speaker(line)
-        if speaker is None:
-            return None
-        turns.append((speaker, words))
-    return turns
+        if speaker is not None:
+            turns.append((speaker, [words]))
+        elif turns:
+            turns[-1][1].append(line.strip())
+        else:
+            return None  # it does not start as a transcript does
+    if len(turns) < 2:
+        return None
+    return [(speaker, "\n".join(lines)) for speaker, lines in turns]
 
 
 def spoken_words(episode: Mapping[str, Any]) -> str:

@@ -552,3 +552,11 @@ def test_an_async_memory_remembers_a_transcript_turn_by_turn(tmp_path: Path) -> 
             return [e.speaker async for e in memory.iter_episodes()]
 
     assert asyncio.run(main()) == ["Dana", "Marcus", "assistant", "Dana"]
+
+
+def test_a_message_of_several_paragraphs_stays_one_turn_of_its_transcript(tmp_path: Path) -> None:
+    text = "Dana: big news!\nI got the job at Lurie.\nMarcus: CONGRATS"
+    with Memory(tmp_path, "s", provider="mock") as memory:
+        memory.remember(text)
+        turns = [(e.speaker, e.text) for e in memory.iter_episodes()]
+    assert turns == [("Dana", "big news!\nI got the job at Lurie."), ("Marcus", "CONGRATS")]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
-from memgraph.speakers import split_speaker, spoken_words
+from memgraph.speakers import spoken_words, transcript_turns
 from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
@@ -224,10 +224,11 @@ def _turns(
     graph: Graph, episode: str, text: str, speaker: str | None, talk: Talk
 ) -> list[tuple[str, tuple[str | None, str, Talk]]]:
     """A text as the turns it holds: itself, or, for a transcript remembered as one
-    text ("Dana: …" on every line), each line as its speaker's turn, spoken to
-    the speaker of the line before it and going on from the lines before it."""
-    lines = [split_speaker(line) for line in text.splitlines() if line.strip()]
-    if len(lines) < 2 or any(label is None for label, _ in lines):
+    text (each turn a line starting "Dana: …"), each turn as its speaker's,
+    spoken to the speaker of the turn before it and going on from the turns
+    before it."""
+    lines = transcript_turns(text)
+    if lines is None:
         return [(episode, (speaker, text, talk))]
     ids = [f"{episode}#{n}" for n in range(len(lines))]
     place = {line: n for n, line in enumerate(ids)}
