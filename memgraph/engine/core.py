@@ -974,14 +974,12 @@ class MemoryCore:
             )
         speakers: dict[str, str | None] = {}
 
-        def speaker_entity(name: str) -> str | None:
+        def speaker(episode_id: str) -> str | None:
+            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
             if name not in speakers:
                 entity = graph.entity_by_name(name)
                 speakers[name] = str(entity["id"]) if entity is not None else None
             return speakers[name]
-
-        def speaker(episode_id: str) -> str | None:
-            return speaker_entity(index.speaker_of(episode_id) or DEFAULT_SPEAKER)
 
         cues = attribute_cues(query.attributes) if query.named else ""
         if cues:

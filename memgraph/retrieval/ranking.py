@@ -442,7 +442,8 @@ class EpisodeSignals:
         recency: how late an episode was said, 0 (first) to 1 (last).
         names_telling: whether an episode names one of the query's entities that
             speaks in none of the conversations (a speaker's name is near every
-            turn of theirs, as the turn before's speaker or called by name).
+            turn of theirs, as the turn before's speaker or called by name);
+            ``None``: every name is.
     """
 
     content: Mapping[str, float] = field(default_factory=dict)
