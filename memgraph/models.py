@@ -215,7 +215,9 @@ class Item:
         source: where it came from (an agent, a channel); defaults to the call's.
         metadata: a JSON-serializable dict stored with the episode.
         extract: ask the model for facts (``False`` keeps the text as an episode
-            only, with no model call: context such as an assistant's turns).
+            only, with no model call: context). By default every text is
+            extracted but an ``"assistant"`` speaker's: its own words make no
+            facts about anyone.
     """
 
     text: str
@@ -223,7 +225,7 @@ class Item:
     speaker: str | None = None
     source: str | None = None
     metadata: Mapping[str, Any] | None = None
-    extract: bool = True
+    extract: bool | None = None
 
 
 @dataclass(frozen=True)

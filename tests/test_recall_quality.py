@@ -164,7 +164,8 @@ SANJAY = [
 ]
 
 
-def remember_dialogue(memory: Memory, said: list[tuple[str, str]]) -> None:
+def remember_dialogue(memory: Memory, said: list[tuple[str | None, str]]) -> None:
+    """Remember each ``(speaker, text)`` a minute apart (``None``: no speaker given)."""
     for index, (speaker, text) in enumerate(said):
         memory.remember(text, speaker=speaker, at=f"2024-01-19T10:{index:02d}:00Z")
 
@@ -177,6 +178,13 @@ def recalled(tmp_path: Path, said: list[tuple[str, str]], *questions: str) -> li
 
 
 BJORN = ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog")
+DOG_AND_RACE = [
+    BJORN,
+    ("Dana", "lol. Miso hid in the closet all day"),
+    ("Marcus", "how was the race?"),
+    ("Dana", "I finished the Chicago half in 2:06!"),
+]
+"""Marcus's dog and Dana's race: a question about Dana's dog is about someone else's."""
 
 
 def test_an_answer_is_found_through_the_question_it_answers(tmp_path: Path) -> None:
@@ -286,12 +294,7 @@ def test_a_named_place_or_event_is_searched_in_the_texts(tmp_path: Path) -> None
 def test_a_question_about_someone_elses_thing_says_nothing_is_remembered_of_them(
     tmp_path: Path,
 ) -> None:
-    said = [
-        BJORN,
-        ("Dana", "lol. Miso hid in the closet all day"),
-        ("Marcus", "how was the race?"),
-        ("Dana", "I finished the Chicago half in 2:06!"),
-    ]
+    said = DOG_AND_RACE
     theirs, not_hers = recalled(
         tmp_path, said, "What breed is Marcus's dog?", "What breed is Dana's dog?"
     )
@@ -303,16 +306,10 @@ def test_a_question_about_someone_elses_thing_says_nothing_is_remembered_of_them
 
 
 def test_a_transcript_line_reads_like_a_turn_remembered_with_its_speaker(tmp_path: Path) -> None:
-    said = [
-        BJORN,
-        ("Dana", "lol. Miso hid in the closet all day"),
-        ("Marcus", "how was the race?"),
-        ("Dana", "I finished the Chicago half in 2:06!"),
-    ]
+    said = DOG_AND_RACE
     questions = ("What breed is Marcus's dog?", "What breed is Dana's dog?", "How was the race?")
     with Memory(tmp_path / "lines", "chat", provider="mock") as memory:
-        for index, (speaker, text) in enumerate(said):
-            memory.remember(f"{speaker}: {text}", at=f"2024-01-19T10:{index:02d}:00Z")
+        remember_dialogue(memory, [(None, f"{speaker}: {text}") for speaker, text in said])
         stored = [episode.text for episode in memory.iter_episodes()]
         as_lines = [memory.recall(question) for question in questions]
     assert stored == [f"{speaker}: {text}" for speaker, text in said]  # kept as remembered
@@ -324,12 +321,7 @@ def test_a_transcript_line_reads_like_a_turn_remembered_with_its_speaker(tmp_pat
 def test_a_transcript_remembered_as_one_text_is_read_line_by_line_for_whose_words(
     tmp_path: Path,
 ) -> None:
-    said = [
-        BJORN,
-        ("Dana", "lol. Miso hid in the closet all day"),
-        ("Marcus", "how was the race?"),
-        ("Dana", "I finished the Chicago half in 2:06!"),
-    ]
+    said = DOG_AND_RACE
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
         memory.remember("\n".join(f"{who}: {text}" for who, text in said), at="2024-01-19")
         his, hers = (
@@ -643,8 +635,7 @@ def test_a_name_said_the_turn_before_the_one_that_says_what_it_names(tmp_path: P
         ("Ifeoma", "Honestly. Anyway we put the deposit down on the venue yesterday!"),
     ]
     with Memory(str(tmp_path), scope="siblings", provider="mock") as memory:
-        for index, (speaker, text) in enumerate(chat):
-            memory.remember(text, speaker=speaker, at=f"2023-02-05T10:{index:02d}:00Z")
+        remember_dialogue(memory, chat)
         assert "Pepper" in memory.recall("What is the name of Ifeoma's cat?")
 
 

@@ -16,12 +16,14 @@ DANA = {"id": "entity-1", "name": "Dana"}
 MARCUS = {"id": "entity-2", "name": "Marcus"}
 
 
-def ask(text: str) -> Query:
+def ask(text: str, *, by_dana: bool = False) -> Query:
+    """``text`` about Dana: naming her, or (``by_dana``) asked by her in the first
+    person, so no word of it is her name."""
     return Query(
         text,
         tuple(dict.fromkeys(index_terms(text))),
         frozenset({DANA["id"]}),
-        frozenset({"dana"}),
+        frozenset() if by_dana else frozenset({"dana"}),
         (frozenset({"dana"}),),
     )
 
@@ -56,13 +58,14 @@ def judged(
     *,
     frequency: Callable[[str], float] = lambda _term: 1.0,
     cues: Iterable[str] = (),
+    by_dana: bool = False,
 ) -> Support | None:
     """What the someone-else check makes of ``question`` after the chat ``said``."""
     ranked, docs = turns(*said)
     return support(
         Graph(),
         ranked,
-        ask(question),
+        ask(question, by_dana=by_dana),
         episode_docs=docs,
         frequency=frequency,
         talk=talk_between_dana_and_marcus(said, docs),
@@ -207,22 +210,6 @@ def test_a_question_asking_what_someone_did_takes_it_that_they_did() -> None:
 
 def test_a_thing_the_user_asks_about_as_mine_is_theirs_only_where_it_is_theirs() -> None:
     # Dana is the one asking: "my brother" is hers, and "his brother" is not
-    question = "What is the name of my brother?"
-    mine = Query(
-        question,
-        tuple(dict.fromkeys(index_terms(question))),
-        frozenset({DANA["id"]}),
-        frozenset(),
-        (frozenset({"dana"}),),
-    )
     said = [(DANA, "Leo's away Saturday, his brother Sam could take him out")]
-    ranked, docs = turns(*said)
-    found = support(
-        Graph(),
-        ranked,
-        mine,
-        episode_docs=docs,
-        frequency=lambda _term: 1.0,
-        talk=talk_between_dana_and_marcus(said, docs),
-    )
+    found = judged("What is the name of my brother?", said, by_dana=True)
     assert found is not None and found.own == 0.0 and found.about_someone_else

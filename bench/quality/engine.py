@@ -91,9 +91,9 @@ def feed(
             elapsed = (time.perf_counter() - start) * 1000.0
             times.extend([elapsed / len(turns)] * len(turns))
         mapping = _episode_turns(memory, conv, caps)
-        if len(mapping) * 2 < len(conv.turns):  # an episode is a session: hits are not turns
-            return Fed({}, times, False, ["each session fed as one transcript text"], False)
-        return Fed(mapping, times, False, ["each session fed as one transcript text"])
+        apart = len(mapping) * 2 >= len(conv.turns)  # else an episode is a session
+        notes = ["each session fed as one transcript text"]
+        return Fed(mapping if apart else {}, times, False, notes, turns=apart)
     bulk_used = bool(bulk and caps.bulk)
     if bulk and not bulk_used:
         notes.append("--bulk skipped: remember_many has no per-item speakers; fed turn by turn")

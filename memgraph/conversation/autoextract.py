@@ -37,7 +37,7 @@ from memgraph.conversation.thread import Thread, ThreadMessage, spoken, transcri
 from memgraph.engine.memory import MAX_TEXT_CHARS, Memory
 from memgraph.errors import MemgraphError
 from memgraph.models import ChangeSet, Item
-from memgraph.speakers import ASSISTANT, speaker_name, split_speaker
+from memgraph.speakers import speaker_name, transcript_turns
 
 __all__ = [
     "PENDING_KEY",
@@ -105,17 +105,11 @@ def message_items(
     key: str,
     at: str | None = None,
 ) -> list[Item]:
-    """One :class:`Item` per message ``(speaker, words, where)``: its speaker, its
-    ``metadata`` with ``where`` under ``key`` (which message it is), and the
-    assistant's kept as context only (no model call: its own words make no facts)."""
+    """One :class:`Item` per message ``(speaker, words, where)``: its speaker, and its
+    ``metadata`` with ``where`` under ``key`` (which message it is). The bulk path
+    keeps the assistant's as context only (no model call)."""
     return [
-        Item(
-            words[:MAX_TEXT_CHARS],
-            at=at,
-            speaker=speaker,
-            metadata={**metadata, key: where},
-            extract=speaker != ASSISTANT,
-        )
+        Item(words[:MAX_TEXT_CHARS], at=at, speaker=speaker, metadata={**metadata, key: where})
         for speaker, words, where in turns
     ]
 
@@ -128,12 +122,12 @@ def _remember_transcript(
     stored: Callable[[int], None] = lambda _count: None,
 ) -> list[ChangeSet]:
     """Remember a saved ``role: text`` transcript message by message (each line's
-    sequence number from the item's ``seqs``, else the whole range); one with a
-    line that names no speaker is remembered as it is, in pieces ``remember``
-    accepts."""
+    sequence number from the item's ``seqs``, else the whole range); a text that
+    is not a transcript (:func:`~memgraph.speakers.transcript_turns`) is
+    remembered as it is, in pieces ``remember`` accepts."""
     text = str(item["text"])
-    lines = [split_speaker(line) for line in text.splitlines() if line.strip()]
-    if not lines or any(speaker is None for speaker, _ in lines):
+    lines = transcript_turns(text)
+    if lines is None:
         return [
             memory.remember(chunk, at=at, metadata=metadata) for chunk in transcript_chunks(text)
         ]
@@ -142,7 +136,7 @@ def _remember_transcript(
         seqs = [None] * len(lines)
     window = list(metadata.get("messages") or [])
     turns = [
-        (str(speaker), words, [seq, seq] if isinstance(seq, int) else window)
+        (speaker, words, [seq, seq] if isinstance(seq, int) else window)
         for (speaker, words), seq in zip(lines, seqs, strict=True)
     ]
     return _remember_turns(memory, turns, metadata, at, stored)
@@ -164,11 +158,12 @@ def _drop_saved(
     def change(document: dict[str, Any] | None) -> dict[str, Any] | None:
         if not document:
             return None
-        items = [
-            i if i not in done else instead
-            for i in document.get(PENDING_KEY) or []
-            if i not in done or instead is not None
-        ]
+        items = []
+        for saved in document.get(PENDING_KEY) or []:
+            if saved not in done:
+                items.append(saved)
+            elif instead is not None:
+                items.append(instead)
         document = {k: v for k, v in document.items() if k != PENDING_KEY}
         return {**document, PENDING_KEY: items} if items else document
 
@@ -191,10 +186,11 @@ def extract_saved(memory: Memory) -> list[ChangeSet]:
         return []
     changes: list[ChangeSet] = []
     done: list[dict[str, Any]] = []
-    stored = [0]
+    stored = 0
 
     def heard(count: int) -> None:
-        stored[0] = count
+        nonlocal stored
+        stored = count
 
     try:
         for item in saved:
@@ -204,12 +200,12 @@ def extract_saved(memory: Memory) -> list[ChangeSet]:
                 "messages": item.get("messages"),
             }
             at = item.get("at") if isinstance(item.get("at"), str) else None
-            stored[0] = 0
+            stored = 0
             try:
                 changes += _remember_transcript(memory, item, metadata, at, heard)
             except MemgraphError:
-                if stored[0]:  # its first messages are stored: only the rest stays saved
-                    _drop_saved(memory, [item], instead=_rest(item, stored[0]))
+                if stored:  # its first messages are stored: only the rest stays saved
+                    _drop_saved(memory, [item], instead=_rest(item, stored))
                 raise
             done.append(item)
     finally:

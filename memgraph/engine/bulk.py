@@ -56,7 +56,7 @@ from memgraph.llm_calls.ask import Answer
 from memgraph.llm_calls.extract import Extraction, extract
 from memgraph.models import ChangeSet, Item
 from memgraph.retrieval.episode_index import conversation_key
-from memgraph.speakers import speaker_name
+from memgraph.speakers import ASSISTANT, speaker_name
 from memgraph.store.base import Commit, VectorBatch
 
 if TYPE_CHECKING:
@@ -185,13 +185,15 @@ def _entry(
     if item_source is not None and not isinstance(item_source, str):
         raise TypeError(f"source must be a string, got {type(item_source).__name__}")
     when = fields.get("at")
+    name = (speaker_name(speaker) or None) if speaker is not None else None
+    extract = fields.get("extract")
     return Entry(
         text=check_text(fields["text"]),
         at=coerce_time(when) if when is not None else default_at or now_iso(),
         source=item_source or source,
-        speaker=(speaker_name(speaker) or None) if speaker is not None else None,
+        speaker=name,
         metadata=check_metadata(fields.get("metadata")),
-        extract=bool(fields.get("extract", True)),
+        extract=name != ASSISTANT if extract is None else bool(extract),
     )
 
 

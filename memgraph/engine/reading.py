@@ -574,12 +574,10 @@ def _asks_briefly(doc: Doc) -> bool:
     """Whether a turn ends with a short question ("where??", "which one?", "That's
     a shame. What new dates are you looking at?")."""
     text = spoken_words(doc).strip()
-    last = _LAST_SENTENCE.search(text)
-    return (
-        text.endswith("?")
-        and last is not None
-        and len(last.group().split()) <= BRIEF_QUESTION_WORDS
-    )
+    if not text.endswith("?"):
+        return False
+    last = _LAST_SENTENCE.search(text)  # matches at the end of any text
+    return last is not None and len(last.group().split()) <= BRIEF_QUESTION_WORDS
 
 
 def _in_dialogue(doc: Doc, before: Doc) -> bool:

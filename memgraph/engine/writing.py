@@ -40,7 +40,7 @@ from memgraph.models import (
     Item,
 )
 from memgraph.retrieval.episode_index import conversation_key
-from memgraph.speakers import ASSISTANT, speaker_name, split_speaker, transcript_turns
+from memgraph.speakers import speaker_name, split_speaker, transcript_turns
 from memgraph.store.base import Commit
 
 __all__ = ["RememberMixin"]
@@ -170,10 +170,7 @@ class RememberMixin(MemoryCore):
     ) -> ChangeSet:
         """Remember a transcript's lines as their speakers' turns, in one commit."""
         entries = bulk.prepare(
-            [
-                Item(words, speaker=who, metadata=metadata, extract=who != ASSISTANT)
-                for who, words in turns
-            ],
+            [Item(words, speaker=who, metadata=metadata) for who, words in turns],
             at=now_iso() if at is None else at,
             source=source or current_source(),
             check_text=self._check_text,

@@ -226,14 +226,17 @@ class MemgraphSession:
             {"via": SOURCE, "thread": self.session_id},
             key="items",
         )
-        stored = [0]
+        stored = 0
+
+        def heard(done: int, _total: int) -> None:
+            nonlocal stored
+            stored = done
+
         try:
-            changes = await self.memory.remember_many(
-                items, progress=lambda done, _total: stored.__setitem__(0, done)
-            )
+            changes = await self.memory.remember_many(items, progress=heard)
         except MemgraphError:
-            if stored[0]:  # the messages stored before the failure are never extracted again
-                await self.memory.kv.remember(self._cursor, turns[stored[0] - 1][2])
+            if stored:  # the messages stored before the failure are never extracted again
+                await self.memory.kv.remember(self._cursor, turns[stored - 1][2])
             raise
         await self.memory.kv.remember(self._cursor, keys[-1])
         return changes
