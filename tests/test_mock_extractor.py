@@ -366,6 +366,43 @@ def test_shouting_punctuation_contractions_chat_words_and_instructions_make_no_n
     assert not junk & names_in(extract(text, speaker=speaker)), text
 
 
+@pytest.mark.parametrize(
+    ("text", "junk"),
+    [
+        (
+            "Creativity is key for me. Thankfully the gallery liked it.",
+            {"Creativity", "Thankfully"},
+        ),
+        ("Books are my escape.", {"Books"}),
+        ("Jazz is my thing. I listen to jazz every night.", {"Jazz"}),
+        ("Music keeps me going. Yoga too.", {"Music", "Yoga"}),
+        ("Exploring Japan was amazing.", {"Exploring", "Exploring Japan"}),
+        ("Anyway I have NEWS. Three of us signed up.", {"NEWS", "Three"}),
+    ],
+)
+def test_common_words_that_open_a_sentence_are_not_names(text: str, junk: set[str]) -> None:
+    assert not junk & names_in(extract(text, speaker="Caroline")), text
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Tully has already claimed the couch.", "Tully"),
+        ("Kelly moved to Denver.", "Kelly"),
+        ("Florence is my aunt.", "Florence"),
+        ("Emily loves jazz.", "Emily"),
+    ],
+)
+def test_names_with_the_endings_of_common_words_stay_names(text: str, name: str) -> None:
+    assert name in names_in(extract(text, speaker="Chidi")), text
+
+
+def test_a_known_thing_is_not_named_by_the_same_word_in_lower_case() -> None:
+    known = "Nature (thing)\n  - is so calming"
+    result = extract("I love being out in nature.", known, speaker="Melanie")
+    assert "Nature" not in names_in(result), result
+
+
 def test_an_acronym_alone_is_still_a_name() -> None:
     assert "SQL" in names_in(extract("We use SQL at work.", speaker="Priya"))
 

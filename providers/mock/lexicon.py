@@ -11,6 +11,7 @@ __all__ = [
     "ATTR",
     "AUX",
     "BE",
+    "COMMON_NOUNS",
     "COMMON_STARTS",
     "CONCEPT_HEADS",
     "DETERMINERS",
@@ -43,6 +44,7 @@ __all__ = [
     "PERSON_VERBS",
     "PLACE_HEADS",
     "PLACE_RELATIONS",
+    "PLURAL_VERBS",
     "PREPOSITIONS",
     "PRODUCT_HEADS",
     "PROJECT_HEADS",
@@ -115,6 +117,41 @@ COMMON_STARTS = STOP_WORDS | _set(
     alright bet kinda sorta though anyways everything everyone nothing something anything
     someone life love kids people friends pets animals"""
 )
+COMMON_NOUNS = _set(
+    """art arts music yoga dance pottery clay ceramics painting paintings drawing drawings
+    photography gardening cooking baking reading writing knitting sewing gaming games
+    camping fishing surfing skiing climbing cycling hiking running swimming volunteering
+    sports basketball football soccer tennis golf baseball hockey volleyball chess books
+    novels movies films shows series podcasts songs albums concerts concert festival
+    festivals parties party weddings wedding birthdays holidays vacation vacations trip
+    trips travel travels nature family families friends friendship kids children parents
+    people community life love time money work job jobs career school college class classes
+    exam exams homework studies research science history math physics chemistry biology
+    health fitness exercise workouts diet food foods meals breakfast lunch dinner dessert
+    desserts snacks coffee tea wine beer pizza pasta sushi chocolate cake cookies bread
+    cheese garlic veggies vegetables fruit fruits salad soup weather rain snow beach
+    mountains ocean sunsets sunrise stars dogs cats pets puppies kittens horses birds fish
+    plants flowers trees gardens candles pictures photos memories stories words therapy
+    meditation mindfulness patience kindness gratitude confidence courage motivation
+    inspiration creativity happiness sadness anxiety stress grief loss change changes
+    challenges obstacles setbacks mistakes failure failures goals dreams plans hobbies
+    passion support advice guidance mentors balance consistency discipline dedication
+    progress success teamwork collaboration communication honesty respect trust laughter fun
+    luxury comfort peace freedom adventure adventures exploring classic regular cozy
+    precious relax tons lots plenty store shop shopping red blue green yellow pink purple
+    orange difference experience independence influence persistence resilience performance
+    importance acceptance assistance appearance distance silence science violence
+    one two three four five six seven eight nine ten twenty hundred news update"""
+)
+"""Everyday nouns (and a few adjectives) that often start a sentence ("Music keeps
+me going", "Progress is slow"): capitalised first, they are not names. Words that
+are also common given names (Grace, Hope, Joy, Summer) are left out."""
+PLURAL_VERBS = _set(
+    """are were have do don't aren't weren't haven't make help keep bring give mean take can
+    remind go come look seem feel get need tend always really just never often"""
+)
+"""What follows a plural subject ("Books are", "Kids love"): a capitalised plural
+before one is a common noun."""
 NOT_NAMES = _set(
     """i monday tuesday wednesday thursday friday saturday sunday january february march
     april june july august september october november december ok okay mon tue tues wed

@@ -36,6 +36,7 @@ from .lexicon import (
     ATTR,
     AUX,
     BE,
+    COMMON_NOUNS,
     COMMON_STARTS,
     CONCEPT_HEADS,
     DETERMINERS,
@@ -68,6 +69,7 @@ from .lexicon import (
     PERSONAL_ATTRS,
     PLACE_HEADS,
     PLACE_RELATIONS,
+    PLURAL_VERBS,
     PREPOSITIONS,
     PRODUCT_HEADS,
     PROJECT_HEADS,
@@ -255,10 +257,10 @@ def _lower_run(match: re.Match[str]) -> str:
 
 def _unshout(sentence: str) -> str:
     """Words written in capitals for emphasis in lower case ("I GOT THE JOB!!", "Leo had
-    NO idea"): a run of them, or a small word. An acronym alone ("SQL") stays."""
+    NO idea"): a run of them, or an everyday word. An acronym alone ("SQL") stays."""
     sentence = _SHOUTED.sub(_lower_run, sentence)
     return _CAPS_WORD.sub(
-        lambda m: m.group().lower() if m.group().lower() in STOP_WORDS else m.group(), sentence
+        lambda m: m.group().lower() if m.group().lower() in _LOUD_WORDS else m.group(), sentence
     )
 
 
@@ -311,7 +313,17 @@ def _clean_name(token_text: str) -> str:
     return name.rstrip(".!?-…").strip()
 
 
-_GERUND = re.compile(r"^[A-Z][a-z]{3,}ing$")
+_GERUND = re.compile(r"^[A-Z][a-z]{2,}ing$")
+_COMMON_WORD = re.compile(
+    r"^[A-Z][a-z]{2,}(?:ness|ity|ities|tion|tions|sion|sions|ment|ments|ship|hood|ism|ful|ous|"
+    r"ive|ies|ings|ure|ures|ally|fully|ously|ingly|edly|ively|ently|antly|ately|ably|ibly|ckily)$"
+)
+"""A capitalised first word shaped like a common noun, adjective or adverb
+("Creativity", "Thankfully", "Memories"): not a name. Endings that names share
+("Kelly", "Florence", "Constance") are left to :data:`COMMON_NOUNS`."""
+_LOUD_WORDS = STOP_WORDS | COMMON_STARTS | COMMON_NOUNS | KEEP_ADVERBS | FILLERS
+"""Everyday words that, written in capitals alone ("I have NEWS", "NEVER again"),
+are said loudly, not acronyms."""
 
 
 def _capitalised(token: str) -> bool:
@@ -484,6 +496,7 @@ class _Extractor:
         self.said_at = said_at
         self.context_people: list[str] = []  # person names of the previous turn
         self.known_by_key = {name_key(k.name): k for k in known}
+        self.lower_words: set[str] = set()  # the text's words written in lower case
         self.known_max = max((len(k.name.split()) for k in known), default=0)
         self.entities: dict[str, _Entity] = {}
         self.order: list[_Entity] = []
@@ -572,6 +585,9 @@ class _Extractor:
             key = name_key(_clean_name(" ".join(span)))
             possessive_inside = any(t.endswith("'s") for t in span[:-1])
             if key in self.known_by_key and key not in STOP_WORDS and not possessive_inside:
+                known = self.known_by_key[key]
+                if length == 1 and known.type == "thing" and not _capitalised(span[0]):
+                    continue  # "nature", "family": a word, whatever an entity is called
                 return i + length
         if not _capitalised(toks[i]) or (initial and _clean_name(toks[i]).lower() in COMMON_STARTS):
             return i
@@ -583,8 +599,10 @@ class _Extractor:
                 j += 2
             else:
                 break
-        if initial and j == i + 1 and _GERUND.match(toks[i]):
-            return i  # "Closing is set for December 15": a doing, not a name
+        if initial and _GERUND.match(toks[i]):
+            return i  # "Closing is set for December 15", "Exploring Japan was": a doing
+        if initial and j == i + 1 and self._common_word(toks, i):
+            return i
         if initial and j == i + 1 and not toks[i].endswith("'s"):
             # A capitalised first word is a name only when it reads as a subject:
             # a verb, "and" or an apposition follows ("Maria moved", not "Honestly I").
@@ -605,6 +623,19 @@ class _Extractor:
             if not (after in ("and", "&") or apposition or (after and _finite(toks[k], False))):
                 return i
         return j
+
+    def _common_word(self, toks: list[str], i: int) -> bool:
+        """Whether a capitalised first word reads as a common word: shaped like one
+        ("Creativity", "Thankfully"), a plural with a plural verb ("Books are"),
+        written in lower case elsewhere in the text ("Nature heals. I love nature"),
+        or an everyday noun ("Music keeps me going")."""
+        word = _clean_name(toks[i])
+        if _COMMON_WORD.match(word):
+            return True
+        after = toks[i + 1].lower() if i + 1 < len(toks) else ""
+        if re.fullmatch(r"[A-Z][a-z]+[^su]s", word) and after in PLURAL_VERBS:
+            return True
+        return word.lower() in self.lower_words or word.lower() in COMMON_NOUNS
 
     def mention(self, entities: Iterable[_Entity], subject: bool = False) -> None:
         for ent in entities:
@@ -1131,6 +1162,7 @@ def extract(
         except ValueError:
             moment = None
     extractor = _Extractor(parse_known(known), speaker=speaker, addressee=addressee, said_at=moment)
+    extractor.lower_words = set(re.findall(r"\b[a-z]+\b", text))
     if previous:
         extractor.context_people = _names_in(previous, extractor)
     current = speaker or "User"
