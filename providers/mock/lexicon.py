@@ -140,7 +140,8 @@ COMMON_NOUNS = _set(
     luxury comfort peace freedom adventure adventures exploring classic regular cozy
     precious relax tons lots plenty store shop shopping red blue green yellow pink purple
     orange difference experience independence influence persistence resilience performance
-    importance acceptance assistance appearance distance silence science violence
+    importance acceptance assistance appearance distance silence science violence perseverance
+    fully determined hiccups places fantasy miss
     one two three four five six seven eight nine ten twenty hundred news update"""
 )
 """Everyday nouns (and a few adjectives) that often start a sentence ("Music keeps
