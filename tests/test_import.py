@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from memgraph import InvalidInput, Memory, ProviderUnavailable
 from memgraph.cli import cli
 from memgraph.importing import ImportOptions, detect_format, import_file
+from memgraph.importing.chat_log import read_chat
 from memgraph.importing.display import ProgressDisplay
 from memgraph.importing.formats import read_messages, read_openai, read_text
 from tests.openai_server import OpenAITestServer
@@ -75,6 +76,76 @@ def test_plain_text_is_one_record_per_paragraph() -> None:
     ]
 
 
+def test_a_transcript_is_one_record_per_message_with_its_speaker() -> None:
+    text = "Dana: how was the race?\nMarcus: 2:06!\nand my knee held up\n\nDana: yay\n"
+    records = read_chat(text, "chat.txt")
+    assert [(r.index, r.where, r.speaker, r.text, r.at) for r in records] == [
+        (0, "line 1", "Dana", "how was the race?", None),
+        (1, "line 2", "Marcus", "2:06!\nand my knee held up", None),
+        (2, "line 5", "Dana", "yay", None),
+    ]
+
+
+def test_a_whatsapp_export_keeps_each_message_s_time_and_leaves_notices_out() -> None:
+    android = (
+        "12/31/23, 9:15 PM - Messages and calls are end-to-end encrypted.\n"
+        "12/31/23, 9:15 PM - Maria Lopez: I joined a gym last week\n"
+        "1/2/24, 8:01 AM - John: <Media omitted>\n"
+        "1/2/24, 12:02 AM - John: kickboxing for me\n"
+    )
+    records = read_chat(android, "wa.txt")
+    assert [(r.speaker, r.text, r.at) for r in records] == [
+        ("Maria Lopez", "I joined a gym last week", "2023-12-31T21:15:00.000Z"),
+        ("John", "kickboxing for me", "2024-01-02T00:02:00.000Z"),
+    ]
+    ios = "[31.12.23, 21:15:02] Maria: hi\n[01.01.24, 09:00:00] John: hey\n"
+    assert [r.at for r in read_chat(ios, "wa.txt")] == [
+        "2023-12-31T21:15:02.000Z",
+        "2024-01-01T09:00:00.000Z",
+    ]
+    day_first = "2/1/24, 10:00 - Ana: hola\n25/1/24, 10:00 - Ana: otra vez\n"
+    assert [r.at[:10] for r in read_chat(day_first, "wa.txt") if r.at] == [
+        "2024-01-02",
+        "2024-01-25",
+    ]
+    logged = "[2024-03-05 14:30] Dana: the cast is off\n2024-03-05T14:31:10 Leo: finally\n"
+    assert [r.at for r in read_chat(logged, "log.txt")] == [
+        "2024-03-05T14:30:00.000Z",
+        "2024-03-05T14:31:10.000Z",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Dear diary,\nDana: hi\n", "line 1 starts no message"),
+        ("13/13/23, 9:15 PM - Dana: hi\n13/13/23, 9:16 PM - Leo: hi\n", "line 1: the time stamp"),
+    ],
+)
+def test_a_chat_log_that_is_not_one_is_refused_naming_the_line(text: str, message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        read_chat(text, "chat.txt")
+
+
+def test_a_chat_log_is_imported_one_episode_per_message(tmp_path: Path) -> None:
+    path = tmp_path / "chat.txt"
+    path.write_text(
+        "Maria: I finally joined a gym last week.\nJohn: Nice! Which one?\n"
+        "Maria: The Iron Temple. I go three times a week.\n"
+    )
+    result = CliRunner().invoke(cli, ["--dir", str(tmp_path / "mem"), "import", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "as chat" in result.output and "3 new" in result.output
+    with Memory(tmp_path / "mem", "default", provider="mock") as memory:
+        said = [(e.speaker, e.text) for e in memory.iter_episodes()]
+        assert said == [
+            ("Maria", "I finally joined a gym last week."),
+            ("John", "Nice! Which one?"),
+            ("Maria", "The Iron Temple. I go three times a week."),
+        ]
+        assert "three times a week" in memory.recall("How often does Maria go to the gym?")
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -82,6 +153,9 @@ def test_plain_text_is_one_record_per_paragraph() -> None:
         ('[{"role": "user", "content": "hi"}]', "openai"),
         ('{\n  "messages": [{"role": "user", "content": "hi"}]\n}', "openai"),
         ("Dear diary,\nI moved to Rome.\n", "text"),
+        ("Dana: how was the race?\nMarcus: 2:06!\n", "chat"),
+        ("12/31/23, 9:15 PM - Dana: happy new year\n12/31/23, 9:16 PM - Leo: you too\n", "chat"),
+        ("Note: buy milk.\nThe rest of the day was quiet.\n", "text"),
     ],
 )
 def test_the_format_is_recognised_from_the_content(text: str, expected: str) -> None:

@@ -24,7 +24,7 @@ register_format("mcp-jsonl", external(import_reference, "mcp-jsonl"))
 
 __all__ = ["import_command"]
 
-FORMAT_CHOICES = ("auto", "messages", "openai", "text", "mcp-jsonl")
+FORMAT_CHOICES = ("auto", "messages", "openai", "chat", "text", "mcp-jsonl")
 
 
 def _summary(report: ImportReport) -> str:
@@ -78,9 +78,10 @@ def import_command(
     """Import a conversation or document FILE: one episode per message or paragraph.
 
     FILE is JSON Lines of messages ({"role" or "speaker", "content", "at"?}),
-    an OpenAI messages export (a JSON array, or {"messages": [...]}), or plain
-    text (one episode per paragraph). Each message keeps its own time and
-    speaker. Interrupted (Ctrl-C, a crash), the same command continues where
+    an OpenAI messages export (a JSON array, or {"messages": [...]}), a chat
+    log (a "Name: text" line per message, optionally time-stamped, as a
+    WhatsApp export is), or plain text (one episode per paragraph). Each
+    message keeps its own time and speaker. Interrupted (Ctrl-C, a crash), the same command continues where
     it stopped and imports nothing twice.
     """
     display = ProgressDisplay(sys.stderr)

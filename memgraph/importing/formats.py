@@ -10,6 +10,9 @@ import's options. Formats:
 * ``openai``: an OpenAI chat messages export: a JSON array of
   ``{"role", "content"}`` messages, or an object with such a ``"messages"`` array.
   ``content`` may be a list of text parts.
+* ``chat``: a chat log, one message per line with its speaker ("Dana: hi"),
+  optionally time-stamped as WhatsApp exports or logs are
+  (:mod:`memgraph.importing.chat_log`).
 * ``text``: plain text, one record per paragraph (paragraphs are separated by
   blank lines).
 
@@ -20,13 +23,14 @@ the line (or message) before anything is imported.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from memgraph.engine.core import coerce_time
 from memgraph.errors import InvalidInput
+from memgraph.importing.chat_log import looks_like_chat, read_chat
+from memgraph.importing.records import Record
 from memgraph.llm_calls.provider import message_text
 
 __all__ = [
@@ -38,27 +42,6 @@ __all__ = [
     "read_openai",
     "read_text",
 ]
-
-
-@dataclass(frozen=True)
-class Record:
-    """One message or paragraph of a file.
-
-    Attributes:
-        index: its position among the file's records (0-based): the resume key.
-        where: where it is, for messages (``"line 12"``, ``"message 3"``).
-        text: the text.
-        role: the chat role (``user``, ``assistant``, ``system``, ...), if any.
-        speaker: an explicit speaker name, if any.
-        at: when it was said (normalized ISO-8601), if given.
-    """
-
-    index: int
-    where: str
-    text: str
-    role: str | None = None
-    speaker: str | None = None
-    at: str | None = None
 
 
 Reader = Callable[[str, str], list[Record]]
@@ -164,12 +147,17 @@ def read_text(text: str, path: str) -> list[Record]:
     return records
 
 
-READERS: dict[str, Reader] = {"messages": read_messages, "openai": read_openai, "text": read_text}
+READERS: dict[str, Reader] = {
+    "messages": read_messages,
+    "openai": read_openai,
+    "chat": read_chat,
+    "text": read_text,
+}
 """The built-in readers by format name."""
 
 
 def detect_format(text: str, path: str) -> str:
-    """The format of a file's text: ``openai``, ``messages`` or ``text``.
+    """The format of a file's text: ``openai``, ``messages``, ``chat`` or ``text``.
 
     Raises:
         InvalidInput: the file is empty, is the reference MCP memory server's
@@ -181,7 +169,7 @@ def detect_format(text: str, path: str) -> str:
     if stripped[0] == "[":
         return "openai"
     if stripped[0] != "{":
-        return "text"
+        return "chat" if looks_like_chat(stripped) else "text"
     try:
         first = orjson.loads(stripped.split("\n", 1)[0])
     except orjson.JSONDecodeError:
