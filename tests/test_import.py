@@ -122,9 +122,20 @@ def test_a_whatsapp_export_keeps_each_message_s_time_and_leaves_notices_out() ->
         ("13/13/23, 9:15 PM - Dana: hi\n13/13/23, 9:16 PM - Leo: hi\n", "line 1: the time stamp"),
     ],
 )
-def test_a_chat_log_that_is_not_one_is_refused_naming_the_line(text: str, message: str) -> None:
+def test_a_chat_log_that_is_not_one_is_refused_naming_the_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
     with pytest.raises(InvalidInput, match=message):
         read_chat(text, "chat.txt")
+    path = tmp_path / "chat.txt"
+    path.write_text(text)
+    args = ["--dir", str(tmp_path / "mem"), "import", "--format", "chat", str(path)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and message in result.output, result.output
+    if "stamp" in message:  # recognised as a chat log from its stamps, then refused
+        result = CliRunner().invoke(cli, [*args[:3], str(path)])
+        assert result.exit_code == 2 and message in result.output, result.output
+    assert not (tmp_path / "mem" / "default").exists()
 
 
 def test_a_chat_log_is_imported_one_episode_per_message(tmp_path: Path) -> None:

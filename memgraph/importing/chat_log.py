@@ -58,15 +58,23 @@ def looks_like_chat(text: str) -> bool:
     """Whether ``text`` reads as a chat log: its first line starts a message, and
     at least :data:`MIN_MESSAGES` lines do."""
     lines = [line for line in text.splitlines() if line.strip()]
-    if not lines or _start(lines[0], day_first=False) is None:
+    if not lines or not _starts(lines[0]):
         return False
     starts = 0
     for line in lines:
-        if _start(line, day_first=False) is not None:
+        if _starts(line):
             starts += 1
             if starts >= MIN_MESSAGES:
                 return True
     return False
+
+
+def _starts(line: str) -> bool:
+    """Whether ``line`` starts a message (a bad stamp still does: reading says so)."""
+    try:
+        return _start(line, day_first=False) is not None
+    except ValueError:
+        return True
 
 
 def read_chat(text: str, path: str) -> list[Record]:
