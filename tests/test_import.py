@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memgraph import InvalidInput, Memory, ProviderUnavailable
 from memgraph.cli import cli
@@ -22,6 +24,7 @@ from memgraph.importing import ImportOptions, detect_format, import_file
 from memgraph.importing.chat_log import read_chat
 from memgraph.importing.display import ProgressDisplay
 from memgraph.importing.formats import read_messages, read_openai, read_text
+from memgraph.speakers import speaker_name
 from tests.openai_server import OpenAITestServer
 from tests.test_bulk import CountingChat, provider
 
@@ -89,6 +92,7 @@ def test_a_transcript_is_one_record_per_message_with_its_speaker() -> None:
 def test_a_whatsapp_export_keeps_each_message_s_time_and_leaves_notices_out() -> None:
     android = (
         "12/31/23, 9:15 PM - Messages and calls are end-to-end encrypted.\n"
+        '12/31/23, 9:15 PM - Dana changed the subject to "Trip: Lisbon"\n'
         "12/31/23, 9:15 PM - Maria Lopez: I joined a gym last week\n"
         "1/2/24, 8:01 AM - John: <Media omitted>\n"
         "1/2/24, 12:02 AM - John: kickboxing for me\n"
@@ -113,6 +117,37 @@ def test_a_whatsapp_export_keeps_each_message_s_time_and_leaves_notices_out() ->
         "2024-03-05T14:30:00.000Z",
         "2024-03-05T14:31:10.000Z",
     ]
+
+
+_NAMES = st.sampled_from(["Dana", "Marcus", "Ana Lima", "Dr. Ortiz", "user", "assistant"])
+_WORDS = (
+    st.text(
+        st.characters(categories=["L", "N", "Zs"], include_characters=".,!?'"),
+        min_size=1,
+        max_size=40,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_NAMES, _WORDS, st.booleans()), min_size=2, max_size=12))
+def test_any_transcript_reads_back_message_by_message(
+    said: list[tuple[str, str, bool]],
+) -> None:
+    lines = []
+    for number, (name, words, stamped) in enumerate(said):
+        stamp = f"[2024-03-05 14:{number:02d}] " if stamped else ""
+        lines.append(f"{stamp}{name}: {words}")
+    text = "\n".join(lines) + "\n"
+    assert detect_format(text, "chat.txt") == "chat"
+    records = read_chat(text, "chat.txt")
+    assert [(r.speaker, r.text) for r in records] == [
+        (speaker_name(name), words) for name, words, _ in said
+    ]
+    assert [r.at is not None for r in records] == [stamped for _, _, stamped in said]
+    assert [r.index for r in records] == list(range(len(said)))
 
 
 @pytest.mark.parametrize(
@@ -166,6 +201,7 @@ def test_a_chat_log_is_imported_one_episode_per_message(tmp_path: Path) -> None:
         ("Dear diary,\nI moved to Rome.\n", "text"),
         ("Dana: how was the race?\nMarcus: 2:06!\n", "chat"),
         ("12/31/23, 9:15 PM - Dana: happy new year\n12/31/23, 9:16 PM - Leo: you too\n", "chat"),
+        ("[31.12.23, 21:15:02] Dana: happy new year\n[31.12.23, 21:16:00] Leo: you too\n", "chat"),
         ("Note: buy milk.\nThe rest of the day was quiet.\n", "text"),
     ],
 )

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from memgraph.clock import iso
 from memgraph.errors import InvalidInput
 from memgraph.importing.records import Record
-from memgraph.speakers import split_speaker
+from memgraph.speakers import speaker_name, split_speaker
 
 __all__ = ["looks_like_chat", "read_chat"]
 
@@ -39,8 +39,9 @@ _ISO_STAMPED = re.compile(
     r"(?P<rest>.*)$"
 )
 """A log line stamped ``2023-12-31 21:15``."""
-_STAMPED_SPEAKER = re.compile(r"^(?P<name>[^:\n]{1,60}?):\s+(?P<text>\S.*)$", re.S)
-"""After a stamp, anything short up to the first colon names the speaker."""
+_STAMPED_SPEAKER = re.compile(r"^(?P<name>[^:\n\"“”]{1,60}?):\s+(?P<text>\S.*)$", re.S)
+"""After a stamp, anything short up to the first colon names the speaker (not a
+notice quoting a colon: 'Dana changed the subject to "Trip: Lisbon"')."""
 _LEFT_OUT = re.compile(r"^\s*<[^<>]*omitted>\s*$|^\s*this message was deleted\s*$", re.I)
 MIN_MESSAGES = 2
 """Lines that must start messages for a file to read as a chat log."""
@@ -149,7 +150,8 @@ def _stamped_speaker(rest: str) -> tuple[str | None, str]:
     found = _STAMPED_SPEAKER.match(rest.strip())
     if found is None:
         return None, rest.strip()
-    return found["name"].strip().lstrip("~\u202f\u00a0 ").strip(), found["text"].strip()
+    name = speaker_name(found["name"].strip().lstrip("~\u202f\u00a0 "))
+    return name or None, found["text"].strip()
 
 
 def _whatsapp_time(match: re.Match[str], *, day_first: bool) -> str:

@@ -166,10 +166,10 @@ def detect_format(text: str, path: str) -> str:
     stripped = text.lstrip()
     if not stripped:
         raise InvalidInput(f"{path}: the file is empty; there is nothing to import", path=path)
-    if stripped[0] == "[":
-        return "openai"
-    if stripped[0] != "{":
-        return "chat" if looks_like_chat(stripped) else "text"
+    if stripped[0] != "{":  # "[": a JSON array, or a chat log stamped "[31.12.23, 21:15]"
+        if looks_like_chat(stripped):
+            return "chat"
+        return "openai" if stripped[0] == "[" else "text"
     try:
         first = orjson.loads(stripped.split("\n", 1)[0])
     except orjson.JSONDecodeError:
