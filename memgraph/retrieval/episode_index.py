@@ -939,7 +939,7 @@ class EpisodeIndex:
         """The index whose saved part is ``flat`` and nothing added."""
         index = cls()
         index.ids = flat.ids
-        index.ordinal = {episode_id: o for o, episode_id in enumerate(index.ids)}
+        index.ordinal = dict(zip(index.ids, range(len(index.ids)), strict=True))
         index.sources = flat.sources
         index.speakers = flat.speakers
         index.voices = {name_key(speaker) for speaker in set(index.speakers) if speaker}

@@ -13,6 +13,7 @@ search, training, a rewrite) reads the rest once.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -80,13 +81,15 @@ class VectorIndex:
         self.base_ids: list[str] = list(base_ids)[: None if source else len(self.base)]
         self._tail: Matrix = np.zeros((0, width), np.float32)
         self.tail_ids: list[str] = []
-        self.row_of: dict[str, int] = {obs_id: row for row, obs_id in enumerate(self.base_ids)}
+        self.row_of: dict[str, int] = dict(
+            zip(self.base_ids, range(len(self.base_ids)), strict=True)
+        )
         # Only the latest row of an id is live (an id repeats when its vector was replaced).
         self._alive = np.zeros(len(self.base_ids), dtype=bool)
         self._alive[np.fromiter(self.row_of.values(), np.intp, len(self.row_of))] = True
         # Rows of episodes (the remembered texts) beside those of observations.
         self._episode = np.fromiter(
-            (row_id.startswith(EPISODE_PREFIX) for row_id in self.base_ids),
+            map(str.startswith, self.base_ids, itertools.repeat(EPISODE_PREFIX)),
             bool,
             len(self.base_ids),
         )

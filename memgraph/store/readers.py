@@ -243,7 +243,7 @@ def parse_vectors_header(path: Path, raw: bytes) -> VectorsHeader:
     if (
         header.get("format") != VECTOR_FORMAT
         or not isinstance(ids, list)
-        or not all(isinstance(i, str) for i in ids)
+        or not set(map(type, ids)) <= {str}
         or type(count) is not int
         or count != len(ids)
     ):
