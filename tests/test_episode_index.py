@@ -264,3 +264,15 @@ def test_the_context_weighs_less_than_a_word_of_the_text_itself() -> None:
     own = index.holding([["memor"]], context=False)
     assert not own[index.ordinal["e-3"]]
     assert index.holding([["memor"]], context=True)[index.ordinal["e-3"]]
+
+
+def test_a_word_every_text_holds_does_not_reorder_them_and_alone_still_finds_them() -> None:
+    index = EpisodeIndex()
+    for n in range(300):
+        city = "Oslo" if n % 30 == 0 else "Lima"
+        index.add(f"e-{n}", f"Northwind office {n} in {city}", at_ms=n * CONTEXT_GAP_MS * 2)
+    both = index.search(episode_terms("Northwind Oslo"), k=20)
+    alone = index.search(episode_terms("Oslo"), k=20)
+    assert [e for e, _ in both] == [e for e, _ in alone]
+    assert {e for e, _ in both} == {f"e-{n}" for n in range(0, 300, 30)}
+    assert len(index.search(episode_terms("Northwind"), k=20)) == 20

@@ -64,6 +64,9 @@ COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
 """A word so few texts hold is never too common, however few texts there are."""
+NEGLIGIBLE_IDF = 0.01
+"""A word this little weight (held by over 99% of the texts) cannot reorder them:
+it is not scored when the query has another word that can."""
 SAID_WITHIN_BONUS = 0.3
 """What an episode said on the day (or in the month) a question names gains."""
 ADDRESSEE_REACH = 6
@@ -724,11 +727,11 @@ class EpisodeIndex:
         )
         if total_weight <= 0:
             return []
+        scored = [p for p in postings.values() if p is not None]
+        telling = [p for p in scored if _idf(count, len(p[0])) >= NEGLIGIBLE_IDF]
         scores = np.zeros(count, dtype=np.float32)
-        for posting in postings.values():
-            if posting is not None:
-                ords, tfs = posting
-                scores[ords] += self._bm25(ords, tfs, len(ords))
+        for ords, tfs in telling or scored:  # "Northwind" in every office's note: skipped
+            scores[ords] += self._bm25(ords, tfs, len(ords))
         scores /= total_weight
         if said_within is not None:
             times = self._at.view()
