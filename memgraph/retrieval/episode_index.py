@@ -65,7 +65,7 @@ COMMON_SHARE = 0.05
 COMMON_FLOOR = 50
 """A word so few texts hold is never too common, however few texts there are."""
 NEGLIGIBLE_IDF = 0.01
-"""A word this little weight (held by over 99% of the texts) cannot reorder them:
+"""A word of so little weight (one over 99% of the texts hold) cannot reorder them:
 it is not scored when the query has another word that can."""
 SAID_WITHIN_BONUS = 0.3
 """What an episode said on the day (or in the month) a question names gains."""
