@@ -216,6 +216,7 @@ def extract_saved(memory: Memory) -> list[ChangeSet]:
 
 def _rest(item: dict[str, Any], stored: int) -> dict[str, Any]:
     """A saved transcript without its first ``stored`` messages."""
+    # one line per message, as saved (thread.transcript), its role label kept as written
     lines = [line for line in str(item["text"]).splitlines() if line.strip()][stored:]
     rest = {**item, "text": "\n".join(lines)}
     seqs = item.get("seqs")

@@ -1033,7 +1033,7 @@ class MemoryCore:
         # the words are. Only a name of someone who does not speak is evidence.
         voiced = {e for e in query.named if name_key(graph.entity_name(e) or "") in index.voices}
         unvoiced = sorted(query.named - voiced)
-        if not voiced & query.named:
+        if not voiced:
             telling = mentioned
         elif unvoiced:
             telling = index.mentioning(mention_groups(graph, unvoiced, partial=tiers.PARTIAL_NAMES))

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from memgraph.background import InThread
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreError, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.records import (
@@ -54,7 +55,6 @@ from memgraph.store.files import (
     FILE_MODE,
     AtomicWrite,
     FileLock,
-    InThread,
     atomic_write,
     ensure_dir,
     fsync_dir,

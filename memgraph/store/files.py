@@ -24,14 +24,12 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from memgraph.background import InThread
 from memgraph.errors import StoreConflict, StoreUnavailable
 
 __all__ = [
     "AtomicWrite",
     "DerivedUnusable",
     "FileLock",
-    "InThread",
     "atomic_write",
     "ensure_dir",
     "fsync_dir",

@@ -489,6 +489,7 @@ class _Extractor:
         speaker: str | None = None,
         addressee: str | None = None,
         said_at: datetime | None = None,
+        text: str = "",
     ) -> None:
         self.known = known
         self.speaker = speaker or "User"
@@ -496,7 +497,7 @@ class _Extractor:
         self.said_at = said_at
         self.context_people: list[str] = []  # person names of the previous turn
         self.known_by_key = {name_key(k.name): k for k in known}
-        self.lower_words: set[str] = set()  # the text's words written in lower case
+        self.lower_words = set(re.findall(r"\b[a-z]+\b", text))  # written in lower case
         self.known_max = max((len(k.name.split()) for k in known), default=0)
         self.entities: dict[str, _Entity] = {}
         self.order: list[_Entity] = []
@@ -1161,8 +1162,9 @@ def extract(
             moment = parse_iso(said_at)
         except ValueError:
             moment = None
-    extractor = _Extractor(parse_known(known), speaker=speaker, addressee=addressee, said_at=moment)
-    extractor.lower_words = set(re.findall(r"\b[a-z]+\b", text))
+    extractor = _Extractor(
+        parse_known(known), speaker=speaker, addressee=addressee, said_at=moment, text=text
+    )
     if previous:
         extractor.context_people = _names_in(previous, extractor)
     current = speaker or "User"
