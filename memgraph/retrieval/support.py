@@ -436,8 +436,7 @@ def _names(clauses: Sequence[tuple[str, set[str]]], query: Query) -> bool:
 def _possessed(query: Query) -> tuple[set[str], str | None]:
     """The terms of what the question says is the named person's ("Dana's sister",
     "her tortoise", "his architecture licensing exam", the user's "my brother"),
-    and the last one's head
-    noun (the kind of thing it is: "exam")."""
+    and the last one's head noun (the kind of thing it is: "exam")."""
     found: set[str] = set()
     head = None
     for match in _POSSESSED.finditer(query.text):
