@@ -50,7 +50,7 @@ MIN_MESSAGES = 2
 @dataclass
 class _Message:
     line: int
-    speaker: str
+    speaker: str | None  # None: a notice of the app, whose lines are left out
     lines: list[str]
     at: str | None
 
@@ -61,12 +61,11 @@ def looks_like_chat(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines or not _starts(lines[0]):
         return False
-    starts = 0
-    for line in lines:
-        if _starts(line):
-            starts += 1
-            if starts >= MIN_MESSAGES:
-                return True
+    starts = 1
+    for line in lines[1:]:
+        starts += _starts(line)
+        if starts >= MIN_MESSAGES:
+            return True
     return False
 
 
@@ -110,9 +109,6 @@ def read_chat(text: str, path: str) -> list[Record]:
             messages[-1].lines.append(line.strip())
             continue
         speaker, words, at = start
-        if speaker is None:  # a notice of the app, not a message
-            messages.append(_Message(number, "", [], at))
-            continue
         messages.append(_Message(number, speaker, [words], at))
     records: list[Record] = []
     for message in messages:
