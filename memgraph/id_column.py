@@ -1,0 +1,383 @@
+"""Record ids held as numbers: a large scope opens without making a string per id.
+
+Every id memgraph makes is a prefix and a counter (``ent-12``, ``obs-340``,
+``episode-7``). A saved table of 100k such ids costs about 15 ms to turn into
+strings and as much again to put in a dict, on every open. :class:`IdColumn`
+keeps them as one integer array per table instead: an id becomes a string only
+when it is read, and finding an id's position parses its number and looks it up
+in an array built on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "IdColumn",
+    "as_column",
+    "id_column",
+    "joined_columns",
+    "joined_ids",
+    "parse_numbers",
+    "split_id",
+]
+
+Numbers = npt.NDArray[np.int64]
+MAX_DIGITS = 18  # an int64 holds every number of up to 18 digits
+MAX_PREFIXES = 16  # more prefixes than this and the ids stay strings
+DIGITS = "0123456789"
+DENSE_SLACK = 4  # a direct table while the highest number is below 4x the count (+ 1024)
+
+
+def split_id(key: str, prefixes: Sequence[str]) -> tuple[int, int] | None:
+    """``(prefix index, number)`` when ``key`` is one of ``prefixes`` followed by a
+    number of 1 to 18 digits without leading zeros, else None."""
+    for code, prefix in enumerate(prefixes):
+        if key.startswith(prefix):
+            digits = key[len(prefix) :]
+            if (
+                digits.isdigit()
+                and digits.isascii()
+                and len(digits) <= MAX_DIGITS
+                and (digits[0] != "0" or len(digits) == 1)
+            ):
+                return code, int(digits)
+    return None
+
+
+class _Lookup:
+    """number -> position of the last id holding it, for the ids of one prefix."""
+
+    __slots__ = ("_order", "_sorted", "_table")
+
+    def __init__(self, numbers: Numbers, positions: npt.NDArray[np.int64]) -> None:
+        self._table: npt.NDArray[np.int64] | None = None
+        self._sorted: Numbers | None = None
+        self._order: npt.NDArray[np.int64] | None = None
+        if not len(numbers):
+            self._table = np.zeros(0, np.int64)
+            return
+        if bool(np.all(numbers[1:] > numbers[:-1])):  # ids made in order: nothing to sort
+            unique, last = numbers, positions
+        else:  # where a number repeats (a replaced vector), its last position wins
+            unique, first_from_end = np.unique(numbers[::-1], return_index=True)
+            last = positions[len(numbers) - 1 - first_from_end]
+        top = int(unique[-1])
+        if top < DENSE_SLACK * len(unique) + 1024:
+            table = np.full(top + 1, -1, np.int64)
+            table[unique] = last
+            self._table = table
+        else:
+            self._sorted, self._order = unique, last
+
+    def find(self, number: int) -> int:
+        table = self._table
+        if table is not None:
+            return int(table[number]) if number < len(table) else -1
+        assert self._sorted is not None and self._order is not None
+        at = int(np.searchsorted(self._sorted, number))
+        if at < len(self._sorted) and int(self._sorted[at]) == number:
+            return int(self._order[at])
+        return -1
+
+    def find_many(self, numbers: Numbers) -> npt.NDArray[np.int64]:
+        table = self._table
+        if table is not None:
+            found = np.full(len(numbers), -1, np.int64)
+            inside = (numbers >= 0) & (numbers < len(table))
+            found[inside] = table[numbers[inside]]
+            return found
+        assert self._sorted is not None and self._order is not None
+        at = np.searchsorted(self._sorted, numbers)
+        at[at >= len(self._sorted)] = 0
+        hit = self._sorted[at] == numbers if len(self._sorted) else np.zeros(len(numbers), bool)
+        return np.where(hit, self._order[at], -1)
+
+
+class IdColumn(Sequence[str]):
+    """A read-only sequence of ids, each one of a few prefixes and a number.
+
+    ``numbers[i]`` is the number of the i-th id and ``codes[i]`` the index of its
+    prefix in ``prefixes`` (None: every id has the first prefix). Reading an item
+    makes its string; :meth:`position` finds an id without a dict of strings.
+    """
+
+    __slots__ = ("_lookups", "codes", "numbers", "prefixes")
+
+    def __init__(
+        self,
+        prefixes: Sequence[str],
+        numbers: npt.ArrayLike,
+        codes: npt.ArrayLike | None = None,
+    ) -> None:
+        self.prefixes = tuple(prefixes)
+        self.numbers: Numbers = np.asarray(numbers, dtype=np.int64).reshape(-1)
+        self.codes: npt.NDArray[np.uint8] | None = (
+            None if codes is None else np.asarray(codes, dtype=np.uint8).reshape(-1)
+        )
+        if self.codes is not None and len(self.codes) != len(self.numbers):
+            raise ValueError("an IdColumn needs one prefix code per number")
+        if not self.prefixes:
+            raise ValueError("an IdColumn needs at least one prefix")
+        self._lookups: list[_Lookup] | None = None
+
+    # ------------------------------------------------------------ sequence
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> IdColumn: ...
+
+    def __getitem__(self, index: int | slice) -> str | IdColumn:
+        if isinstance(index, slice):
+            codes = None if self.codes is None else self.codes[index]
+            return IdColumn(self.prefixes, self.numbers[index], codes)
+        number = int(self.numbers[index])
+        code = 0 if self.codes is None else int(self.codes[index])
+        return f"{self.prefixes[code]}{number}"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self.tolist())
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.position(key) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IdColumn):
+            return self.tolist() == other.tolist()
+        if isinstance(other, (list, tuple)):
+            return self.tolist() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking, like a list
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(i) for i in self[:3])
+        more = ", ..." if len(self) > 3 else ""
+        return f"IdColumn([{shown}{more}], {len(self)} ids)"
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        found = self.position(value) if isinstance(value, str) else None
+        if found is None or found < start or (stop is not None and found >= stop):
+            raise ValueError(f"{value!r} is not in the column")
+        return found
+
+    def tolist(self) -> list[str]:
+        """Every id as a string, in order."""
+        if self.codes is None:
+            prefix = self.prefixes[0]
+            return [f"{prefix}{n}" for n in self.numbers.tolist()]
+        prefixes = self.prefixes
+        return [
+            f"{prefixes[c]}{n}"
+            for c, n in zip(self.codes.tolist(), self.numbers.tolist(), strict=True)
+        ]
+
+    # -------------------------------------------------------------- lookup
+    def _tables(self) -> list[_Lookup]:
+        lookups = self._lookups
+        if lookups is None:
+            positions = np.arange(len(self.numbers), dtype=np.int64)
+            if self.codes is None:
+                lookups = [_Lookup(self.numbers, positions)]
+                lookups += [_Lookup(self.numbers[:0], positions[:0])] * (len(self.prefixes) - 1)
+            else:
+                lookups = []
+                for code in range(len(self.prefixes)):
+                    mine = self.codes == code
+                    lookups.append(_Lookup(self.numbers[mine], positions[mine]))
+            self._lookups = lookups
+        return lookups
+
+    def position(self, key: str) -> int | None:
+        """The position of ``key`` (its last, if it repeats), or None."""
+        parts = split_id(key, self.prefixes)
+        if parts is None:
+            return None
+        found = self._tables()[parts[0]].find(parts[1])
+        return None if found < 0 else found
+
+    def positions_of(self, other: IdColumn) -> npt.NDArray[np.int64]:
+        """The position in this column of each id of ``other`` (-1: absent), at once."""
+        found = np.full(len(other), -1, np.int64)
+        tables = self._tables()
+        for code, prefix in enumerate(other.prefixes):
+            if prefix not in self.prefixes:
+                continue
+            mine = tables[self.prefixes.index(prefix)]
+            if other.codes is None:
+                return mine.find_many(other.numbers) if code == 0 else found
+            rows = other.codes == code
+            found[rows] = mine.find_many(other.numbers[rows])
+        return found
+
+    def with_prefix(self, prefix: str) -> npt.NDArray[np.bool_]:
+        """Which ids have ``prefix`` (one of :attr:`prefixes`)."""
+        if prefix not in self.prefixes:
+            return np.zeros(len(self), bool)
+        code = self.prefixes.index(prefix)
+        if self.codes is None:
+            return np.full(len(self), code == 0, bool)
+        mask: npt.NDArray[np.bool_] = self.codes == code
+        return mask
+
+    def take(self, rows: npt.ArrayLike) -> IdColumn:
+        """The ids at positions ``rows``, as a column."""
+        picked = np.asarray(rows, dtype=np.int64)
+        codes = None if self.codes is None else self.codes[picked]
+        return IdColumn(self.prefixes, self.numbers[picked], codes)
+
+    def extended(self, more: Iterable[str]) -> Sequence[str]:
+        """This column followed by ``more``: a column when :func:`as_column` can read
+        ``more`` as one, else a list of strings."""
+        extra = list(more)
+        if not extra:
+            return self
+        column = as_column(extra)
+        if column is None:
+            return [*self.tolist(), *extra]
+        return joined_columns(self, column)
+
+
+def parse_numbers(ids: Sequence[str], prefix: str) -> Numbers | None:
+    """The numbers of ``ids`` when each is ``prefix`` followed by a number of 1 to 18
+    digits without leading zeros, else None: a few array operations per digit
+    place instead of a parse per id."""
+    count = len(ids)
+    joined = "\x00".join(ids)
+    if not count or not joined.isascii() or not prefix.isascii():
+        return None if count else np.zeros(0, np.int64)
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    separators = np.flatnonzero(raw == 0)
+    if len(separators) != count - 1:
+        return None
+    starts = np.empty(count, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = separators + 1
+    ends = np.empty(count, dtype=np.int64)
+    ends[:-1] = separators
+    ends[-1] = len(raw)
+    width = len(prefix)
+    lengths = ends - starts - width  # digits per id
+    shortest, longest = int(lengths.min()), int(lengths.max())
+    if shortest < 1 or longest > MAX_DIGITS:
+        return None
+    for offset, byte in enumerate(prefix.encode("ascii")):
+        if (raw[starts + offset] != byte).any():
+            return None
+    first = starts + width
+    if ((raw[first] == 48) & (lengths > 1)).any():  # a leading zero
+        return None
+    numbers = np.zeros(count, dtype=np.int64)
+    for place in range(longest):  # one digit of every id long enough per step
+        live = slice(None) if place < shortest else lengths > place
+        digit = raw[first[live] + place].astype(np.int64) - 48
+        if ((digit < 0) | (digit > 9)).any():
+            return None
+        numbers[live] = numbers[live] * 10 + digit
+    return numbers
+
+
+def id_column(ids: Sequence[str]) -> Sequence[str]:
+    """``ids`` as an :class:`IdColumn` when :func:`as_column` can, else unchanged."""
+    column = as_column(ids)
+    return ids if column is None else column
+
+
+def as_column(ids: Sequence[str]) -> IdColumn | None:
+    """``ids`` as an :class:`IdColumn` when each is one of at most ``MAX_PREFIXES``
+    prefixes followed by a number (no leading zeros), else None: a few array
+    operations over the joined ids per prefix instead of a parse per id."""
+    if isinstance(ids, IdColumn):
+        return ids
+    if not ids:
+        return None
+    head = ids[0]
+    prefix = head.rstrip(DIGITS)
+    if not prefix or prefix == head:
+        return None
+    if ids[-1].startswith(prefix):  # likely one prefix throughout
+        numbers = parse_numbers(ids, prefix)
+        if numbers is not None:
+            return IdColumn([prefix], numbers)
+    return _mixed_column(ids)
+
+
+def _mixed_column(ids: Sequence[str]) -> IdColumn | None:
+    """:func:`as_column` of ids with several prefixes: found one at a time, each from
+    the first id not yet matched, and the numbers of its ids parsed together."""
+    joined = "\x00".join(ids)
+    if not joined.isascii():
+        return None
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == 0)
+    if len(ends) != len(ids) - 1:  # an id holds a NUL
+        return None
+    starts = np.concatenate([np.zeros(1, np.int64), ends + 1])
+    lengths = np.append(ends, len(raw)) - starts
+    numbers = np.zeros(len(ids), np.int64)
+    codes = np.zeros(len(ids), np.uint8)
+    prefixes: list[str] = []
+    left = np.arange(len(ids))
+    while len(left):
+        head = ids[int(left[0])]
+        prefix = head.rstrip(DIGITS)
+        if len(prefixes) == MAX_PREFIXES or not prefix or prefix == head:
+            return None
+        mine = _prefixed_numbers(raw, starts[left], lengths[left], prefix)
+        rows = left[mine]
+        parsed = parse_numbers([ids[i] for i in rows.tolist()], prefix)
+        if parsed is None:
+            return None
+        numbers[rows], codes[rows] = parsed, len(prefixes)
+        prefixes.append(prefix)
+        left = left[~mine]
+    return IdColumn(prefixes, numbers, codes)
+
+
+def _prefixed_numbers(
+    raw: npt.NDArray[np.uint8], starts: Numbers, lengths: Numbers, prefix: str
+) -> npt.NDArray[np.bool_]:
+    """Which of the ids at ``starts`` in ``raw`` are ``prefix`` followed by digits only
+    (so ``episode-4`` is not taken for one of prefix ``e``)."""
+    width = len(prefix)
+    found: npt.NDArray[np.bool_] = lengths > width
+    last = len(raw) - 1
+    for offset, byte in enumerate(prefix.encode("ascii")):
+        found &= raw[np.minimum(starts + offset, last)] == byte
+    # Non-digits after the prefix, from a running count of the non-digit bytes.
+    other = np.concatenate([np.zeros(1, np.int64), np.cumsum((raw < 48) | (raw > 57))])
+    after = np.minimum(starts + width, len(raw))
+    found &= other[starts + lengths] - other[after] == 0
+    return found
+
+
+def joined_columns(first: IdColumn, second: IdColumn) -> IdColumn:
+    """``first`` followed by ``second``, as one column."""
+    prefixes = [*first.prefixes, *(p for p in second.prefixes if p not in first.prefixes)]
+
+    def codes(column: IdColumn) -> npt.NDArray[np.uint8]:
+        own = np.zeros(len(column), np.uint8) if column.codes is None else column.codes
+        return np.array([prefixes.index(p) for p in column.prefixes], np.uint8)[own]
+
+    numbers = np.concatenate([first.numbers, second.numbers])
+    if len(prefixes) == 1:
+        return IdColumn(prefixes, numbers)
+    return IdColumn(prefixes, numbers, np.concatenate([codes(first), codes(second)]))
+
+
+def joined_ids(saved: Sequence[str], more: Sequence[str]) -> Sequence[str]:
+    """``saved`` followed by ``more``, kept a column when ``saved`` is one."""
+    if isinstance(saved, IdColumn):
+        return saved.extended(more)
+    return [*saved, *more]
