@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -39,9 +39,10 @@ import numpy.typing as npt
 
 from memgraph.attributes import attribute_of
 from memgraph.errors import StoreCorrupt
-from memgraph.graph.lazy import LazyDocs, PostingIndex
+from memgraph.graph.lazy import LazyDocs, NameMap, PostingIndex
 from memgraph.graph.records import CRC_KEY, RecordDamaged, read_record
 from memgraph.graph.saved import BUFFERS, SavedGraph
+from memgraph.id_column import IdColumn
 from memgraph.text import content_key, index_terms, index_terms_many, name_key, terms, words
 
 __all__ = ["EXTRA_OPS", "Doc", "Graph", "SavedDocumentError"]
@@ -125,7 +126,7 @@ class Graph:
         # Saved records that ops changed since that checkpoint (the next one re-serializes them).
         self.changed_entities: set[str] = set()
         self.changed_relations: set[str] = set()
-        self._by_name: dict[str, str] = {}
+        self._by_name: MutableMapping[str, str] = {}
         self._obs: MutableMapping[str, tuple[Doc, Doc]] = {}
         self.noted: dict[str, None] = {}  # ids of observations with a category or tags, in order
         self._facts: dict[str, Facts] = {}  # entity id -> current facts, indexed lazily
@@ -198,10 +199,7 @@ class Graph:
         graph.entities = LazyDocs(saved.entity_ids, _weak(graph._decode_entity))
         graph._obs = LazyDocs(saved.obs_ids, _weak(graph._decode_observation))
         graph.relations = LazyDocs(saved.rel_ids, _weak(graph._decode_relation))
-        # First entity with a name wins, as when adding them one by one.
-        graph._by_name = dict(
-            zip(reversed(saved.name_keys), reversed(saved.entity_ids), strict=True)
-        )
+        graph._by_name = NameMap(saved.name_keys, saved.entity_ids)
         graph.noted = dict.fromkeys(saved.noted)
         graph._terms = PostingIndex(saved.terms, saved.obs_ids)
         graph._name_terms = PostingIndex(saved.name_terms, saved.entity_ids)
@@ -364,6 +362,15 @@ class Graph:
             lambda saved, ordinal: saved.names[ordinal],
         )
 
+    def entity_type_key(self, entity_id: str) -> str | None:
+        """The type key of an entity (a lazy graph answers from its saved types)."""
+        return self._peek(
+            self.entities,
+            entity_id,
+            lambda entity: type_key(entity.get("type")),
+            lambda saved, ordinal: saved.type_keys[ordinal],
+        )
+
     def owner_of(self, obs_id: str) -> str | None:
         """The id of the entity holding an observation (a lazy graph answers from
         its saved arrays, without parsing the entity)."""
@@ -501,9 +508,10 @@ class Graph:
             if obs.get("validTo") is None:
                 yield entity, obs
 
-    def current_observation_ids(self) -> list[str]:
+    def current_observation_ids(self) -> Sequence[str]:
         """Ids of the current observations (a lazy graph answers from its saved flags,
-        corrected by the entities ops changed since, without parsing the rest)."""
+        corrected by the entities ops changed since, without parsing the rest; as an
+        :class:`~memgraph.id_column.IdColumn` when the saved ids are one)."""
         observations = self._obs
         saved = self.saved
         if saved is None or not isinstance(observations, LazyDocs):
@@ -517,14 +525,16 @@ class Graph:
                 ordinal = observations.ordinal(obs["id"])
                 if ordinal is not None:
                     current[ordinal] = obs.get("validTo") is None
-        ids = saved.obs_ids
-        found = [ids[i] for i in np.flatnonzero(current).tolist()]
         loaded = observations.loaded
+        added = []
         for obs_id in observations.added():
             pair = loaded(obs_id)
             if pair is not None and pair[1].get("validTo") is None:
-                found.append(obs_id)
-        return found
+                added.append(obs_id)
+        ids, rows = saved.obs_ids, np.flatnonzero(current)
+        if isinstance(ids, IdColumn):
+            return ids.take(rows).extended(added)
+        return [*(ids[i] for i in rows.tolist()), *added]
 
     def name_words(self, entity_id: str) -> tuple[str, ...]:
         """The word tokens of an entity's name (memoized; names never change)."""
@@ -614,8 +624,9 @@ class Graph:
         entities = self.entities
         saved = self.saved
         if saved is not None and isinstance(entities, LazyDocs):
+            gone = entities.removed()
             for entity_id, key in zip(saved.entity_ids, saved.type_keys, strict=True):
-                if entity_id in entities:
+                if entity_id not in gone:
                     yield entity_id, key
             for entity_id in entities.added():
                 yield entity_id, type_key(entities[entity_id].get("type"))
@@ -628,16 +639,19 @@ class Graph:
         relations = self.relations
         saved = self.saved
         if saved is not None and isinstance(relations, LazyDocs):
+            gone = relations.removed()
+            columns = (saved.rel_ids, saved.rel_from, saved.rel_type_keys, saved.rel_to)
+            ids, sources, types, targets = map(list, columns)  # each read in one pass
             current = saved.rel_current.tolist()
-            for ordinal, rel_id in enumerate(saved.rel_ids):
+            for ordinal, rel_id in enumerate(ids):
                 rel = relations.loaded(rel_id)
                 if rel is None:
-                    if rel_id in relations:
+                    if rel_id not in gone:
                         yield (
                             rel_id,
-                            saved.rel_from[ordinal],
-                            saved.rel_type_keys[ordinal],
-                            saved.rel_to[ordinal],
+                            sources[ordinal],
+                            types[ordinal],
+                            targets[ordinal],
                             bool(current[ordinal]),
                         )
                 else:

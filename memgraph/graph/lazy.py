@@ -17,7 +17,9 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["LazyDocs", "PostingIndex", "Postings"]
+from memgraph.id_column import IdColumn
+
+__all__ = ["LazyDocs", "NameMap", "PostingIndex", "Postings"]
 
 V = TypeVar("V")
 Ordinals = npt.NDArray[np.int32]
@@ -28,12 +30,13 @@ class LazyDocs(MutableMapping[str, V]):
 
     ``ids`` are the saved keys in order; ``decode(ordinal)`` returns the value of
     ``ids[ordinal]``. New keys keep insertion order after the saved ones, and
-    iterating keys never decodes anything.
+    iterating keys never decodes anything. Saved keys held as an
+    :class:`~memgraph.id_column.IdColumn` are found without a dict of strings.
     """
 
     def __init__(self, ids: Sequence[str], decode: Callable[[int], V]) -> None:
         self._ids = ids
-        self._ordinal: dict[str, int] = dict(zip(ids, range(len(ids)), strict=True))
+        self._ordinal = _positions(ids)
         self._decode = decode
         self._values: dict[str, V] = {}
         self._gone: set[str] = set()
@@ -63,6 +66,10 @@ class LazyDocs(MutableMapping[str, V]):
     def added(self) -> list[str]:
         """Keys added since loading, in order."""
         return list(self._new)
+
+    def removed(self) -> set[str]:
+        """Saved keys deleted since loading (every other saved key is present)."""
+        return self._gone
 
     def loaded_count(self) -> int:
         """How many values are decoded or added (held in memory)."""
@@ -112,8 +119,11 @@ class LazyDocs(MutableMapping[str, V]):
         Values already decoded or added stay as they are."""
         if self._gone or len(ids) != len(self._ids) + len(self._new):
             raise ValueError("the new saved keys do not extend the old ones")
-        start = len(self._ids)
-        self._ordinal.update(zip(self._new, range(start, start + len(self._new)), strict=True))
+        if isinstance(ids, IdColumn) or not isinstance(self._ordinal, dict):
+            self._ordinal = _positions(ids)
+        else:
+            start = len(self._ids)
+            self._ordinal.update(zip(self._new, range(start, start + len(self._new)), strict=True))
         self._ids = ids
         self._new = {}
 
@@ -132,6 +142,93 @@ class LazyDocs(MutableMapping[str, V]):
 
 
 _MISSING: Any = object()
+
+
+class NameMap(MutableMapping[str, str]):
+    """``name key -> entity id`` over a checkpoint's names (the first entity holding a
+    name wins, as when adding them one by one), plus the changes since. The saved
+    part maps names to positions: no entity id becomes a string until asked for."""
+
+    def __init__(self, name_keys: Sequence[str], ids: Sequence[str]) -> None:
+        count = len(name_keys)
+        self._saved = dict(zip(reversed(name_keys), range(count - 1, -1, -1), strict=True))
+        self._ids = ids
+        self._changed: dict[str, str | None] = {}  # None: removed
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._changed:
+            changed = self._changed[key]
+            return default if changed is None else changed
+        ordinal = self._saved.get(key)
+        return default if ordinal is None else self._ids[ordinal]
+
+    def __getitem__(self, key: str) -> str:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return str(found)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._changed[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if self.get(key) is None:
+            raise KeyError(key)
+        self._changed[key] = None
+
+    def __iter__(self) -> Iterator[str]:
+        changed = self._changed
+        for key in self._saved:
+            if changed.get(key, key) is not None:
+                yield key
+        for key, value in list(changed.items()):
+            if value is not None and key not in self._saved:
+                yield key
+
+    def __len__(self) -> int:
+        return sum(1 for _key in self)
+
+
+class _ColumnPositions(Mapping[str, int]):
+    """``id -> position`` over an :class:`IdColumn`, without a dict of its strings."""
+
+    __slots__ = ("_column",)
+
+    def __init__(self, column: IdColumn) -> None:
+        self._column = column
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._column.position(key) if type(key) is str else None
+        return default if found is None else found
+
+    def __getitem__(self, key: str) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return int(found)
+
+    def __contains__(self, key: object) -> bool:
+        return type(key) is str and self._column.position(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._column)
+
+    def __len__(self) -> int:
+        return len(self._column)
+
+
+def _ids_at(ids: Sequence[str], ordinals: Ordinals) -> list[str]:
+    """The ids at these saved positions."""
+    if isinstance(ids, IdColumn):
+        return ids.take(ordinals).tolist()
+    return [ids[o] for o in ordinals.tolist()]
+
+
+def _positions(ids: Sequence[str]) -> Mapping[str, int]:
+    """``id -> position`` of saved keys in order (the last of a repeated key)."""
+    if isinstance(ids, IdColumn):
+        return _ColumnPositions(ids)
+    return dict(zip(ids, range(len(ids)), strict=True))
 
 
 class Postings:
@@ -175,7 +272,7 @@ class PostingIndex:
                     if found is None:
                         ids = self._ids
                         assert ids is not None
-                        found = {ids[o] for o in ordinals.tolist()}
+                        found = set(_ids_at(ids, ordinals))
                         found |= self._added.pop(term, set())
                         found -= self._removed.pop(term, set())
                         self._sets[term] = found
@@ -196,7 +293,17 @@ class PostingIndex:
         return found
 
     def __contains__(self, term: object) -> bool:
-        return isinstance(term, str) and bool(self._set(term))
+        if not isinstance(term, str):
+            return False
+        if self._pending(term):  # decided without building a frequent term's set
+            assert self._saved is not None
+            saved = self._saved.of(term)
+            removed = self._removed.get(term, set())
+            if saved is not None and len(saved) > len(removed):
+                return True
+            if self._added.get(term, set()) - removed:
+                return True
+        return bool(self._set(term))
 
     def count(self, term: str) -> int:
         """How many ids hold ``term``, without building its set when it is saved.

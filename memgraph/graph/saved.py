@@ -9,16 +9,26 @@ the snapshot code.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from memgraph.graph.lazy import Postings
+from memgraph.id_column import IdColumn
 
-__all__ = ["BUFFERS", "Buffer", "Records", "SavedGraph", "Spans", "as_buffer"]
+__all__ = [
+    "BUFFERS",
+    "Buffer",
+    "Records",
+    "RelationEnds",
+    "SavedGraph",
+    "Spans",
+    "StringColumn",
+    "as_buffer",
+]
 
 Buffer = bytes | bytearray | memoryview | mmap.mmap
 BUFFERS = (bytes, bytearray, memoryview, mmap.mmap)
@@ -49,6 +59,96 @@ def as_buffer(data: Buffer | Records) -> Buffer:
     return data if isinstance(data, BUFFERS) else data[0 : len(data)]
 
 
+class StringColumn(Sequence[str]):
+    """NUL-separated UTF-8 strings (a table of ``graph.idx``), each decoded when read:
+    opening a scope does not make a string per entity name or type."""
+
+    __slots__ = ("_data", "_ends", "_starts")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        if not data:
+            self._starts = self._ends = np.zeros(0, np.int64)
+            return
+        separators = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0)
+        self._starts = np.concatenate([np.zeros(1, np.int64), separators + 1])
+        self._ends = np.concatenate([separators, np.array([len(data)], np.int64)])
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return self.tolist()[index]
+        return self._data[int(self._starts[index]) : int(self._ends[index])].decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self.tolist())
+
+    def tolist(self) -> list[str]:
+        """Every string, in order."""
+        return self._data.decode().split("\x00") if self._data else []
+
+
+class RelationEnds(Sequence[str]):
+    """The ``from`` (``side`` 0) or ``to`` (1) entity id of every saved relation, read
+    from the relations' entity ordinals when asked (a relation whose end names no
+    entity is in ``dangling``: relation ordinal -> ``[from, to]``)."""
+
+    __slots__ = ("_dangling", "_entity_ids", "_ordinals", "_side")
+
+    def __init__(
+        self,
+        ordinals: npt.NDArray[np.int64],
+        entity_ids: Sequence[str],
+        dangling: dict[str, list[str]],
+        side: int,
+    ) -> None:
+        self._ordinals, self._entity_ids = ordinals, entity_ids
+        self._dangling, self._side = dangling, side
+
+    def __len__(self) -> int:
+        return len(self._ordinals)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        ordinal = int(self._ordinals[index])
+        if ordinal >= 0:
+            return self._entity_ids[ordinal]
+        position = index if index >= 0 else len(self) + index
+        return self._dangling[str(position)][self._side]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def tolist(self) -> list[str]:
+        """Every end, in relation order."""
+        ids = self._entity_ids
+        ordinals = self._ordinals.tolist()
+        if isinstance(ids, IdColumn) and len(ordinals) and min(ordinals) >= 0:
+            return ids.take(self._ordinals).tolist()
+        ends = [ids[o] if o >= 0 else "" for o in ordinals]
+        for position, pair in self._dangling.items():
+            ends[int(position)] = pair[self._side]
+        return ends
+
+
 @dataclass
 class SavedGraph:
     """A checkpoint's bytes and the index arrays that describe them."""
@@ -57,22 +157,22 @@ class SavedGraph:
     seq: int
     next_id: int
     extra: dict[str, Any]
-    entity_ids: list[str]
+    entity_ids: Sequence[str]
     entity_spans: Spans  # (n, 2) byte offsets into data
-    names: list[str]  # as written (name_keys are normalized)
-    name_keys: list[str]
-    type_keys: list[str]
-    obs_ids: list[str]
+    names: Sequence[str]  # as written (name_keys are normalized)
+    name_keys: Sequence[str]
+    type_keys: Sequence[str]
+    obs_ids: Sequence[str]
     obs_owner: npt.NDArray[np.int32]  # entity ordinal of each observation
     obs_current: npt.NDArray[np.bool_]
-    noted: list[str]
-    rel_ids: list[str]
+    noted: Sequence[str]
+    rel_ids: Sequence[str]
     rel_spans: Spans
-    rel_from: list[str]
-    rel_to: list[str]
+    rel_from: Sequence[str]
+    rel_to: Sequence[str]
     rel_from_ordinals: npt.NDArray[np.int64]  # -1: an end that names no entity
     rel_to_ordinals: npt.NDArray[np.int64]
-    rel_type_keys: list[str]
+    rel_type_keys: Sequence[str]
     rel_current: npt.NDArray[np.bool_]
     terms: Postings  # index term -> ordinals of current observations
     name_terms: Postings  # name term -> entity ordinals

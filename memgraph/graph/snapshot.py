@@ -47,7 +47,16 @@ from memgraph.background import InThread
 from memgraph.graph.graph import LEAN_FACTS, Doc, Graph, type_key
 from memgraph.graph.lazy import LazyDocs, Postings
 from memgraph.graph.records import CHECKSUMS, CRC_KEY, HEAD, MIDDLE, seal_record, tail_line
-from memgraph.graph.saved import Buffer, Records, SavedGraph, Spans, as_buffer
+from memgraph.graph.saved import (
+    Buffer,
+    Records,
+    RelationEnds,
+    SavedGraph,
+    Spans,
+    StringColumn,
+    as_buffer,
+)
+from memgraph.id_column import IdColumn, id_column, joined_ids, parse_numbers
 from memgraph.text import index_terms_many, name_key, terms
 
 __all__ = [
@@ -155,12 +164,15 @@ _NUMBER = r"(?:[1-9][0-9]{0,17}|0)"
 
 def _strings(values: Sequence[str]) -> tuple[str, bytes]:
     """NUL-separated UTF-8; ids like ``obs-12`` sharing one prefix as delta-coded numbers."""
+    if isinstance(values, IdColumn) and values.codes is None:
+        return f"ids:{values.prefixes[0]}", _deltas(values.numbers)
+    values = list(values)
     joined = "\x00".join(values)
     if values:
         prefix = values[0].rstrip("0123456789")
         if prefix != values[0]:
             if joined.isascii():
-                numbers = _id_numbers(joined.encode("ascii"), prefix.encode("ascii"), len(values))
+                numbers = parse_numbers(values, prefix)
                 if numbers is not None:
                     return f"ids:{prefix}", _deltas(numbers)
             else:
@@ -170,41 +182,6 @@ def _strings(values: Sequence[str]) -> tuple[str, bytes]:
                     numbers = np.array(digits.split("\x00"), dtype=np.int64)
                     return f"ids:{prefix}", _deltas(numbers)
     return "str", zlib.compress(joined.encode(), 1)
-
-
-def _id_numbers(data: bytes, prefix: bytes, count: int) -> npt.NDArray[np.int64] | None:
-    """The numbers of ``count`` NUL-separated ASCII ids when each is ``prefix`` followed by
-    a number of 1 to 18 digits without leading zeros (what :data:`_NUMBER` matches), else
-    None. A few array operations per digit place instead of a regex and a split."""
-    raw = np.frombuffer(data, dtype=np.uint8)
-    separators = np.flatnonzero(raw == 0)
-    if len(separators) != count - 1:
-        return None
-    starts = np.empty(count, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = separators + 1
-    ends = np.empty(count, dtype=np.int64)
-    ends[:-1] = separators
-    ends[-1] = len(raw)
-    width = len(prefix)
-    lengths = ends - starts - width  # digits per id
-    shortest, longest = int(lengths.min()), int(lengths.max())
-    if shortest < 1 or longest > 18:
-        return None
-    for offset, byte in enumerate(prefix):
-        if (raw[starts + offset] != byte).any():
-            return None
-    first = starts + width
-    if ((raw[first] == 48) & (lengths > 1)).any():  # a leading zero
-        return None
-    numbers = np.zeros(count, dtype=np.int64)
-    for place in range(longest):  # one digit of every id long enough per step
-        live = slice(None) if place < shortest else lengths > place
-        digit = raw[first[live] + place].astype(np.int64) - 48
-        if ((digit < 0) | (digit > 9)).any():
-            return None
-        numbers[live] = numbers[live] * 10 + digit
-    return numbers
 
 
 def _deltas(values: npt.ArrayLike) -> bytes:
@@ -232,8 +209,7 @@ def _decode_blob(kind: str, piece: memoryview) -> tuple[Any, int]:
     except zlib.error as exc:
         raise IndexUnusable(f"a blob does not decompress ({exc})") from exc
     if kind == "str":
-        text = data.decode()
-        return (text.split("\x00") if text else []), 0
+        return StringColumn(data), 0
     if kind == "u8":
         return np.frombuffer(data, dtype="u1").astype(bool), 0
     numbers = np.cumsum(np.frombuffer(data, dtype="<i8"))
@@ -242,7 +218,7 @@ def _decode_blob(kind: str, piece: memoryview) -> tuple[Any, int]:
     if kind.startswith("ids:"):
         prefix = kind[4:]
         top = int(numbers.max()) if len(numbers) else 0
-        return [f"{prefix}{n}" for n in numbers.tolist()], top
+        return IdColumn([prefix], numbers), top
     raise IndexUnusable(f"unknown blob kind {kind!r}")
 
 
@@ -482,30 +458,40 @@ def encode(graph: Graph, files: Doc | None = None, sink: Sink | None = None) -> 
     for entity in new_entities:
         for term in set(terms(entity["name"])):
             name_fresh.setdefault(term, []).append(ordinal_of_new[entity["id"]])
+    names = [*saved.names, *(str(e["name"]) for e in new_entities)]
+    name_keys = [*saved.name_keys, *(name_key(e["name"]) for e in new_entities)]
+    type_keys = [*saved.type_keys, *(type_key(e.get("type")) for e in new_entities)]
+    for ordinal, entity in changed_entities.items():  # an op may have replaced one
+        names[ordinal] = str(entity["name"])
+        name_keys[ordinal] = name_key(entity["name"])
+        type_keys[ordinal] = type_key(entity.get("type"))
+    entity_ids = joined_ids(saved.entity_ids, new_entity_ids)
+    rel_from_ordinals = np.concatenate(
+        [saved.rel_from_ordinals, np.asarray([entity_ordinal(e) for e in new_from], np.int64)]
+    )
+    rel_to_ordinals = np.concatenate(
+        [saved.rel_to_ordinals, np.asarray([entity_ordinal(e) for e in new_to], np.int64)]
+    )
     tables = SavedGraph(
         data=b"",
         seq=graph.seq,
         next_id=graph.next_id,
         extra=dict(graph.extra),
-        entity_ids=[*saved.entity_ids, *new_entity_ids],
+        entity_ids=entity_ids,
         entity_spans=entity_spans,
-        names=[*saved.names, *(str(e["name"]) for e in new_entities)],
-        name_keys=[*saved.name_keys, *(name_key(e["name"]) for e in new_entities)],
-        type_keys=[*saved.type_keys, *(type_key(e.get("type")) for e in new_entities)],
-        obs_ids=[*saved.obs_ids, *added],
+        names=names,
+        name_keys=name_keys,
+        type_keys=type_keys,
+        obs_ids=joined_ids(saved.obs_ids, added),
         obs_owner=np.concatenate([saved.obs_owner, owners]),
         obs_current=obs_current,
         noted=list(graph.noted),
-        rel_ids=[*saved.rel_ids, *new_rel_ids],
+        rel_ids=joined_ids(saved.rel_ids, new_rel_ids),
         rel_spans=rel_spans,
-        rel_from=[*saved.rel_from, *new_from],
-        rel_to=[*saved.rel_to, *new_to],
-        rel_from_ordinals=np.concatenate(
-            [saved.rel_from_ordinals, np.asarray([entity_ordinal(e) for e in new_from], np.int64)]
-        ),
-        rel_to_ordinals=np.concatenate(
-            [saved.rel_to_ordinals, np.asarray([entity_ordinal(e) for e in new_to], np.int64)]
-        ),
+        rel_from=RelationEnds(rel_from_ordinals, entity_ids, dangling, 0),
+        rel_to=RelationEnds(rel_to_ordinals, entity_ids, dangling, 1),
+        rel_from_ordinals=rel_from_ordinals,
+        rel_to_ordinals=rel_to_ordinals,
         rel_type_keys=[*saved.rel_type_keys, *(type_key(r["type"]) for r in new_rels)],
         rel_current=np.concatenate(
             [rel_current, np.asarray([r.get("validTo") is None for r in new_rels], dtype=bool)]
@@ -514,10 +500,6 @@ def encode(graph: Graph, files: Doc | None = None, sink: Sink | None = None) -> 
         name_terms=_merge(saved.name_terms, None, name_fresh),
         dangling=dangling,
     )
-    for ordinal, entity in changed_entities.items():  # an op may have replaced one
-        tables.names[ordinal] = str(entity["name"])
-        tables.name_keys[ordinal] = name_key(entity["name"])
-        tables.type_keys[ordinal] = type_key(entity.get("type"))
     return GraphImage(graph_json, tables, writer.position)
 
 
@@ -615,16 +597,16 @@ def _encode_all(graph: Graph, files: Doc | None, sink: Sink | None = None) -> Gr
         seq=graph.seq,
         next_id=graph.next_id,
         extra=dict(graph.extra),
-        entity_ids=entity_ids,
+        entity_ids=id_column(entity_ids),
         entity_spans=entity_spans,
         names=[str(e["name"]) for e in entity_docs],
         name_keys=[name_key(e["name"]) for e in entity_docs],
         type_keys=[type_key(e.get("type")) for e in entity_docs],
-        obs_ids=obs_ids,
+        obs_ids=id_column(obs_ids),
         obs_owner=np.asarray(owners, dtype=np.int32),
         obs_current=np.asarray(current, dtype=bool),
         noted=list(graph.noted),
-        rel_ids=[r["id"] for r in rel_docs],
+        rel_ids=id_column([r["id"] for r in rel_docs]),
         rel_spans=rel_spans,
         rel_from=rel_from,
         rel_to=rel_to,
@@ -709,19 +691,21 @@ def _read_blobs(view: memoryview) -> tuple[Doc, dict[str, Any], int]:
     return header, blobs, highest
 
 
-def _ends(blobs: dict[str, Any], entity_ids: list[str], dangling: Doc) -> list[list[str]]:
+def _ends(
+    blobs: dict[str, Any], entity_ids: Sequence[str], dangling: Doc
+) -> tuple[RelationEnds, RelationEnds]:
     """The ``from`` and ``to`` entity ids of every relation."""
     n, k = len(entity_ids), len(blobs["rel.ids"])
-    ends = []
-    for side, name in enumerate(("rel.from", "rel.to")):
+    for name in ("rel.from", "rel.to"):
         ordinals = blobs[name]
         if len(ordinals) != k or (k and int(ordinals.max()) >= n):
             raise IndexUnusable(f"{name} is inconsistent")
-        names = [entity_ids[o] if o >= 0 else "" for o in ordinals.tolist()]
-        for ordinal, pair in dangling.items():
-            names[int(ordinal)] = pair[side]
-        ends.append(names)
-    return ends
+    if any(not 0 <= int(ordinal) < k for ordinal in dangling):
+        raise IndexUnusable("a dangling relation is out of range")
+    return (
+        RelationEnds(blobs["rel.from"], entity_ids, dangling, 0),
+        RelationEnds(blobs["rel.to"], entity_ids, dangling, 1),
+    )
 
 
 def _check_lengths(blobs: dict[str, Any], data: Buffer | Records) -> None:

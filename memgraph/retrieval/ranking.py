@@ -44,7 +44,7 @@ from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_sch
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import WORD_FORMS, index_terms, terms, words
+from memgraph.text import WORD_FORMS, index_terms, name_key, terms, words
 
 __all__ = [
     "CURRENT",
@@ -281,15 +281,17 @@ def type_matches(graph: Graph, query: str, *, among: Iterable[str] | None = None
     With ``among`` (the entities the query names, all that :func:`fuse` uses a type
     match for), only those: "Who is Person_17?" does not copy the ids of every person.
     """
-    wanted = None if among is None else set(among)
+    variants = {
+        variant
+        for word in set(terms(query))
+        for variant in (word, word.rstrip("s"), "person" if word == "people" else word)
+    }
+    if among is not None:  # each named entity's own type: no index of every entity by type
+        keys = {name_key(variant) for variant in variants}
+        return {entity_id for entity_id in among if graph.entity_type_key(entity_id) in keys}
     found: set[str] = set()
-    for word in set(terms(query)):
-        for variant in {word, word.rstrip("s"), "person" if word == "people" else word}:
-            of_type = graph.entities_of_type(variant)
-            if wanted is None:
-                found |= of_type
-            elif of_type:
-                found.update(entity_id for entity_id in wanted if entity_id in of_type)
+    for variant in variants:
+        found |= graph.entities_of_type(variant)
     return found
 
 
