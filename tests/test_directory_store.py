@@ -20,10 +20,18 @@ import pytest
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.records import seal_record
+from memgraph.id_column import IdColumn
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store import Commit, DirectoryStore
 from memgraph.store import directory as directory_module
+from memgraph.store.readers import (
+    PACKED_VECTOR_FORMAT,
+    VECTOR_FORMAT,
+    pack_row_ids,
+    unpack_row_ids,
+)
 from tests.test_store_contract import (
+    DIM,
     MODEL,
     SCOPE,
     Model,
@@ -31,6 +39,7 @@ from tests.test_store_contract import (
     catch_up,
     checkpoint,
     episode,
+    loaded_graph,
     make_commit,
     rebuild,
     replay,
@@ -544,6 +553,110 @@ def test_a_vectors_header_that_disagrees_with_its_ids_raises_store_corrupt(
     header["count"] = 5
     store.header_path.write_bytes(orjson.dumps(header))
     with pytest.raises(StoreCorrupt) as caught:
+        open_store().load()
+    assert caught.value.path == str(store.header_path)
+
+
+def test_a_checkpoint_packs_the_vector_ids_and_a_load_reads_them_as_a_column(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1, 2, 3)
+    checkpoint(store, model)
+    header = orjson.loads(store.header_path.read_bytes())
+    assert header["format"] == PACKED_VECTOR_FORMAT and header["ids"]["prefixes"] == ["obs-"]
+    vectors = open_store().load().vectors
+    assert vectors is not None and isinstance(vectors.ids, IdColumn)
+    assert list(vectors.ids) == model.index.ids() == ["obs-4", "obs-7", "obs-10"]
+
+
+def test_a_vectors_header_listing_its_ids_loads_and_the_next_append_packs_them(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1, 2)
+    checkpoint(store, model)
+    blocks = orjson.loads(store.header_path.read_bytes())["blocks"]
+    earlier = {"format": 1, "model": MODEL, "dim": DIM, "count": 2, "blocks": blocks}
+    store.header_path.write_bytes(orjson.dumps({**earlier, "ids": ["obs-4", "obs-7"]}))
+    store.close()
+    second = open_store()
+    snapshot = second.load()
+    assert snapshot.vectors is not None and list(snapshot.vectors.ids) == ["obs-4", "obs-7"]
+    reader = Model()
+    reader.graph = loaded_graph(open_store())
+    reader.index = VectorIndex(MODEL, None, snapshot.vectors.matrix, snapshot.vectors.ids)
+    write(second, reader, 3)
+    checkpoint(second, reader)
+    assert orjson.loads(second.header_path.read_bytes())["format"] == PACKED_VECTOR_FORMAT
+    vectors = open_store().load().vectors
+    assert vectors is not None and list(vectors.ids) == ["obs-4", "obs-7", "obs-10"]
+
+
+def test_vector_ids_that_are_not_prefixes_and_numbers_are_listed(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1)
+    odd = VectorIndex(MODEL)
+    odd.add(["obs-4", "Alice"], np.array([[1, 0, 0, 0], [0, 1, 0, 0]], np.float32))
+    with store.lock(5):
+        assert store.checkpoint(model.graph, odd, [], force=True)
+    header = orjson.loads(store.header_path.read_bytes())
+    assert header["format"] == VECTOR_FORMAT and header["ids"] == ["obs-4", "Alice"]
+    vectors = open_store().load().vectors
+    assert vectors is not None and list(vectors.ids) == ["obs-4", "Alice"]
+
+
+PACKED = pack_row_ids(IdColumn(["obs-", "episode-"], [3, 1, 6], [0, 1, 0]))
+
+
+def test_packed_ids_unpack_to_the_ids_packed() -> None:
+    assert unpack_row_ids(PACKED, 3).tolist() == ["obs-3", "episode-1", "obs-6"]
+    single = pack_row_ids(IdColumn(["obs-"], [7, 2, 9]))
+    assert "codes" not in single
+    assert unpack_row_ids(single, 3).tolist() == ["obs-7", "obs-2", "obs-9"]
+    assert unpack_row_ids(pack_row_ids(IdColumn(["obs-"], [])), 0).tolist() == []
+
+
+@pytest.mark.parametrize(
+    ("packed", "count", "problem"),
+    [
+        (PACKED, 4, "3 ids for 4 rows"),
+        (["obs-3"], 1, "not packed ids"),
+        ({**PACKED, "prefixes": []}, 3, "prefixes"),
+        ({**PACKED, "prefixes": ["obs-"]}, 3, "a prefix beyond the 1 named"),
+        ({**PACKED, "numbers": "not base64!"}, 3, "cannot be decoded"),
+        ({**PACKED, "numbers": 12}, 3, "not a string"),
+        (pack_row_ids(IdColumn(["obs-"], [5, -9])), 2, "numbers outside"),
+        (pack_row_ids(IdColumn(["obs-"], [10**18])), 1, "numbers outside"),
+    ],
+)
+def test_packed_ids_that_are_not_what_was_packed_are_refused(
+    packed: object, count: int, problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        unpack_row_ids(packed, count)
+
+
+def test_packed_vector_ids_that_cannot_be_unpacked_raise_store_corrupt(
+    open_store: Callable[[], DirectoryStore],
+) -> None:
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, 1, 2)
+    checkpoint(store, model)
+    header = orjson.loads(store.header_path.read_bytes())
+    header["ids"]["numbers"] = header["ids"]["numbers"][:-4]
+    store.header_path.write_bytes(orjson.dumps(header))
+    with pytest.raises(StoreCorrupt, match="ids that cannot be unpacked") as caught:
         open_store().load()
     assert caught.value.path == str(store.header_path)
 

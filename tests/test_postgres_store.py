@@ -10,6 +10,7 @@ versioned, errors map onto memgraph's tree without leaking a password, and
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from memgraph.errors import (
     StoreUnavailable,
 )
 from memgraph.graph.graph import Graph
+from memgraph.id_column import IdColumn
 from memgraph.llm_calls.provider import Provider, resolve_provider
 from memgraph.retrieval.ivf import CoarseIndex
 from memgraph.retrieval.vectors import VectorIndex
@@ -658,6 +660,68 @@ def test_the_approximate_vector_index_is_kept_with_a_checkpoint_and_dropped_by_a
         store.rewrite(graph.to_document(), VectorIndex("m"), [])
     after = stores().load().vectors
     assert after is None or after.coarse is None
+
+
+def test_vector_ids_are_stored_packed_and_blobs_of_the_previous_form_still_read() -> None:
+    column = IdColumn(["obs-", "episode-"], [3, 1, 6], [0, 1, 0])
+    packed = postgres.pack_ids(column)
+    assert packed.startswith(b"{")
+    assert postgres.unpack_ids(packed, 3) == ["obs-3", "episode-1", "obs-6"]
+    listed = postgres.pack_ids(["Alice", "obs-1"])
+    assert postgres.unpack_ids(listed, 2) == ["Alice", "obs-1"]
+    previous = zlib.compress(b"obs-3\x00episode-1", 1)
+    assert postgres.unpack_ids(previous, 2) == ["obs-3", "episode-1"]
+
+
+def test_a_checkpoint_keeps_the_vector_ids_packed_and_the_next_one_appends_after_them(
+    stores: Stores, admin: psycopg.Connection[Any], schema: str
+) -> None:
+    store = stores()
+    store.load()
+    with store.lock(5):
+        for seq in (1, 2, 3):
+            store.commit(make_commit(seq))
+    graph, index = state_after(1, 2, 3)
+    with store.lock(5):
+        assert store.checkpoint(graph, index, [], force=True)
+    row = admin.execute(f"SELECT vector_ids FROM {schema}.images").fetchone()
+    assert row is not None and bytes(row[0]).startswith(b"{")
+    reader = stores()
+    loaded = reader.load().vectors
+    assert loaded is not None and isinstance(loaded.ids, IdColumn)
+    assert list(loaded.ids) == index.ids() == ["obs-4", "obs-7", "obs-10"]
+    grown = VectorIndex("m", None, loaded.all_rows(), loaded.ids)
+    commit = make_commit(4)
+    assert commit.vectors is not None
+    grown.add(commit.vectors.ids, commit.vectors.matrix)
+    graph.apply(commit.ops)
+    graph.next_id, graph.seq = commit.next_id, 4
+    with reader.lock(5):
+        reader.commit(commit)
+        assert reader.checkpoint(graph, grown, [], force=True)
+    stored = admin.execute(
+        f"SELECT row_index, obs_id FROM {schema}.vectors ORDER BY row_index"
+    ).fetchall()
+    assert stored == [(0, "obs-4"), (1, "obs-7"), (2, "obs-10"), (3, "obs-13")]
+    generations = admin.execute(f"SELECT vector_generation FROM {schema}.scopes").fetchall()
+    assert generations == [(1,)], "the rows were appended, not replaced"
+
+
+def test_vector_ids_stored_in_the_previous_form_load(
+    stores: Stores, admin: psycopg.Connection[Any], schema: str
+) -> None:
+    store = stores()
+    store.load()
+    with store.lock(5):
+        for seq in (1, 2):
+            store.commit(make_commit(seq))
+    graph, index = state_after(1, 2)
+    with store.lock(5):
+        assert store.checkpoint(graph, index, [], force=True)
+    previous = zlib.compress(b"obs-4\x00obs-7", 1)
+    admin.execute(f"UPDATE {schema}.images SET vector_ids = %s", [previous])
+    loaded = stores().load().vectors
+    assert loaded is not None and list(loaded.ids) == ["obs-4", "obs-7"]
 
 
 # --------------------------------------------------------------------------- Memory end to end

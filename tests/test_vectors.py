@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from memgraph.id_column import MAX_PREFIXES, IdColumn, as_column
+from memgraph.retrieval import vectors as vectors_module
 from memgraph.retrieval.vectors import VectorIndex, normalize_rows
 
 
@@ -22,7 +24,7 @@ def brute_force(index: VectorIndex, query: np.ndarray, live: set[str]) -> list[t
     rows = index.rows(0, len(index))
     scored = {}
     for row, obs_id in enumerate(index.ids()):
-        if obs_id in live and index.row_of[obs_id] == row:
+        if obs_id in live and index.row(obs_id) == row:
             scored[obs_id] = float(rows[row] @ unit(*query))
     return sorted(scored.items(), key=lambda pair: -pair[1])
 
@@ -100,7 +102,7 @@ def test_replacing_a_vector_returns_the_id_once_with_its_new_vector() -> None:
     ]
     assert all(score == pytest.approx(1.0) for _, score in hits)
     assert index.ids() == ["a", "b", "a"]
-    assert index.row_of["a"] == 2
+    assert index.row("a") == 2
     ids, matrix = index.live_rows()
     assert ids == ["b", "a"]
     assert matrix.tolist() == [[0.0, 1.0], [0.0, 1.0]]
@@ -219,7 +221,91 @@ def test_adding_batches_keeps_the_row_bookkeeping_of_adding_row_by_row() -> None
         for obs_id, row in zip(ids, rows, strict=True):
             single.add([obs_id], row[None])
     size = len(single)
-    assert len(batched) == size and batched.row_of == single.row_of
+    assert len(batched) == size
+    assert [batched.row(i) for i in batched.ids()] == [single.row(i) for i in single.ids()]
     assert np.array_equal(batched._alive[:size], single._alive[:size])
     assert np.array_equal(batched._episode[:size], single._episode[:size])
     assert batched._episode[:size].any() and not batched._alive[:size].all()
+
+
+# ------------------------------------------------------------------- ids held as a column
+def test_ids_of_prefixes_and_numbers_become_a_column_and_others_do_not() -> None:
+    mixed = as_column(["obs-3", "episode-1", "obs-6", "episode-4", "obs-10"])
+    assert isinstance(mixed, IdColumn) and mixed.prefixes == ("obs-", "episode-")
+    assert mixed.tolist() == ["obs-3", "episode-1", "obs-6", "episode-4", "obs-10"]
+    single = as_column([f"obs-{n}" for n in range(5)])
+    assert isinstance(single, IdColumn) and single.codes is None
+    assert as_column([]) is None
+    nested = as_column(["obs-1", "obs-x2", "e0", "episode-0"])  # a prefix inside another
+    assert nested is not None and nested.prefixes == ("obs-", "obs-x", "e", "episode-")
+    assert nested.tolist() == ["obs-1", "obs-x2", "e0", "episode-0"]
+    for ids in (
+        ["obs-1", "abc"],  # no number
+        ["obs-1", "obs-01"],  # a leading zero
+        ["obs-1", "obsé-2"],  # not ASCII
+        ["obs-1", "obs\x00-2"],  # a NUL inside an id
+        ["obs-1", "obs-1234567890123456789"],  # beyond 18 digits
+        [f"p{n}-1" for n in range(MAX_PREFIXES + 1)],
+    ):
+        assert as_column(ids) is None, ids
+
+
+def pair_of_indexes(monkeypatch: pytest.MonkeyPatch) -> tuple[VectorIndex, VectorIndex, list[str]]:
+    """The same rows twice: base ids held as a column, and as a list (with a dict)."""
+    rng = np.random.default_rng(11)
+    ids = [f"{rng.choice(['obs-', 'episode-'])}{rng.integers(0, 300)}" for _ in range(600)]
+    base = normalize_rows(rng.standard_normal((600, 8)).astype(np.float32))
+    column = VectorIndex("m", None, base, ids)
+    with monkeypatch.context() as patched:
+        patched.setattr(vectors_module, "as_column", lambda ids: None)
+        listed = VectorIndex("m", None, base, ids)
+    added = [f"{rng.choice(['obs-', 'episode-'])}{rng.integers(200, 400)}" for _ in range(300)]
+    rows = rng.standard_normal((300, 8)).astype(np.float32)
+    for index in (column, listed):
+        index.add(added, rows)
+    return column, listed, [f"obs-{n}" for n in range(450)] + ["episode-5", "nope", "obs-007"]
+
+
+def test_an_index_with_a_column_of_ids_behaves_as_one_with_a_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    column, listed, wanted = pair_of_indexes(monkeypatch)
+    assert isinstance(column.base_ids, IdColumn) and isinstance(listed.base_ids, list)
+    assert column.ids() == listed.ids()
+    assert [column.row(i) for i in wanted] == [listed.row(i) for i in wanted]
+    assert [i in column for i in wanted] == [i in listed for i in wanted]
+    as_ids = as_column(wanted[:450])
+    assert as_ids is not None
+    for keys in (wanted, wanted[:450], as_ids, wanted[:10]):
+        assert column.rows_of(keys).tolist() == listed.rows_of(keys).tolist()
+        assert column.missing(keys) == listed.missing(keys)
+        assert np.array_equal(column.mask_for(keys), listed.mask_for(keys))
+    query = np.random.default_rng(2).standard_normal(8)
+    assert column.similarities(query, wanted) == listed.similarities(query, wanted)
+    for kind in (None, "facts", "episodes"):
+        assert column.search(query, 20, kind=kind) == listed.search(query, 20, kind=kind)
+    column.set_live(as_ids)
+    listed.set_live(wanted[:450])
+    assert column.search(query, 50) == listed.search(query, 50)
+    column.discard(wanted[:100])
+    listed.discard(wanted[:100])
+    assert column.search(query, 50) == listed.search(query, 50)
+    assert column.live_rows()[0] == listed.live_rows()[0]
+    assert list(column.compact_ids()) == listed.ids()
+    assert column.resident_bytes() < listed.resident_bytes()
+
+
+def test_compact_ids_are_a_column_only_when_every_id_can_be_one() -> None:
+    base = normalize_rows(np.eye(3, dtype=np.float32))
+    index = VectorIndex("m", None, base, ["obs-1", "episode-2", "obs-3"])
+    assert index.compact_ids() is index.base_ids
+    index.add(["kv-7", "obs-4"], np.eye(3, dtype=np.float32)[:2])
+    ids = index.compact_ids()
+    assert isinstance(ids, IdColumn)
+    assert ids.prefixes == ("obs-", "episode-", "kv-")
+    assert ids.tolist() == ["obs-1", "episode-2", "obs-3", "kv-7", "obs-4"]
+    index.add(["Alice"], np.eye(3, dtype=np.float32)[:1])
+    assert index.compact_ids() == index.ids() and not isinstance(index.compact_ids(), IdColumn)
+    fresh = index_of({"obs-1": [1, 0], "episode-1": [0, 1]})
+    assert isinstance(fresh.compact_ids(), IdColumn)
+    assert index_of({"a": [1, 0]}).compact_ids() == ["a"]

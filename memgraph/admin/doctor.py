@@ -31,7 +31,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -474,7 +474,11 @@ def _scan_vectors(scan: _Scan) -> None:
 
 
 def _scan_vector_rows(
-    scan: _Scan, ids: list[str], dim: int | None, blocks: list[tuple[int, int]], size: int | None
+    scan: _Scan,
+    ids: Sequence[str],
+    dim: int | None,
+    blocks: list[tuple[int, int]],
+    size: int | None,
 ) -> None:
     """Check every row of ``vectors.npy`` against the header: width and checksums."""
     scan.vector_count = count = len(ids)

@@ -318,7 +318,7 @@ class MemoryCore:
             thread.join(timeout)
         return self._training is None
 
-    def _backfill_vectors(self, current: list[str]) -> None:
+    def _backfill_vectors(self, current: Sequence[str]) -> None:
         """Embed current observations that have no vector (new embedding model, Agency files).
 
         Persisted when the scope's lock is free; otherwise kept in memory and
@@ -387,7 +387,7 @@ class MemoryCore:
             self._sync()
             self._maybe_checkpoint(force=True)
 
-    def _load(self) -> list[str]:
+    def _load(self) -> Sequence[str]:
         """Load the scope from the store; returns the ids of the current observations."""
         snapshot = self.store.load()
         try:
@@ -527,14 +527,13 @@ class MemoryCore:
         ]
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
-    def _missing_vectors(self, graph: Graph, current: list[str]) -> list[tuple[str, str]]:
+    def _missing_vectors(self, graph: Graph, current: Sequence[str]) -> list[tuple[str, str]]:
         """(id, text to embed) of the ``current`` observations that have no vector."""
         index = self._vectors
         if self.provider.embedder is None or index is None:
             return []
         missing = []
-        rows = index.row_of
-        for obs_id in [i for i in current if i not in rows]:
+        for obs_id in index.missing(current):
             pair = graph.observation(obs_id)
             assert pair is not None
             entity, obs = pair

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import orjson
 
 from memgraph.clock import now_iso
@@ -178,10 +179,11 @@ class ForgetMixin(MemoryCore):
                     # The vectors of the facts and of the remembered texts that stay.
                     live = {o["id"] for _, o in graph.all_observations()}
                     live.update(e["id"] for e in kept_episodes)
-                    ids = index.ids()
-                    rows = [r for r, i in enumerate(ids) if i in live and index.row_of.get(i) == r]
-                    if rows:
-                        kept.add([ids[r] for r in rows], index.rows(0, len(ids))[rows])
+                    rows = np.sort(index.rows_of(list(live)))
+                    rows = rows[rows >= 0]
+                    if len(rows):
+                        ids = index.ids()
+                        kept.add([ids[r] for r in rows.tolist()], index.rows(0, len(ids))[rows])
                 self.store.rewrite(graph.to_document(), kept, kept_episodes)
                 if needle:
                     summary = self.store.read_summary()

@@ -20,12 +20,16 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from memgraph.id_column import IdColumn, as_column, joined_columns
 from memgraph.retrieval.ivf import CoarseIndex, dot_rows
 
 __all__ = ["RowSource", "VectorIndex", "normalize_rows"]
 
 Matrix = npt.NDArray[np.float32]
-ID_BYTES = 150  # a row's id string, its list entry and its row_of entry
+Rows = npt.NDArray[np.int64]
+ID_BYTES = 150  # an id held as a string: the string, its list entry and its dict entry
+COLUMN_ID_BYTES = 41  # an id in a column: its number and prefix code, its lookup entries
+VECTORISE_FROM = 100  # ids looked up together as a column from this many on
 
 
 class RowSource(Protocol):
@@ -78,28 +82,88 @@ class VectorIndex:
         width = self.dimension or 0
         self.base: Matrix = base if base is not None else np.zeros((0, width), np.float32)
         self._source = source
-        self.base_ids: list[str] = list(base_ids)[: None if source else len(self.base)]
+        if source is None and len(base_ids) > len(self.base):
+            base_ids = base_ids[: len(self.base)]
+        # The base rows' ids as a column when they are prefixes and numbers (found
+        # without a dict of strings), else as a list with a dict.
+        self._column = as_column(base_ids)
+        self.base_ids: Sequence[str] = self._column if self._column is not None else list(base_ids)
+        self._base_rows: dict[str, int] = (
+            {} if self._column is not None else dict(zip(self.base_ids, itertools.count()))
+        )
         self._tail: Matrix = np.zeros((0, width), np.float32)
         self.tail_ids: list[str] = []
-        self.row_of: dict[str, int] = dict(
-            zip(self.base_ids, range(len(self.base_ids)), strict=True)
-        )
+        self._tail_rows: dict[str, int] = {}  # id -> its latest row among the added ones
         # Only the latest row of an id is live (an id repeats when its vector was replaced).
-        self._alive = np.zeros(len(self.base_ids), dtype=bool)
-        self._alive[np.fromiter(self.row_of.values(), np.intp, len(self.row_of))] = True
+        self._alive = self._latest_base_rows()
         # Rows of episodes (the remembered texts) beside those of observations.
-        self._episode = np.fromiter(
+        self._episode = self._base_episodes()
+        self.coarse: CoarseIndex | None = None  # approximate index over a prefix of the rows
+
+    def _latest_base_rows(self) -> npt.NDArray[np.bool_]:
+        """Which base rows hold the latest vector of their id."""
+        column = self._column
+        if column is not None:
+            latest = column.positions_of(column)
+            return np.asarray(latest == np.arange(len(column)), dtype=bool)
+        alive = np.zeros(len(self.base_ids), dtype=bool)
+        alive[np.fromiter(self._base_rows.values(), np.intp, len(self._base_rows))] = True
+        return alive
+
+    def _base_episodes(self) -> npt.NDArray[np.bool_]:
+        """Which base rows are episodes'."""
+        if self._column is not None:
+            return self._column.with_prefix(EPISODE_PREFIX)
+        return np.fromiter(
             map(str.startswith, self.base_ids, itertools.repeat(EPISODE_PREFIX)),
             bool,
             len(self.base_ids),
         )
-        self.coarse: CoarseIndex | None = None  # approximate index over a prefix of the rows
 
     def __len__(self) -> int:
         return len(self.base_ids) + len(self.tail_ids)
 
     def __contains__(self, obs_id: object) -> bool:
-        return obs_id in self.row_of
+        return isinstance(obs_id, str) and self.row(obs_id) is not None
+
+    def row(self, obs_id: str) -> int | None:
+        """The latest row of ``obs_id``, or None when it has no vector."""
+        row = self._tail_rows.get(obs_id)
+        if row is None:
+            column = self._column
+            row = self._base_rows.get(obs_id) if column is None else column.position(obs_id)
+        return row
+
+    def rows_of(self, obs_ids: Iterable[str]) -> Rows:
+        """The latest row of each of ``obs_ids``, in order (-1: it has no vector);
+        looked up as a column when both they and the base rows' ids are one."""
+        keys = obs_ids if isinstance(obs_ids, Sequence) else list(obs_ids)
+        base = self._column
+        wanted = as_column(keys) if base is not None and len(keys) >= VECTORISE_FROM else None
+        if base is None or wanted is None:
+            row = self.row
+            return np.fromiter(
+                (-1 if (found := row(key)) is None else found for key in keys), np.int64, len(keys)
+            )
+        rows = base.positions_of(wanted)
+        if self._tail_rows:
+            added = self._added_rows_of(keys, wanted)
+            rows = np.where(added >= 0, added, rows)
+        return rows
+
+    def _added_rows_of(self, keys: Sequence[str], wanted: IdColumn) -> Rows:
+        """The latest added row of each of ``keys`` (``wanted`` is them as a column), or -1."""
+        added = as_column(self.tail_ids) if isinstance(keys, IdColumn) else None
+        if added is None:
+            get = self._tail_rows.get
+            return np.fromiter((get(key, -1) for key in keys), np.int64, len(keys))
+        found = added.positions_of(wanted)
+        return np.where(found >= 0, found + len(self.base_ids), -1)
+
+    def missing(self, obs_ids: Sequence[str]) -> list[str]:
+        """Those of ``obs_ids`` that have no vector, in order."""
+        rows = self.rows_of(obs_ids)
+        return [obs_ids[i] for i in np.flatnonzero(rows < 0).tolist()]
 
     @property
     def tail(self) -> Matrix:
@@ -143,13 +207,12 @@ class VectorIndex:
             kinds[: len(self._episode)] = self._episode
             self._episode = kinds
         first, end = len(self.base_ids) + count, len(self.base_ids) + needed
-        row_of = self.row_of
-        replaced = [row_of[obs_id] for obs_id in ids if obs_id in row_of]
-        row_of.update(zip(ids, range(first, end), strict=True))  # a repeated id: its last row
-        if replaced:
-            self._alive[replaced] = False
+        replaced = self.rows_of(ids)
+        added = self._tail_rows
+        added.update(zip(ids, range(first, end), strict=True))  # a repeated id: its last row
+        self._alive[replaced[replaced >= 0]] = False
         self._alive[first:end] = True
-        superseded = [row for row, obs_id in enumerate(ids, first) if row_of[obs_id] != row]
+        superseded = [row for row, obs_id in enumerate(ids, first) if added[obs_id] != row]
         if superseded:  # an id given twice in this batch lives on its last row only
             self._alive[superseded] = False
         self._episode[first:end] = [obs_id.startswith(EPISODE_PREFIX) for obs_id in ids]
@@ -159,16 +222,12 @@ class VectorIndex:
 
     def discard(self, obs_ids: Iterable[str]) -> None:
         """Stop returning these observations (expired or purged)."""
-        for obs_id in obs_ids:
-            row = self.row_of.get(obs_id)
-            if row is not None:
-                self._alive[row] = False
+        rows = self.rows_of(obs_ids)
+        self._alive[rows[rows >= 0]] = False
 
     def revive(self, obs_ids: Iterable[str]) -> None:
-        for obs_id in obs_ids:
-            row = self.row_of.get(obs_id)
-            if row is not None:
-                self._alive[row] = True
+        rows = self.rows_of(obs_ids)
+        self._alive[rows[rows >= 0]] = True
 
     def search(
         self,
@@ -301,17 +360,17 @@ class VectorIndex:
         vector = normalize_rows(query)[0]
         if vector.shape[0] != self.dimension:
             return {}
-        found = [
-            (obs_id, row) for obs_id in obs_ids if (row := self.row_of.get(obs_id)) is not None
-        ]
-        if not found:
+        rows = self.rows_of(obs_ids)
+        found = np.flatnonzero(rows >= 0)
+        if not len(found):
             return {}
-        rows = np.fromiter((row for _, row in found), np.int64, len(found))
+        rows = rows[found]
         order = np.argsort(rows, kind="stable")
         scores = np.empty(len(found), np.float32)
         scores[order] = dot_rows(self.gather(rows[order]), vector)
         return {
-            obs_id: float(score) for (obs_id, _), score in zip(found, scores.tolist(), strict=True)
+            obs_ids[i]: float(score)
+            for i, score in zip(found.tolist(), scores.tolist(), strict=True)
         }
 
     def _read_source(self) -> None:
@@ -345,14 +404,23 @@ class VectorIndex:
             return []
         best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(rows) else np.arange(keep)
         best = best[np.argsort(-scores[best], kind="stable")]
-        ids = self.base_ids
-        hits: list[tuple[str, float]] = []
-        for row, score in zip(rows[best].tolist(), scores[best].tolist(), strict=True):
-            if score < threshold:
-                break
-            obs_id = ids[row] if row < len(ids) else self.tail_ids[row - len(ids)]
-            hits.append((obs_id, float(score)))
-        return hits
+        found = scores[best]
+        below = np.flatnonzero(found < threshold)
+        end = int(below[0]) if len(below) else len(found)
+        return list(zip(self._ids_at(rows[best[:end]]), found[:end].tolist(), strict=True))
+
+    def _ids_at(self, rows: Rows) -> list[str]:
+        """The ids of ``rows``, in their order."""
+        base_count, tail = len(self.base_ids), self.tail_ids
+        listed = rows.tolist()
+        in_base = [row for row in listed if row < base_count]
+        column = self._column
+        named = iter(
+            column.take(in_base).tolist()
+            if column is not None
+            else [self.base_ids[row] for row in in_base]
+        )
+        return [next(named) if row < base_count else tail[row - base_count] for row in listed]
 
     def gather(self, rows: npt.NDArray[np.int64]) -> Matrix:
         """The vectors of ``rows`` (ascending row numbers) across base and tail."""
@@ -377,11 +445,26 @@ class VectorIndex:
         rows = self.base.nbytes if source is None else source.resident_bytes
         coarse = self.coarse
         lists = 0 if coarse is None else coarse.centroids.nbytes + coarse.labels.nbytes
-        return rows + self._tail.nbytes + self._alive.nbytes + len(self.row_of) * ID_BYTES + lists
+        flags = self._alive.nbytes + self._episode.nbytes
+        per_base_id = ID_BYTES if self._column is None else COLUMN_ID_BYTES
+        ids = len(self.base_ids) * per_base_id + len(self.tail_ids) * ID_BYTES
+        return rows + self._tail.nbytes + flags + ids + lists
 
     def ids(self) -> list[str]:
         """Every row's observation id, in row order."""
         return [*self.base_ids, *self.tail_ids]
+
+    def compact_ids(self) -> Sequence[str]:
+        """Every row's id, in row order: a column when each is a prefix and a number
+        (the form the stores keep), else a list."""
+        base, added = self._column, as_column(self.tail_ids)
+        if base is not None and added is not None:
+            return joined_columns(base, added)
+        if base is not None and not self.tail_ids:
+            return base
+        if added is not None and not self.base_ids:
+            return added
+        return self.ids()
 
     def rows(self, start: int, stop: int) -> Matrix:
         """Rows ``start:stop`` across base and tail."""
@@ -399,29 +482,24 @@ class VectorIndex:
     def live_rows(self) -> tuple[list[str], Matrix]:
         """Ids and rows of every live vector (for a full rewrite), in row order."""
         total = len(self)
-        alive = self._alive[:total]
-        ids = [*self.base_ids, *self.tail_ids]
         self._read_source()
         matrix = (
             np.concatenate([self.base[: len(self.base_ids)], self.tail]) if total else self.base
         )
-        keep = np.flatnonzero(alive)
-        return [ids[i] for i in keep.tolist()], np.ascontiguousarray(matrix[keep])
+        keep = np.flatnonzero(self._alive[:total])
+        return self._ids_at(keep), np.ascontiguousarray(matrix[keep])
 
     def mask_for(self, obs_ids: Iterable[str]) -> npt.NDArray[np.bool_]:
         """A row mask selecting the latest row of each of ``obs_ids``."""
         mask = np.zeros(len(self), dtype=bool)
-        for obs_id in obs_ids:
-            row = self.row_of.get(obs_id)
-            if row is not None:
-                mask[row] = True
+        rows = self.rows_of(obs_ids)
+        mask[rows[rows >= 0]] = True
         return mask
 
     def set_live(self, obs_ids: Iterable[str]) -> None:
         """Make exactly these observations searchable (their latest row each); every
         episode's latest row stays searchable."""
-        get = self.row_of.get
-        rows = np.array([get(obs_id, -1) for obs_id in obs_ids], dtype=np.intp)
+        rows = self.rows_of(obs_ids)
         total = len(self)
         episodes = self._episode[:total] & self._alive[:total]
         self._alive[:] = False

@@ -48,6 +48,7 @@ from memgraph.graph.records import (
 )
 from memgraph.graph.saved import SavedGraph
 from memgraph.graph.snapshot import INDEX_MAGIC, GraphImage, encode, indexable, read_index
+from memgraph.id_column import IdColumn
 from memgraph.retrieval.ivf import CoarseIndex
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.store.base import Commit, Doc, Snapshot, VectorSet, journal_outgrew
@@ -64,11 +65,13 @@ from memgraph.store.files import (
 )
 from memgraph.store.readers import (
     NPY_HEADER_BYTES,
+    PACKED_VECTOR_FORMAT,
     VECTOR_FORMAT,
     block_crc,
     damaged,
     decode_error,
     doctor_hint,
+    pack_row_ids,
     parse_episodes,
     parse_graph,
     parse_summary,
@@ -783,14 +786,16 @@ class DirectoryStore:
             matrix = np.ascontiguousarray(index.rows(0, total), "<f4")
             blocks = [(total, block_crc(matrix))]
             atomic_write(self.vectors_path, _npy_header(total, dim) + matrix.tobytes())
+        ids = index.compact_ids()
         header = {
-            "format": VECTOR_FORMAT,
+            "format": PACKED_VECTOR_FORMAT if isinstance(ids, IdColumn) else VECTOR_FORMAT,
             "model": index.model,
             "dim": dim,
             "count": total,
             "blocks": [list(block) for block in blocks],
+            "ids": pack_row_ids(ids) if isinstance(ids, IdColumn) else ids,
         }
-        atomic_write(self.header_path, orjson.dumps({**header, "ids": index.ids()}))
+        atomic_write(self.header_path, orjson.dumps(header))
         self._vector_count, self._vector_model = total, index.model
         self._vector_dim, self._vector_blocks = dim, blocks
 

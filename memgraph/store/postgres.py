@@ -69,6 +69,7 @@ import orjson
 from memgraph.errors import StoreConflict, StoreCorrupt, StoreUnavailable
 from memgraph.graph.graph import Graph
 from memgraph.graph.snapshot import GraphImage, encode, indexable, read_index
+from memgraph.id_column import IdColumn, joined_ids
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.scope import validate_scope
 from memgraph.store.base import Commit, Doc, Snapshot, VectorBatch, VectorSet, journal_outgrew
@@ -84,6 +85,7 @@ from memgraph.store.pg_schema import (
     translate_errors,
     validate_schema_name,
 )
+from memgraph.store.readers import pack_row_ids, unpack_row_ids
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -121,13 +123,39 @@ def list_scopes(dsn: str, *, schema: str = DEFAULT_SCHEMA) -> list[str]:
 
 
 def pack_ids(ids: Sequence[str]) -> bytes:
-    """Observation ids as stored with a checkpoint image (NUL-separated, compressed)."""
+    """The vector rows' ids as stored with a checkpoint image: packed as in
+    ``vectors.json`` (a JSON object) when they are a column, else NUL-separated and
+    compressed."""
+    if isinstance(ids, IdColumn):
+        return orjson.dumps(pack_row_ids(ids))
     return zlib.compress("\x00".join(ids).encode(), 1)
 
 
-def unpack_ids(blob: bytes) -> list[str]:
+def unpack_ids(blob: bytes, count: int) -> Sequence[str]:
+    """The ids :func:`pack_ids` stored (ValueError or zlib.error when it cannot tell)."""
+    if blob.startswith(b"{"):  # never the first byte of a zlib stream
+        return unpack_row_ids(orjson.loads(blob), count)
     text = zlib.decompress(blob).decode()
     return text.split("\x00") if text else []
+
+
+def _same_ids(first: Sequence[str], second: Sequence[str]) -> bool:
+    """Whether two sequences hold the same ids (compared as arrays when both are
+    columns with the same prefixes)."""
+    if (
+        isinstance(first, IdColumn)
+        and isinstance(second, IdColumn)
+        and first.prefixes == second.prefixes
+    ):
+        return bool(
+            np.array_equal(first.numbers, second.numbers)
+            and np.array_equal(_codes(first), _codes(second))
+        )
+    return list(first) == list(second)
+
+
+def _codes(column: IdColumn) -> npt.NDArray[np.uint8]:
+    return np.zeros(len(column), np.uint8) if column.codes is None else column.codes
 
 
 class PostgresStore:
@@ -164,7 +192,7 @@ class PostgresStore:
         self._checkpoint_bytes = 0
         # The stored vector rows' ids as this handle last saw them, and their generation
         # (bumped whenever the rows are replaced rather than appended to).
-        self._vector_ids: list[str] = []
+        self._vector_ids: Sequence[str] = []
         self._vector_generation: int | None = None
         self._rows: RemoteRows | None = None  # rows read so far, kept across reloads
 
@@ -319,7 +347,7 @@ class PostgresStore:
                 raise self._corrupt("scopes.checkpoint", "is not a graph document")
         snapshot.commits = [self._commit_of(r) for r in commit_rows]
         self._check_sequence(snapshot.commits, checkpoint_seq, last_seq)
-        ids: list[str] = []
+        ids: Sequence[str] = []
         if model is not None:
             ids = self._vector_ids_of(vector_ids, count)
             coarse = self._coarse_of(coarse_rows, count, dim)
@@ -381,11 +409,11 @@ class PostgresStore:
 
         return fetch
 
-    def _vector_ids_of(self, blob: bytes | None, count: int) -> list[str]:
+    def _vector_ids_of(self, blob: bytes | None, count: int) -> Sequence[str]:
         """The ids of the stored vector rows: from the image when it carries them."""
         if blob is not None:
-            with contextlib.suppress(zlib.error, UnicodeDecodeError):
-                ids = unpack_ids(blob)
+            with contextlib.suppress(zlib.error, ValueError):
+                ids = unpack_ids(blob, count)
                 if len(ids) == count:
                     return ids
 
@@ -405,7 +433,7 @@ class PostgresStore:
     def _vector_set(
         self,
         model: str,
-        ids: list[str],
+        ids: Sequence[str],
         dim: int,
         generation: int,
         coarse: CoarseIndex | None,
@@ -971,7 +999,7 @@ class PostgresStore:
         generation: int,
         document: bytes,
         index: bytes | None,
-        vector_ids: list[str],
+        vector_ids: Sequence[str],
     ) -> None:
         conn.execute(
             f"INSERT INTO {self._s}.images (scope, generation, document, document_index, "
@@ -1044,7 +1072,7 @@ class PostgresStore:
         *,
         replace: bool = False,
         rows: Matrix | None = None,
-    ) -> list[str]:
+    ) -> Sequence[str]:
         """Store the index: append its new rows when the stored ones are its prefix.
 
         ``row`` is the scope's locked row. The stored rows are replaced instead
@@ -1060,12 +1088,12 @@ class PostgresStore:
                 self._drop_coarse(conn)
                 return []
             return self._stored_vector_ids(conn, count, generation)
-        total, ids = len(index), index.ids()
+        total, ids = len(index), index.compact_ids()
         width = index.dimension or 0
         start = 0
         if not replace and model == index.model and dim == width and count <= total:
             stored = self._stored_vector_ids(conn, count, generation)
-            start = count if stored == ids[:count] else 0
+            start = count if _same_ids(stored, ids[:count]) else 0
             if start == total:
                 self._save_coarse(conn, index)
                 return ids
@@ -1120,7 +1148,7 @@ class PostgresStore:
         dim: int,
         count: int,
         generation: int,
-        ids: list[str],
+        ids: Sequence[str],
     ) -> None:
         conn.execute(
             f"UPDATE {self._s}.scopes SET vector_model = %s, vector_dim = %s, vector_count = %s, "
@@ -1128,14 +1156,15 @@ class PostgresStore:
             [model, dim, count, generation, self.scope],
         )
         # Takes effect only if the transaction commits; a rollback raises before use.
-        self._vector_ids, self._vector_generation = list(ids), generation
+        self._vector_ids = ids if isinstance(ids, IdColumn) else list(ids)
+        self._vector_generation = generation
         rows = self._rows
         if rows is not None and rows.generation != generation:
             self._rows = None  # replaced: the rows read so far are not these
 
     def _stored_vector_ids(
         self, conn: Connection[tuple[Any, ...]], count: int, generation: int
-    ) -> list[str]:
+    ) -> Sequence[str]:
         """The ids of the first ``count`` stored rows (reading only what this handle lacks)."""
         known = self._vector_ids if self._vector_generation == generation else []
         if len(known) > count:
@@ -1146,7 +1175,7 @@ class PostgresStore:
                 "AND row_index < %s ORDER BY row_index",
                 [self.scope, len(known), count],
             ).fetchall()
-            known = [*known, *(r[0] for r in rows)]
+            known = joined_ids(known, [r[0] for r in rows])
         self._vector_ids, self._vector_generation = known, generation
         return known
 

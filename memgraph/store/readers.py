@@ -8,38 +8,47 @@ file, so a load and a check never disagree about what a file holds.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 import re
 import shlex
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import orjson
 
 from memgraph.errors import StoreCorrupt
 from memgraph.graph.records import RecordDamaged, has_checksum, read_checkpoint, read_record
+from memgraph.id_column import MAX_DIGITS, IdColumn
 
 __all__ = [
     "NPY_HEADER_BYTES",
+    "PACKED_VECTOR_FORMAT",
     "VECTOR_FORMAT",
     "EpisodeLines",
     "VectorsHeader",
     "damaged",
     "decode_error",
     "doctor_hint",
+    "pack_row_ids",
     "parse_episodes",
     "parse_graph",
     "parse_summary",
     "parse_vectors_header",
     "read_coarse",
     "read_npy_rows",
+    "unpack_row_ids",
     "vector_blocks_damaged",
 ]
 
-VECTOR_FORMAT = 1
+VECTOR_FORMAT = 1  # the rows' ids as a list of strings
+PACKED_VECTOR_FORMAT = 2  # the rows' ids packed (see pack_row_ids)
 NPY_HEADER_BYTES = 128
 Doc = dict[str, Any]
 
@@ -214,13 +223,14 @@ def parse_summary(path: Path, raw: bytes) -> Doc:
 
 @dataclass(frozen=True)
 class VectorsHeader:
-    """``vectors.json``: the model, the row width and the ids of the rows, in order,
-    and the CRC-32 of each block of rows a checkpoint wrote (``(end row, crc)``;
-    none in files older than the checksums)."""
+    """``vectors.json``: the model, the row width and the ids of the rows, in order
+    (an :class:`~memgraph.id_column.IdColumn` when they were packed), and the CRC-32
+    of each block of rows a checkpoint wrote (``(end row, crc)``; none in files
+    older than the checksums)."""
 
     model: str
     dim: int | None
-    ids: list[str]
+    ids: Sequence[str]
     blocks: list[tuple[int, int]]
 
 
@@ -229,7 +239,8 @@ def parse_vectors_header(path: Path, raw: bytes) -> VectorsHeader:
 
     Raises:
         StoreCorrupt: not JSON, not an object, an unknown format, ids that do not
-            match the count, or blocks that do not end at the count.
+            match the count or cannot be unpacked, or blocks that do not end at the
+            count.
     """
     try:
         header = orjson.loads(raw)
@@ -237,17 +248,11 @@ def parse_vectors_header(path: Path, raw: bytes) -> VectorsHeader:
         raise decode_error(path, exc, data=raw) from exc
     if not isinstance(header, dict):
         raise damaged(path, "top level", "not a vectors header (a JSON object)", vectors=True)
-    ids = header.get("ids") or []
-    count = header.get("count", len(ids) if isinstance(ids, list) else 0)
+    ids = _header_ids(path, header)
+    count = header.get("count", len(ids) if ids is not None else 0)
     blocks = header.get("blocks") or []
-    if (
-        header.get("format") != VECTOR_FORMAT
-        or not isinstance(ids, list)
-        or not set(map(type, ids)) <= {str}
-        or type(count) is not int
-        or count != len(ids)
-    ):
-        shown = len(ids) if isinstance(ids, list) else "no"
+    if ids is None or type(count) is not int or count != len(ids):
+        shown = len(ids) if ids is not None else "no"
         raise damaged(
             path, "header", f"an unknown format, or {shown} ids for {count!r} rows", vectors=True
         )
@@ -266,6 +271,75 @@ def parse_vectors_header(path: Path, raw: bytes) -> VectorsHeader:
         ids,
         [(int(end), int(crc)) for end, crc in blocks],
     )
+
+
+def _header_ids(path: Path, header: Doc) -> Sequence[str] | None:
+    """The rows' ids in a vectors header: a list of strings (format 1) or packed
+    (format 2); None when the format or the list is not one of those."""
+    ids = header.get("ids") or []
+    if header.get("format") == VECTOR_FORMAT:
+        return ids if isinstance(ids, list) and set(map(type, ids)) <= {str} else None
+    if header.get("format") != PACKED_VECTOR_FORMAT:
+        return None
+    try:
+        return unpack_row_ids(ids, header.get("count"))
+    except ValueError as exc:
+        raise damaged(path, "header", f"ids that cannot be unpacked: {exc}", vectors=True) from exc
+
+
+def pack_row_ids(column: IdColumn) -> Doc:
+    """Vector rows' ids as stored: their prefixes, and each id's prefix (an index
+    into them; absent when there is one prefix) and its number less the one
+    before it, as base64 of little-endian arrays compressed by zlib."""
+    packed: Doc = {
+        "prefixes": list(column.prefixes),
+        "numbers": _pack(np.diff(column.numbers, prepend=0).astype("<i8")),
+    }
+    if column.codes is not None:
+        packed["codes"] = _pack(column.codes)
+    return packed
+
+
+def unpack_row_ids(packed: object, count: object) -> IdColumn:
+    """The ``count`` ids :func:`pack_row_ids` packed.
+
+    Raises:
+        ValueError: ``packed`` is not that, or holds another number of ids.
+    """
+    if not isinstance(packed, dict) or type(count) is not int:
+        raise ValueError("not packed ids (an object) and their count")
+    prefixes = packed.get("prefixes")
+    if not (
+        isinstance(prefixes, list)
+        and 0 < len(prefixes) <= 256
+        and all(isinstance(p, str) and p for p in prefixes)
+    ):
+        raise ValueError("no list of 1 to 256 prefixes")
+    numbers = np.cumsum(_unpack(packed.get("numbers"), "<i8", count), dtype=np.int64)
+    codes = None if "codes" not in packed else _unpack(packed["codes"], "u1", count)
+    if len(numbers) and not 0 <= int(numbers.min()) <= int(numbers.max()) < 10**MAX_DIGITS:
+        raise ValueError(f"numbers outside 0 to {MAX_DIGITS} digits")
+    if codes is not None and len(codes) and int(codes.max()) >= len(prefixes):
+        raise ValueError(f"a prefix beyond the {len(prefixes)} named")
+    return IdColumn(prefixes, numbers, codes)
+
+
+def _pack(array: npt.NDArray[Any]) -> str:
+    return base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
+
+
+def _unpack(text: object, dtype: str, count: int) -> npt.NDArray[Any]:
+    """The ``count`` items of ``dtype`` that :func:`_pack` made ``text`` of."""
+    if not isinstance(text, str):
+        raise ValueError("an array that is not a string")
+    try:
+        data = zlib.decompress(base64.b64decode(text, validate=True))
+    except (binascii.Error, zlib.error) as exc:
+        raise ValueError(f"an array that cannot be decoded ({exc})") from exc
+    width = np.dtype(dtype).itemsize
+    if len(data) != count * width:
+        raise ValueError(f"{len(data) // width} ids for {count} rows")
+    return np.frombuffer(data, dtype=dtype)
 
 
 def read_coarse(
