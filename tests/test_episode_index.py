@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -103,11 +105,98 @@ def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -
     assert saved.context_of("e-2") is None
 
 
-def test_an_index_saved_in_the_older_format_asks_to_be_rebuilt() -> None:
+@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3"])
+def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())
-    data[:8] = b"MGEPIDX2"
+    data[:8] = magic
     with pytest.raises(OlderIndexFormat):
         EpisodeIndex.decode(bytes(data))
+
+
+def test_a_damaged_index_is_refused() -> None:
+    data = bytearray(dialogue().encode())
+    data[-3] ^= 1
+    with pytest.raises(ValueError, match="checksum"):
+        EpisodeIndex.decode(bytes(data))
+
+
+WORDS = [
+    "internationalization",
+    "internationalist",
+    "internationally",
+    "international",
+    "intern",
+    "café",
+    "naïve",
+    "Zürich",
+    "kayak",
+    "tent",
+    "tea",
+]
+
+
+@pytest.mark.parametrize(
+    "make_id",
+    [
+        lambda n: f"episode-{n * 3 + 1}",  # made in order: found by a search of the numbers
+        lambda n: f"episode-{(n * 7) % 40}",  # numbers out of order
+        lambda n: f"{'ab'[n % 2]}-{n}",  # two prefixes
+        lambda n: f"note {n:03d}",  # leading zeros: not numbers
+        lambda n: f"x{n}y",  # no number at the end
+    ],
+)
+def test_a_saved_index_finds_every_id_and_term_however_the_ids_are_made(
+    make_id: Callable[[int], str],
+) -> None:
+    index = EpisodeIndex()
+
+    def add(first: int, count: int) -> None:
+        for n in range(first, first + count):
+            text = " ".join(WORDS[(n * k) % len(WORDS)] for k in range(1, 4))
+            speaker = None if n % 3 == 0 else f"Speaker {n % 4}"
+            at_ms = n * 2 * CONTEXT_GAP_MS  # no context: the saved weights are the same
+            index.add(make_id(n), text, at_ms=at_ms, speaker=speaker, source=f"s{n % 300}")
+
+    add(0, 25)
+    saved = EpisodeIndex.decode(index.encode())
+    assert saved.ids == index.ids and saved.ordinal == index.ordinal
+    for episode_id in index.ids:
+        assert episode_id in saved
+        assert saved.speaker_of(episode_id) == index.speaker_of(episode_id)
+        assert saved.source_of(episode_id) == index.source_of(episode_id)
+    for absent in ("episode-01", "episode-999", "a-99", "note 1", "", "x"):
+        if absent not in index:
+            assert absent not in saved and saved.ordinal.get(absent) is None
+    assert saved.voices == index.voices
+    assert _state(saved) == _state(index)
+    for query in (*WORDS, "internationalism", "nothing", "Zurich"):
+        terms = episode_terms(query)
+        assert saved.search(terms) == index.search(terms)
+        assert saved.search(terms, source="s7") == index.search(terms, source="s7")
+    add(25, 15)  # added after loading, then saved with the loaded ones
+    assert [index.ordinal[e] for e in index.ids] == list(range(40))
+    before = _state(index)
+    assert _state(EpisodeIndex.decode(index.encode())) == before
+
+
+def test_a_source_of_many_is_kept_as_a_code_and_a_purge_drops_those_left_unused() -> None:
+    index = EpisodeIndex()
+    for n in range(600):
+        index.add(f"e-{n}", f"tea number {n}", at_ms=n * MINUTE, source=f"s{n}", speaker="Ana")
+    index.remove(["e-0", "e-599"])
+    saved = EpisodeIndex.decode(index.encode())
+    assert len(saved) == 598 and saved.source_of("e-1") == "s1"
+    assert [e for e, _ in saved.search(episode_terms("tea"), source="s5")] == ["e-5"]
+    assert saved.search(episode_terms("tea"), source="s0") == []
+    assert saved.sources.values[0] == "s1" and len(saved.sources.values) == 598
+
+
+def test_an_index_is_read_from_bytes_at_any_alignment() -> None:
+    data = dialogue().encode()
+    shifted = memoryview(b"x" + data)[1:]
+    index = EpisodeIndex.decode(shifted)
+    assert index.encode() == data
+    assert dict(index.search(episode_terms("Sanjay going")))
 
 
 def _state(index: EpisodeIndex) -> dict[str, object]:

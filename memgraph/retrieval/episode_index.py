@@ -14,25 +14,26 @@ holds weigh as much as the rarest term that does: an unknown word in a query
 still counts as unanswered.
 
 The index has a saved part, loaded from bytes (``episodes.idx``) as flat
-arrays that stay memory-mapped, and a part added since in Python containers.
-:meth:`EpisodeIndex.encode` writes both as one new saved part.
+arrays read in place (ids as numbers, terms as their sorted text, sources and
+speakers as codes into a table of their values), and a part added since in
+Python containers. :meth:`EpisodeIndex.encode` writes both as one new saved part.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import struct
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
 from memgraph.dates import asks_about_past, mentions
+from memgraph.id_column import IdColumn, id_column
 from memgraph.text import WORD_FORMS, index_terms, name_key
 
 __all__ = [
@@ -51,8 +52,8 @@ less than 1, the weight of a text's own word: a word only the context holds is
 never read as the text's own (``holding(context=False)``)."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX3"
-OLDER_MAGICS = (b"MGEPIDX2",)
+MAGIC = b"MGEPIDX4"
+OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3")
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -160,6 +161,222 @@ class _Grow:
         return self._size
 
 
+class _Ids(Sequence[str]):
+    """The episodes' ids in index order: the saved ones (an :class:`IdColumn` when each
+    is a prefix and a number, found without a dict of strings), then those added."""
+
+    def __init__(self, saved: Sequence[str] = ()) -> None:
+        self.saved = saved
+        self._added: list[str] = []
+        self._where: dict[str, int] = {}  # the added ids and the saved ones found so far
+        self._listed = not saved  # whether the saved ids are in ``_where``
+
+    def __len__(self) -> int:
+        return len(self.saved) + len(self._added)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        saved = len(self.saved)
+        if index < 0:
+            index += len(self)
+            if index < 0:
+                raise IndexError("episode index out of range")
+        if index < saved:
+            return self.saved[index]
+        return self._added[index - saved]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.saved
+        yield from self._added
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.position(key) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def append(self, episode_id: str) -> None:
+        self._where[episode_id] = len(self)
+        self._added.append(episode_id)
+
+    def position(self, key: str) -> int | None:
+        """Where ``key`` is in the index, or None."""
+        found = self._where.get(key)
+        if found is not None or self._listed:
+            return found
+        saved = self.saved
+        if not isinstance(saved, IdColumn):
+            self._where = {**dict(zip(saved, range(len(saved)), strict=True)), **self._where}
+            self._listed = True
+            return self._where.get(key)
+        found = saved.position(key)
+        if found is not None:
+            self._where[key] = found  # a read asks about the same few ids again and again
+        return found
+
+    def joined(self) -> Sequence[str]:
+        """Every id, as a column when each is a prefix and a number, else a list."""
+        if isinstance(self.saved, IdColumn):
+            return self.saved.extended(self._added)
+        return id_column([*self.saved, *self._added])
+
+
+class _Ordinals(Mapping[str, int]):
+    """An episode id -> its place in the index (:attr:`EpisodeIndex.ordinal`)."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: _Ids) -> None:
+        self._ids = ids
+
+    def __getitem__(self, key: str) -> int:
+        found = self._ids.position(key) if isinstance(key, str) else None
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._ids.position(key) if isinstance(key, str) else None
+        return default if found is None else found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._ids
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+class _Coded(NamedTuple):
+    """A column of a few distinct values (sources, speakers): the values and, per
+    episode, the index of its value."""
+
+    values: list[str | None]
+    codes: npt.NDArray[np.integer[Any]]
+
+
+class _Values:
+    """Per episode, one of a few values (its source, its speaker), kept as a code."""
+
+    def __init__(self, coded: _Coded | None = None) -> None:
+        self.values: list[str | None] = list(coded.values) if coded is not None else []
+        self._code = {value: code for code, value in enumerate(self.values)}
+        self.codes = _Grow(np.int32, coded.codes if coded is not None else ())
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, ordinal: int) -> str | None:
+        return self.values[int(self.codes.view()[ordinal])]
+
+    def append(self, value: str | None) -> None:
+        code = self._code.get(value)
+        if code is None:
+            code = self._code[value] = len(self.values)
+            self.values.append(value)
+        self.codes.append(code)
+
+    def equal(self, value: str | None) -> npt.NDArray[np.bool_]:
+        """Per episode: whether its value is ``value``."""
+        code = self._code.get(value)
+        if code is None:
+            return np.zeros(len(self), dtype=bool)
+        equal: npt.NDArray[np.bool_] = self.codes.view() == code
+        return equal
+
+    def kept(self, kept: npt.NDArray[np.int64]) -> _Coded:
+        """The values of the ``kept`` episodes, without those no kept episode has."""
+        codes = self.codes.view()[kept]
+        used = np.bincount(codes, minlength=len(self.values)) > 0
+        renumber = np.cumsum(used, dtype=np.int64) - 1
+        values = [value for value, use in zip(self.values, used.tolist(), strict=True) if use]
+        return _Coded(values, renumber[codes].astype("<i4"))
+
+
+HEAD_BYTES = 8
+"""A term's head: its first 8 bytes (UTF-8, zero-padded) read as a big-endian number.
+Heads sort as the terms do."""
+
+
+class _Terms(Mapping[str, int]):
+    """The saved part's terms, sorted, each mapped to its row (its place) without a
+    dict: a binary search of their heads, then of the few terms sharing a head."""
+
+    __slots__ = ("heads", "starts", "text")
+
+    def __init__(
+        self, text: bytes, starts: npt.NDArray[np.int64], heads: npt.NDArray[np.uint64]
+    ) -> None:
+        self.text = text  # the terms in order, each followed by "\n"
+        self.starts = starts  # where each term starts, then len(text)
+        self.heads = heads
+
+    @classmethod
+    def of(cls, terms: Sequence[str]) -> _Terms:
+        """The sorted ``terms`` (none holds a newline)."""
+        text = ("\n".join(terms) + "\n" if terms else "").encode("utf-8")
+        raw = np.frombuffer(text, dtype=np.uint8)
+        starts = np.zeros(len(terms) + 1, dtype=np.int64)
+        starts[1:] = np.flatnonzero(raw == 10) + 1
+        lengths = np.diff(starts) - 1
+        padded = np.zeros((len(terms), HEAD_BYTES), dtype=np.uint8)
+        for place in range(HEAD_BYTES):
+            long_enough = np.flatnonzero(lengths > place)
+            padded[long_enough, place] = raw[starts[long_enough] + place]
+        heads = padded.view(">u8").reshape(-1).astype(np.uint64)
+        return cls(text, starts, heads)
+
+    def _term(self, row: int) -> bytes:
+        return self.text[int(self.starts[row]) : int(self.starts[row + 1]) - 1]
+
+    def get(self, term: str, default: Any = None) -> Any:
+        raw = term.encode("utf-8", "surrogatepass")
+        head = np.uint64(int.from_bytes(raw[:HEAD_BYTES].ljust(HEAD_BYTES, b"\0"), "big"))
+        heads = self.heads
+        low = int(heads.searchsorted(head))
+        if low == len(heads) or heads[low] != head:
+            return default
+        high = int(heads.searchsorted(head, "right"))
+        while low < high:
+            middle = (low + high) // 2
+            found = self._term(middle)
+            if found == raw:
+                return middle
+            if found < raw:
+                low = middle + 1
+            else:
+                high = middle
+        return default
+
+    def __getitem__(self, term: str) -> int:
+        row = self.get(term)
+        if row is None:
+            raise KeyError(term)
+        return int(row)
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self.get(term) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.text.decode("utf-8").split("\n")[:-1])
+
+    def __len__(self) -> int:
+        return len(self.heads)
+
+
 def _merged(
     parts_rows: list[npt.NDArray[np.int64]],
     parts_ords: list[npt.NDArray[np.int64]],
@@ -242,10 +459,10 @@ class _Flat:
 
     last: _Turn | None
     mark: int
-    ids: list[str]
-    sources: list[str | None]
-    speakers: list[str | None]
-    terms: list[str]
+    ids: Sequence[str]
+    sources: _Coded
+    speakers: _Coded
+    terms: _Terms
     indptr: npt.NDArray[np.int64]
     ords: npt.NDArray[np.int32]
     tfs: npt.NDArray[np.uint8]
@@ -258,19 +475,32 @@ class _Flat:
     facts_flat: npt.NDArray[np.int64]
 
     def encode(self) -> bytes:
-        """``episodes.idx``: the magic, a CRC-32 of the body, then 13 sized blobs."""
+        """``episodes.idx``: the magic, a CRC-32 of the body, 4 zero bytes, then the body:
+        18 sized blobs, each padded to 8 bytes so that its array is read in place.
+
+        The header names the ids' prefixes when the ids are numbers (else they are a
+        JSON list) and the distinct sources and speakers (each episode's a code)."""
+        ids = self.ids
+        column = ids if isinstance(ids, IdColumn) else None
         header = {
-            "count": len(self.ids),
+            "count": len(ids),
             "terms": len(self.terms),
             "postings": len(self.ords),
             "last": list(self.last) if self.last is not None else None,
             "mark": self.mark,
+            "prefixes": list(column.prefixes) if column is not None else None,
+            "sources": self.sources.values,
+            "speakers": self.speakers.values,
         }
-        meta = {"ids": self.ids, "sources": self.sources, "speakers": self.speakers}
         blobs = [
             orjson.dumps(header),
-            zlib.compress(orjson.dumps(meta), 1),
-            zlib.compress("\n".join(self.terms).encode("utf-8"), 1),
+            column.numbers.astype("<i8").tobytes() if column is not None else orjson.dumps(ids),
+            column.codes.tobytes() if column is not None and column.codes is not None else b"",
+            self.sources.codes.astype(_code_type(self.sources.values)).tobytes(),
+            self.speakers.codes.astype(_code_type(self.speakers.values)).tobytes(),
+            self.terms.text,
+            self.terms.starts.astype("<i4").tobytes(),
+            self.terms.heads.astype("<u8").tobytes(),
             self.indptr.astype("<i8").tobytes(),
             self.ords.astype("<i4").tobytes(),
             self.tfs.tobytes(),
@@ -282,25 +512,24 @@ class _Flat:
             self.facts_indptr.astype("<i8").tobytes(),
             self.facts_flat.astype("<i8").tobytes(),
         ]
-        body = b"".join(struct.pack("<Q", len(b)) + b for b in blobs)
-        return MAGIC + struct.pack("<I", zlib.crc32(body)) + body
+        body = b"".join(struct.pack("<Q", len(b)) + b + bytes(-len(b) % 8) for b in blobs)
+        return MAGIC + struct.pack("<I", zlib.crc32(body)) + bytes(4) + body
 
 
 class EpisodeIndex:
     """BM25F postings of episodes, with their ids, times, sources and speakers."""
 
     def __init__(self) -> None:
-        self.ids: list[str] = []
-        self.ordinal: dict[str, int] = {}
+        self.ids = _Ids()
         self._at = _Grow(np.int64)
-        self.sources: list[str | None] = []
-        self.speakers: list[str | None] = []
+        self.sources = _Values()
+        self.speakers = _Values()
         self.voices: set[str] = set()  # every speaker's name, as a name key (text.name_key)
         self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
         self._lengths = _Grow(np.float32)
         self._length_total = 0.0
         # saved part: term -> row; rows' postings in flat arrays
-        self._rows: dict[str, int] = {}
+        self._rows = _Terms.of([])
         self._indptr: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
         self._ords: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
         self._tfs: npt.NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)  # 2 × weighted tf
@@ -332,7 +561,12 @@ class EpisodeIndex:
         return len(self.ids)
 
     def __contains__(self, episode_id: object) -> bool:
-        return episode_id in self.ordinal
+        return episode_id in self.ids
+
+    @property
+    def ordinal(self) -> Mapping[str, int]:
+        """Each episode id's place in the index."""
+        return _Ordinals(self.ids)
 
     # ------------------------------------------------------------------ adding
     def add(
@@ -349,7 +583,7 @@ class EpisodeIndex:
         facts: Sequence[str] | None = None,
     ) -> None:
         """Index one episode; an id already indexed only gets its ``location``."""
-        if episode_id in self.ordinal:
+        if episode_id in self.ids:
             if location >= 0:
                 self.locate(episode_id, location)
             return
@@ -363,7 +597,6 @@ class EpisodeIndex:
         weights, length = _weighted_terms(own, contexts)
         ordinal = len(self.ids)
         self.ids.append(episode_id)
-        self.ordinal[episode_id] = ordinal
         self._at.append(at_ms)
         self._loc.append(location)
         self._facts_known.append(facts is not None)
@@ -421,13 +654,13 @@ class EpisodeIndex:
 
     def locate(self, episode_id: str, location: int) -> None:
         """Record where the store keeps an episode (once it is checkpointed)."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is not None:
             self._loc.view()[ordinal] = location
 
     def location(self, episode_id: str) -> int | None:
         """Where the store keeps the episode (None: unknown id or not yet checkpointed)."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is None:
             return None
         found = int(self._loc.view()[ordinal])
@@ -435,42 +668,42 @@ class EpisodeIndex:
 
     def at_of(self, episode_id: str) -> int | None:
         """When the episode was said, in epoch milliseconds."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         return None if ordinal is None else int(self._at.view()[ordinal])
 
     def set_facts(self, episode_id: str, facts: Sequence[str]) -> None:
         """Record the facts an episode stated (extracted after it was stored)."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is not None:
             self._facts_known.view()[ordinal] = True
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
 
     def facts_of(self, episode_id: str) -> tuple[int, ...] | None:
         """Id numbers of the facts the episode stated (None: not recorded for it)."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is None or not self._facts_known.view()[ordinal]:
             return None
         return self._fact_list(ordinal)
 
     def timed(self, episode_id: str) -> bool:
         """Whether the episode's text says when something happened."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & TIMED)
 
     def updates(self, episode_id: str) -> bool:
         """Whether the episode's text says that something changed."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
 
     def after_past_question(self, episode_id: str) -> bool:
         """Whether the episode answers another speaker's question about the past."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & AFTER_PAST)
 
     def context_of(self, episode_id: str) -> str | None:
         """The episode said just before this one in its conversation (the turn it
         answers or goes on from), when there is one and it is still kept."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is None or not self._flags.view()[ordinal] & FOLLOWS:
             return None
         if ordinal - 1 in self._removed:
@@ -480,7 +713,7 @@ class EpisodeIndex:
     def reply_to(self, episode_id: str) -> str | None:
         """The episode said just after this one in its conversation (the turn that
         answers it), when there is one and it is still kept."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is None or ordinal + 1 >= len(self.ids) or ordinal + 1 in self._removed:
             return None
         if not self._flags.view()[ordinal + 1] & FOLLOWS or ordinal in self._removed:
@@ -489,7 +722,7 @@ class EpisodeIndex:
 
     def recency(self, episode_id: str) -> float:
         """Where the episode falls between the first (0) and the latest (1) said."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         times = self._at.view()
         if ordinal is None or not len(times):
             return 0.0
@@ -504,12 +737,12 @@ class EpisodeIndex:
         return cached[0], cached[1]
 
     def source_of(self, episode_id: str) -> str | None:
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         return None if ordinal is None else self.sources[ordinal]
 
     def holds(self, episode_id: str, term: str) -> bool:
         """Whether the episode's own words (or its context) hold ``term``."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is None:
             return False
         row = self._rows.get(term)
@@ -618,17 +851,17 @@ class EpisodeIndex:
         if at_ms is not None:
             hidden |= self._at.view() > at_ms
         if source is not None:
-            hidden |= ~np.fromiter((s == source for s in self.sources), bool, count)
+            hidden |= ~self.sources.equal(source)
         return hidden
 
     def speaker_of(self, episode_id: str) -> str | None:
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         return None if ordinal is None else self.speakers[ordinal]
 
     def addressee(self, episode_id: str, *, reach: int = ADDRESSEE_REACH) -> str | None:
         """Whom a turn speaks to: the nearest other speaker before it in its
         conversation (within ``reach`` turns), else the nearest one after it."""
-        ordinal = self.ordinal.get(episode_id)
+        ordinal = self.ids.position(episode_id)
         if ordinal is None or self.speakers[ordinal] is None:
             return None
         own = self.speakers[ordinal]
@@ -648,7 +881,7 @@ class EpisodeIndex:
     def remove(self, episode_ids: Iterable[str]) -> None:
         """Hide episodes from search (a purge); :meth:`encode` drops them for good."""
         for episode_id in episode_ids:
-            ordinal = self.ordinal.get(episode_id)
+            ordinal = self.ids.position(episode_id)
             if ordinal is not None:
                 self._removed.add(ordinal)
 
@@ -767,12 +1000,7 @@ class EpisodeIndex:
         own copy of what it encodes), and the index those bytes decode to
         (:meth:`sealed`), made from the same tables instead of parsing them back."""
         flat = self._flat()
-        sealed = EpisodeIndex._from_flat(
-            dataclasses.replace(
-                flat, ids=list(flat.ids), sources=list(flat.sources), speakers=list(flat.speakers)
-            )
-        )
-        return flat.encode, sealed
+        return flat.encode, EpisodeIndex._from_flat(flat)
 
     def _flat(self) -> _Flat:
         """Everything indexed, as the tables of one saved part (removed episodes dropped)."""
@@ -782,10 +1010,11 @@ class EpisodeIndex:
             keep[list(self._removed)] = False
         renumber = np.cumsum(keep, dtype=np.int64) - 1
         # The saved terms come in order: appended to them, the new ones sort in one merge.
-        terms = sorted([*self._rows, *(term for term in self._vocab if term not in self._rows)])
+        saved_terms = list(self._rows)  # in row order
+        known = set(saved_terms)
+        terms = sorted([*saved_terms, *(term for term in self._vocab if term not in known)])
         row_of = {term: row for row, term in enumerate(terms)}
         # saved postings, re-labelled with their rows in the new term order
-        saved_terms = sorted(self._rows, key=self._rows.__getitem__)
         relabel = np.fromiter((row_of[t] for t in saved_terms), np.int64, len(saved_terms))
         counts = np.diff(self._indptr)
         added_rows = added_ords = added_tfs = None
@@ -821,14 +1050,16 @@ class EpisodeIndex:
             np.cumsum(np.bincount(rows, minlength=len(terms)), out=indptr[1:])
         kept = np.flatnonzero(keep)
         facts_indptr, facts_flat = self._kept_facts(kept)
-        whole = len(kept) == count
+        ids = self.ids.joined()
+        if len(kept) < count:
+            ids = ids.take(kept) if isinstance(ids, IdColumn) else [ids[o] for o in kept.tolist()]
         return _Flat(
             last=self._last,
             mark=self.mark,
-            ids=list(self.ids) if whole else [self.ids[o] for o in kept],
-            sources=list(self.sources) if whole else [self.sources[o] for o in kept],
-            speakers=list(self.speakers) if whole else [self.speakers[o] for o in kept],
-            terms=terms,
+            ids=ids,
+            sources=self.sources.kept(kept),
+            speakers=self.speakers.kept(kept),
+            terms=_Terms.of(terms),
             indptr=indptr.astype("<i8", copy=False),
             ords=ords.astype("<i4", copy=False),
             tfs=tfs.astype(np.uint8, copy=False),
@@ -890,7 +1121,7 @@ class EpisodeIndex:
         if bytes(view[:8]) != MAGIC:
             raise ValueError("not an episode index")
         (crc,) = struct.unpack("<I", view[8:12])
-        body = view[12:]
+        body = view[16:]
         if zlib.crc32(body) != crc:
             raise ValueError("episode index checksum mismatch")
         blobs: list[memoryview] = []
@@ -898,41 +1129,40 @@ class EpisodeIndex:
         while offset < len(body):
             (size,) = struct.unpack("<Q", body[offset : offset + 8])
             blobs.append(body[offset + 8 : offset + 8 + size])
-            offset += 8 + size
-        if len(blobs) != 13:
+            offset += 8 + size + -size % 8
+        if len(blobs) != 18:
             raise ValueError("episode index is incomplete")
         header = orjson.loads(bytes(blobs[0]))
-        meta = orjson.loads(zlib.decompress(blobs[1]))
-        terms = zlib.decompress(blobs[2]).decode("utf-8").split("\n") if header["terms"] else []
-        last = header.get("last")
-        turn = None
-        if last:
-            conversation, at_ms, last_terms, speaker, text, other, *rest = last
-            before = tuple(rest[0]) if rest else ()
-            turn = _Turn(conversation, int(at_ms), tuple(last_terms), speaker, text, other, before)
+        count = header["count"]
         flat = _Flat(
-            last=turn,
+            last=_turn(header.get("last")),
             mark=int(header.get("mark") or 0),
-            ids=list(meta["ids"]),
-            sources=list(meta["sources"]),
-            speakers=list(meta["speakers"]),
-            terms=terms,
-            indptr=np.frombuffer(blobs[3], dtype="<i8"),
-            ords=np.frombuffer(blobs[4], dtype="<i4"),
-            tfs=np.frombuffer(blobs[5], dtype=np.uint8),
-            lengths=np.frombuffer(blobs[6], dtype="<f4"),
-            at=np.frombuffer(blobs[7], dtype="<i8"),
-            loc=np.frombuffer(blobs[8], dtype="<i8"),
-            facts_known=np.frombuffer(blobs[9], dtype=np.uint8),
-            flags=np.frombuffer(blobs[10], dtype=np.uint8),
-            facts_indptr=np.frombuffer(blobs[11], dtype="<i8"),
-            facts_flat=np.frombuffer(blobs[12], dtype="<i8"),
+            ids=_saved_ids(header["prefixes"], blobs[1], blobs[2]),
+            sources=_coded(header["sources"], blobs[3]),
+            speakers=_coded(header["speakers"], blobs[4]),
+            terms=_Terms(
+                bytes(blobs[5]),
+                _array(blobs[6], "<i4").astype(np.int64),
+                _array(blobs[7], "<u8"),
+            ),
+            indptr=_array(blobs[8], "<i8"),
+            ords=_array(blobs[9], "<i4"),
+            tfs=_array(blobs[10], np.uint8),
+            lengths=_array(blobs[11], "<f4"),
+            at=_array(blobs[12], "<i8"),
+            loc=_array(blobs[13], "<i8"),
+            facts_known=_array(blobs[14], np.uint8),
+            flags=_array(blobs[15], np.uint8),
+            facts_indptr=_array(blobs[16], "<i8"),
+            facts_flat=_array(blobs[17], "<i8"),
         )
         if (
-            len(flat.ids) != header["count"]
+            any(len(part) != count for part in (flat.ids, flat.lengths, flat.sources.codes))
+            or len(flat.speakers.codes) != count
             or len(flat.indptr) != header["terms"] + 1
+            or len(flat.terms) != header["terms"]
+            or len(flat.terms.starts) != header["terms"] + 1
             or len(flat.ords) != header["postings"]
-            or len(flat.lengths) != header["count"]
         ):
             raise ValueError("episode index sizes disagree")
         return cls._from_flat(flat)
@@ -941,13 +1171,12 @@ class EpisodeIndex:
     def _from_flat(cls, flat: _Flat) -> EpisodeIndex:
         """The index whose saved part is ``flat`` and nothing added."""
         index = cls()
-        index.ids = flat.ids
-        index.ordinal = dict(zip(index.ids, range(len(index.ids)), strict=True))
-        index.sources = flat.sources
-        index.speakers = flat.speakers
-        index.voices = {name_key(speaker) for speaker in set(index.speakers) if speaker}
-        index._spoken = _Grow(np.bool_, [s is not None for s in index.speakers])
-        index._rows = {term: row for row, term in enumerate(flat.terms)}
+        index.ids = _Ids(flat.ids)
+        index.sources = _Values(flat.sources)
+        index.speakers = _Values(flat.speakers)
+        index.voices = {name_key(speaker) for speaker in index.speakers.values if speaker}
+        index._spoken = _Grow(np.bool_, ~index.speakers.equal(None))
+        index._rows = flat.terms
         index._indptr = flat.indptr
         index._ords = flat.ords
         index._tfs = flat.tfs
@@ -959,7 +1188,42 @@ class EpisodeIndex:
         index._flags = _Grow(np.uint8, flat.flags)
         index._facts_indptr = flat.facts_indptr
         index._facts_flat = flat.facts_flat
-        index._length_total = float(flat.lengths.sum())
+        index._length_total = float(flat.lengths.sum(dtype=np.float64))
         index._saved = len(index.ids)
         index._last = flat.last
         return index
+
+
+def _turn(saved: list[Any] | None) -> _Turn | None:
+    """The last turn as the header saves it."""
+    if not saved:
+        return None
+    conversation, at_ms, terms, speaker, text, other, *rest = saved
+    before = tuple(rest[0]) if rest else ()
+    return _Turn(conversation, int(at_ms), tuple(terms), speaker, text, other, before)
+
+
+def _saved_ids(prefixes: list[str] | None, numbers: memoryview, codes: memoryview) -> Sequence[str]:
+    """The saved ids: a column of ``numbers`` (and prefix ``codes``, if any) when the
+    header names their ``prefixes``, else a JSON list of strings."""
+    if prefixes is None:
+        ids: list[str] = orjson.loads(bytes(numbers))
+        return ids
+    coded = _array(codes, np.uint8) if len(codes) else None
+    return IdColumn(prefixes, _array(numbers, "<i8"), coded)
+
+
+def _code_type(values: Sequence[str | None]) -> str:
+    """How a column of codes into ``values`` is saved: a byte each while they fit."""
+    return "u1" if len(values) <= 256 else "<i4"
+
+
+def _coded(values: list[str | None], codes: memoryview) -> _Coded:
+    return _Coded(values, _array(codes, _code_type(values)))
+
+
+def _array(blob: memoryview, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+    """A blob's array, read in place when aligned (else copied once: numpy would
+    copy an unaligned array at each search of it)."""
+    array: npt.NDArray[Any] = np.frombuffer(blob, dtype=dtype)
+    return array if array.flags.aligned else array.copy()
