@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from memgraph.graph.lazy import LazyDocs, NameMap, PostingIndex, Postings
 from memgraph.graph.saved import RelationEnds
-from memgraph.id_column import IdColumn, id_column, joined_ids, parse_numbers, split_id
+from memgraph.id_column import (
+    IdColumn,
+    id_column,
+    joined_columns,
+    joined_ids,
+    parse_numbers,
+    split_id,
+)
 
 _PREFIXES = ["obs-", "episode-", "e", "rel-"]
 _ids = st.lists(
@@ -137,3 +144,25 @@ def test_a_posting_index_answers_membership_without_building_a_saved_term() -> N
     assert "jones" not in index
     index.add("jones", "ent-9")
     assert "jones" in index and index["smith"] == {"ent-1", "ent-2", "ent-3"}
+
+
+def test_a_column_read_often_keeps_a_dict_and_answers_the_same() -> None:
+    column = IdColumn(["obs-"], np.arange(0, 3000, 3))
+    answers = [column.position(f"obs-{n}") for n in range(3000)]
+    assert column._complete  # a thousand ids parsed: far more than 1/64 of them
+    assert [column.position(f"obs-{n}") for n in range(3000)] == answers
+    assert answers[3] == 1 and answers[4] is None and column.position("obs-03") is None
+
+
+def test_a_joined_column_keeps_what_the_first_found_and_the_later_of_a_repeat() -> None:
+    first = IdColumn(["obs-"], np.arange(0, 3000, 3))
+    for n in range(3000):
+        first.position(f"obs-{n}")
+    assert first._complete
+    joined = joined_columns(first, IdColumn(["obs-"], [3, 9000]))
+    assert joined._complete and joined.position("obs-3") == 1000
+    assert joined.position("obs-9000") == 1001 and joined.position("obs-6") == 2
+    partly = IdColumn(["obs-"], [1, 2])
+    assert partly.position("obs-1") == 0
+    again = joined_columns(partly, IdColumn(["obs-"], [1]))
+    assert again.position("obs-1") == 2 and again.position("obs-2") == 1

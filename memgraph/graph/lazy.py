@@ -36,7 +36,7 @@ class LazyDocs(MutableMapping[str, V]):
 
     def __init__(self, ids: Sequence[str], decode: Callable[[int], V]) -> None:
         self._ids = ids
-        self._ordinal = _positions(ids)
+        self._ordinal, self._find = _positions(ids)
         self._decode = decode
         self._values: dict[str, V] = {}
         self._gone: set[str] = set()
@@ -45,7 +45,7 @@ class LazyDocs(MutableMapping[str, V]):
 
     def ordinal(self, key: str) -> int | None:
         """The saved position of ``key`` (None for keys added since loading)."""
-        return self._ordinal.get(key)
+        return self._find(key)
 
     def loaded(self, key: str) -> V | None:
         """The value of ``key`` if it is already decoded (or new), without decoding."""
@@ -79,7 +79,7 @@ class LazyDocs(MutableMapping[str, V]):
         value = self._values.get(key)
         if value is not None:
             return value
-        ordinal = self._ordinal.get(key)
+        ordinal = self._find(key)
         if ordinal is None or key in self._gone:
             return default
         with self._decoding:  # two threads must not make two objects of one record
@@ -95,11 +95,13 @@ class LazyDocs(MutableMapping[str, V]):
         return value  # type: ignore[no-any-return]
 
     def __contains__(self, key: object) -> bool:
-        return key in self._values or (key in self._ordinal and key not in self._gone)
+        if key in self._values:
+            return True
+        return type(key) is str and self._find(key) is not None and key not in self._gone
 
     def __setitem__(self, key: str, value: V) -> None:
         self._values[key] = value
-        if key in self._ordinal:
+        if self._find(key) is not None:
             self._gone.discard(key)
         else:
             self._new[key] = None
@@ -108,7 +110,7 @@ class LazyDocs(MutableMapping[str, V]):
         if key not in self:
             raise KeyError(key)
         self._values.pop(key, None)
-        if key in self._ordinal:
+        if self._find(key) is not None:
             self._gone.add(key)
         else:
             del self._new[key]
@@ -119,8 +121,8 @@ class LazyDocs(MutableMapping[str, V]):
         Values already decoded or added stay as they are."""
         if self._gone or len(ids) != len(self._ids) + len(self._new):
             raise ValueError("the new saved keys do not extend the old ones")
-        if isinstance(ids, IdColumn) or not isinstance(self._ordinal, dict):
-            self._ordinal = _positions(ids)
+        if isinstance(ids, IdColumn) or self._ordinal is None:
+            self._ordinal, self._find = _positions(ids)
         else:
             start = len(self._ids)
             self._ordinal.update(zip(self._new, range(start, start + len(self._new)), strict=True))
@@ -189,34 +191,6 @@ class NameMap(MutableMapping[str, str]):
         return sum(1 for _key in self)
 
 
-class _ColumnPositions(Mapping[str, int]):
-    """``id -> position`` over an :class:`IdColumn`, without a dict of its strings."""
-
-    __slots__ = ("_column",)
-
-    def __init__(self, column: IdColumn) -> None:
-        self._column = column
-
-    def get(self, key: str, default: Any = None) -> Any:
-        found = self._column.position(key) if type(key) is str else None
-        return default if found is None else found
-
-    def __getitem__(self, key: str) -> int:
-        found = self.get(key)
-        if found is None:
-            raise KeyError(key)
-        return int(found)
-
-    def __contains__(self, key: object) -> bool:
-        return type(key) is str and self._column.position(key) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._column)
-
-    def __len__(self) -> int:
-        return len(self._column)
-
-
 def _ids_at(ids: Sequence[str], ordinals: Ordinals) -> list[str]:
     """The ids at these saved positions."""
     if isinstance(ids, IdColumn):
@@ -224,11 +198,13 @@ def _ids_at(ids: Sequence[str], ordinals: Ordinals) -> list[str]:
     return [ids[o] for o in ordinals.tolist()]
 
 
-def _positions(ids: Sequence[str]) -> Mapping[str, int]:
-    """``id -> position`` of saved keys in order (the last of a repeated key)."""
+def _positions(ids: Sequence[str]) -> tuple[dict[str, int] | None, Callable[[str], int | None]]:
+    """How to find a saved key's position: a dict of the keys (the last of a repeated
+    key wins), or for an :class:`IdColumn` none and the column's own lookup."""
     if isinstance(ids, IdColumn):
-        return _ColumnPositions(ids)
-    return dict(zip(ids, range(len(ids)), strict=True))
+        return None, ids.position
+    ordinal = dict(zip(ids, range(len(ids)), strict=True))
+    return ordinal, ordinal.get
 
 
 class Postings:
