@@ -725,7 +725,7 @@ class MemoryCore:
             index = self._episodes_indexed()
             vectors = self._vectors
             assert vectors is not None
-            missing = [e for e in index.ids if e not in vectors]
+            missing = vectors.missing(list(index.ids))
             for start in range(0, len(missing), EMBED_BATCH):
                 batch = missing[start : start + EMBED_BATCH]
                 docs = self._episode_docs(graph, batch)
