@@ -68,8 +68,10 @@ class _Lookup:
         if bool(np.all(numbers[1:] > numbers[:-1])):  # ids made in order: nothing to sort
             unique, last = numbers, positions
         else:  # where a number repeats (a replaced vector), its last position wins
-            unique, first_from_end = np.unique(numbers[::-1], return_index=True)
-            last = positions[len(numbers) - 1 - first_from_end]
+            order = np.argsort(numbers, kind="stable")  # equal numbers keep their order
+            ordered = numbers[order]
+            ends = np.append(np.flatnonzero(ordered[1:] != ordered[:-1]), len(ordered) - 1)
+            unique, last = ordered[ends], positions[order[ends]]
         top = int(unique[-1])
         if top < DENSE_SLACK * len(unique) + 1024 and len(numbers) < 2**31:
             table = np.full(top + 1, -1, np.int32)
