@@ -168,7 +168,7 @@ class _Ids(Sequence[str]):
     def __init__(self, saved: Sequence[str] = ()) -> None:
         self.saved = saved
         self._added: list[str] = []
-        self._where: dict[str, int] = {}  # the added ids (and saved ones not in a column)
+        self._where: dict[str, int] = {}  # the added ids and the saved ones found so far
         self._listed = not saved  # whether the saved ids are in ``_where``
 
     def __len__(self) -> int:
@@ -220,7 +220,10 @@ class _Ids(Sequence[str]):
             self._where = {**dict(zip(saved, range(len(saved)), strict=True)), **self._where}
             self._listed = True
             return self._where.get(key)
-        return saved.position(key)
+        found = saved.position(key)
+        if found is not None:
+            self._where[key] = found  # a read asks about the same ids again: one dict hit
+        return found
 
     def joined(self) -> Sequence[str]:
         """Every id, as a column when each is a prefix and a number, else a list."""
