@@ -290,39 +290,65 @@ def parse_numbers(ids: Sequence[str], prefix: str) -> Numbers | None:
     """The numbers of ``ids`` when each is ``prefix`` followed by a number of 1 to 18
     digits without leading zeros, else None: a few array operations per digit
     place instead of a parse per id."""
-    count = len(ids)
-    joined = "\x00".join(ids)
-    if not count or not joined.isascii() or not prefix.isascii():
-        return None if count else np.zeros(0, np.int64)
-    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    separators = np.flatnonzero(raw == 0)
-    if len(separators) != count - 1:
+    if not ids:
+        return np.zeros(0, np.int64)
+    joined = _Joined.of(ids)
+    if joined is None or not prefix.isascii():
         return None
-    starts = np.empty(count, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = separators + 1
-    ends = np.empty(count, dtype=np.int64)
-    ends[:-1] = separators
-    ends[-1] = len(raw)
-    width = len(prefix)
-    lengths = ends - starts - width  # digits per id
-    shortest, longest = int(lengths.min()), int(lengths.max())
-    if shortest < 1 or longest > MAX_DIGITS:
-        return None
-    for offset, byte in enumerate(prefix.encode("ascii")):
-        if (raw[starts + offset] != byte).any():
+    prefix_bytes = prefix.encode("ascii")
+    for offset, byte in enumerate(prefix_bytes):
+        if (joined.byte_at(joined.starts + offset) != byte).any():
             return None
-    first = starts + width
-    if ((raw[first] == 48) & (lengths > 1)).any():  # a leading zero
-        return None
-    numbers = np.zeros(count, dtype=np.int64)
-    for place in range(longest):  # one digit of every id long enough per step
-        live = slice(None) if place < shortest else lengths > place
-        digit = raw[first[live] + place].astype(np.int64) - 48
-        if ((digit < 0) | (digit > 9)).any():
+    return joined.numbers(joined.starts, joined.lengths, len(prefix_bytes))
+
+
+class _Joined:
+    """Ids joined by NULs as ASCII bytes, with where each starts and how long it is."""
+
+    def __init__(self, raw: npt.NDArray[np.uint8], starts: Numbers, lengths: Numbers) -> None:
+        self.raw, self.starts, self.lengths = raw, starts, lengths
+
+    @classmethod
+    def of(cls, ids: Sequence[str]) -> _Joined | None:
+        """None when an id is not ASCII or holds a NUL."""
+        text = "\x00".join(ids)
+        if not text.isascii():
             return None
-        numbers[live] = numbers[live] * 10 + digit
-    return numbers
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        ends = np.flatnonzero(raw == 0)
+        if len(ends) != len(ids) - 1:
+            return None
+        starts = np.concatenate([np.zeros(1, np.int64), ends + 1])
+        return cls(raw, starts, np.append(ends, len(raw)) - starts)
+
+    def byte_at(self, at: Numbers) -> npt.NDArray[np.uint8]:
+        """The byte at each position (0 past the end)."""
+        inside = at < len(self.raw)
+        found = np.zeros(len(at), np.uint8)
+        found[inside] = self.raw[at[inside]]
+        return found
+
+    def numbers(self, starts: Numbers, lengths: Numbers, width: int) -> Numbers | None:
+        """The numbers after a ``width``-byte prefix of the ids at ``starts``, or None
+        when one is not 1 to 18 digits without a leading zero."""
+        digits = lengths - width
+        if not len(digits):
+            return np.zeros(0, np.int64)
+        shortest, longest = int(digits.min()), int(digits.max())
+        if shortest < 1 or longest > MAX_DIGITS:
+            return None
+        first = starts + width
+        raw = self.raw
+        if ((raw[first] == 48) & (digits > 1)).any():  # a leading zero
+            return None
+        numbers = np.zeros(len(first), dtype=np.int64)
+        for place in range(longest):  # one digit of every id long enough per step
+            live = slice(None) if place < shortest else digits > place
+            digit = raw[first[live] + place].astype(np.int64) - 48
+            if ((digit < 0) | (digit > 9)).any():
+                return None
+            numbers[live] = numbers[live] * 10 + digit
+        return numbers
 
 
 def id_column(ids: Sequence[str]) -> Sequence[str]:
@@ -353,15 +379,13 @@ def as_column(ids: Sequence[str]) -> IdColumn | None:
 def _mixed_column(ids: Sequence[str]) -> IdColumn | None:
     """:func:`as_column` of ids with several prefixes: found one at a time, each from
     the first id not yet matched, and the numbers of its ids parsed together."""
-    joined = "\x00".join(ids)
-    if not joined.isascii():
+    joined = _Joined.of(ids)
+    if joined is None:
         return None
-    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    ends = np.flatnonzero(raw == 0)
-    if len(ends) != len(ids) - 1:  # an id holds a NUL
-        return None
-    starts = np.concatenate([np.zeros(1, np.int64), ends + 1])
-    lengths = np.append(ends, len(raw)) - starts
+    raw, starts, lengths = joined.raw, joined.starts, joined.lengths
+    # Non-digit bytes so far: an id is a prefix and a number when none follow the prefix.
+    count = np.int32 if len(raw) < 2**31 else np.int64
+    other = np.concatenate([np.zeros(1, count), np.cumsum((raw < 48) | (raw > 57), dtype=count)])
     numbers = np.zeros(len(ids), np.int64)
     codes = np.zeros(len(ids), np.uint8)
     prefixes: list[str] = []
@@ -371,32 +395,20 @@ def _mixed_column(ids: Sequence[str]) -> IdColumn | None:
         prefix = head.rstrip(DIGITS)
         if len(prefixes) == MAX_PREFIXES or not prefix or prefix == head:
             return None
-        mine = _prefixed_numbers(raw, starts[left], lengths[left], prefix)
+        width = len(prefix)
+        at, size = starts[left], lengths[left]
+        mine = size > width
+        for offset, byte in enumerate(prefix.encode("ascii")):
+            mine &= joined.byte_at(at + offset) == byte
+        mine &= other[at + size] - other[np.minimum(at + width, len(raw))] == 0
         rows = left[mine]
-        parsed = parse_numbers([ids[i] for i in rows.tolist()], prefix)
+        parsed = joined.numbers(starts[rows], lengths[rows], width)
         if parsed is None:
             return None
         numbers[rows], codes[rows] = parsed, len(prefixes)
         prefixes.append(prefix)
         left = left[~mine]
     return IdColumn(prefixes, numbers, codes)
-
-
-def _prefixed_numbers(
-    raw: npt.NDArray[np.uint8], starts: Numbers, lengths: Numbers, prefix: str
-) -> npt.NDArray[np.bool_]:
-    """Which of the ids at ``starts`` in ``raw`` are ``prefix`` followed by digits only
-    (so ``episode-4`` is not taken for one of prefix ``e``)."""
-    width = len(prefix)
-    found: npt.NDArray[np.bool_] = lengths > width
-    last = len(raw) - 1
-    for offset, byte in enumerate(prefix.encode("ascii")):
-        found &= raw[np.minimum(starts + offset, last)] == byte
-    # Non-digits after the prefix, from a running count of the non-digit bytes.
-    other = np.concatenate([np.zeros(1, np.int64), np.cumsum((raw < 48) | (raw > 57))])
-    after = np.minimum(starts + width, len(raw))
-    found &= other[starts + lengths] - other[after] == 0
-    return found
 
 
 def joined_columns(first: IdColumn, second: IdColumn) -> IdColumn:
