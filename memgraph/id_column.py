@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 __all__ = [
     "IdColumn",
+    "StringSequence",
     "as_column",
     "id_column",
     "joined_columns",
@@ -104,6 +105,41 @@ class _Lookup:
         return np.where(hit, self._order[at], -1)
 
 
+class StringSequence(Sequence[str]):
+    """A read-only sequence of strings made when read: a subclass gives ``__len__``,
+    ``_item`` (the string at a position, counted from 0) and ``tolist`` (every
+    string at once, the fast way); a slice is a list."""
+
+    __slots__ = ()
+
+    def _item(self, index: int) -> str:
+        raise NotImplementedError
+
+    def tolist(self) -> list[str]:
+        """Every string, in order."""
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return self.tolist()[index]
+        size = len(self)
+        if not -size <= index < size:
+            raise IndexError(f"position {index} of {size}")
+        return self._item(index + size if index < 0 else index)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self.tolist())
+
+
 class IdColumn(Sequence[str]):
     """A read-only sequence of ids, each one of a few prefixes and a number.
 
@@ -163,12 +199,21 @@ class IdColumn(Sequence[str]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, IdColumn):
-            return self.tolist() == other.tolist()
+            if self.prefixes != other.prefixes:
+                return self.tolist() == other.tolist()
+            return bool(
+                np.array_equal(self.numbers, other.numbers)
+                and np.array_equal(self._codes(), other._codes())
+            )
         if isinstance(other, (list, tuple)):
             return self.tolist() == list(other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable-looking, like a list
+
+    def _codes(self) -> npt.NDArray[np.uint8]:
+        """Each id's prefix code (all 0 when there is one prefix)."""
+        return np.zeros(len(self), np.uint8) if self.codes is None else self.codes
 
     def __repr__(self) -> str:
         shown = ", ".join(repr(i) for i in self[:3])
@@ -259,13 +304,10 @@ class IdColumn(Sequence[str]):
         return found
 
     def with_prefix(self, prefix: str) -> npt.NDArray[np.bool_]:
-        """Which ids have ``prefix`` (one of :attr:`prefixes`)."""
+        """Which ids have ``prefix``."""
         if prefix not in self.prefixes:
             return np.zeros(len(self), bool)
-        code = self.prefixes.index(prefix)
-        if self.codes is None:
-            return np.full(len(self), code == 0, bool)
-        mask: npt.NDArray[np.bool_] = self.codes == code
+        mask: npt.NDArray[np.bool_] = self._codes() == self.prefixes.index(prefix)
         return mask
 
     def take(self, rows: npt.ArrayLike) -> IdColumn:
@@ -416,7 +458,7 @@ def joined_columns(first: IdColumn, second: IdColumn) -> IdColumn:
     prefixes = [*first.prefixes, *(p for p in second.prefixes if p not in first.prefixes)]
 
     def codes(column: IdColumn) -> npt.NDArray[np.uint8]:
-        own = np.zeros(len(column), np.uint8) if column.codes is None else column.codes
+        own = column._codes()
         return np.array([prefixes.index(p) for p in column.prefixes], np.uint8)[own]
 
     numbers = np.concatenate([first.numbers, second.numbers])

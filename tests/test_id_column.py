@@ -166,3 +166,13 @@ def test_a_joined_column_keeps_what_the_first_found_and_the_later_of_a_repeat() 
     assert partly.position("obs-1") == 0
     again = joined_columns(partly, IdColumn(["obs-"], [1]))
     assert again.position("obs-1") == 2 and again.position("obs-2") == 1
+
+
+def test_columns_equal_when_their_ids_are_equal_however_they_are_held() -> None:
+    single = IdColumn(["obs-"], [1, 2])
+    assert single == IdColumn(["obs-"], [1, 2], [0, 0]) == ["obs-1", "obs-2"]
+    listed = ["obs-1", "obs-2"]  # a list on the left: the column answers for it
+    assert listed == single and single != IdColumn(["obs-"], [1, 3])
+    mixed = IdColumn(["obs-", "episode-"], [1, 2], [0, 1])
+    assert mixed == IdColumn(["episode-", "obs-"], [1, 2], [1, 0])
+    assert mixed != IdColumn(["obs-", "episode-"], [1, 2], [0, 0])

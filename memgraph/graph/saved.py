@@ -9,15 +9,15 @@ the snapshot code.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, overload
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from memgraph.graph.lazy import Postings
-from memgraph.id_column import IdColumn
+from memgraph.id_column import IdColumn, StringSequence
 
 __all__ = [
     "BUFFERS",
@@ -59,7 +59,7 @@ def as_buffer(data: Buffer | Records) -> Buffer:
     return data if isinstance(data, BUFFERS) else data[0 : len(data)]
 
 
-class StringColumn(Sequence[str]):
+class StringColumn(StringSequence):
     """NUL-separated UTF-8 strings (a table of ``graph.idx``), each decoded when read:
     opening a scope does not make a string per entity name or type."""
 
@@ -77,29 +77,14 @@ class StringColumn(Sequence[str]):
     def __len__(self) -> int:
         return len(self._starts)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return self.tolist()[index]
+    def _item(self, index: int) -> str:
         return self._data[int(self._starts[index]) : int(self._ends[index])].decode()
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.tolist())
-
-    def __reversed__(self) -> Iterator[str]:
-        return reversed(self.tolist())
-
     def tolist(self) -> list[str]:
-        """Every string, in order."""
         return self._data.decode().split("\x00") if self._data else []
 
 
-class RelationEnds(Sequence[str]):
+class RelationEnds(StringSequence):
     """The ``from`` (``side`` 0) or ``to`` (1) entity id of every saved relation, read
     from the relations' entity ordinals when asked (a relation whose end names no
     entity is in ``dangling``: relation ordinal -> ``[from, to]``)."""
@@ -119,31 +104,17 @@ class RelationEnds(Sequence[str]):
     def __len__(self) -> int:
         return len(self._ordinals)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _item(self, index: int) -> str:
         ordinal = int(self._ordinals[index])
         if ordinal >= 0:
             return self._entity_ids[ordinal]
-        position = index if index >= 0 else len(self) + index
-        return self._dangling[str(position)][self._side]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.tolist())
+        return self._dangling[str(index)][self._side]
 
     def tolist(self) -> list[str]:
-        """Every end, in relation order."""
         ids = self._entity_ids
-        ordinals = self._ordinals.tolist()
-        if isinstance(ids, IdColumn) and len(ordinals) and min(ordinals) >= 0:
+        if isinstance(ids, IdColumn) and bool((self._ordinals >= 0).all()):
             return ids.take(self._ordinals).tolist()
-        ends = [ids[o] if o >= 0 else "" for o in ordinals]
+        ends = [ids[o] if o >= 0 else "" for o in self._ordinals.tolist()]
         for position, pair in self._dangling.items():
             ends[int(position)] = pair[self._side]
         return ends

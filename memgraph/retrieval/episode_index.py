@@ -26,14 +26,14 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
 from memgraph.dates import asks_about_past, mentions
-from memgraph.id_column import IdColumn, id_column
+from memgraph.id_column import IdColumn, StringSequence, id_column
 from memgraph.text import WORD_FORMS, index_terms, name_key
 
 __all__ = [
@@ -161,7 +161,7 @@ class _Grow:
         return self._size
 
 
-class _Ids(Sequence[str]):
+class _Ids(StringSequence):
     """The episodes' ids in index order: the saved ones (an :class:`IdColumn` when each
     is a prefix and a number, found without a dict of strings), then those added."""
 
@@ -174,27 +174,12 @@ class _Ids(Sequence[str]):
     def __len__(self) -> int:
         return len(self.saved) + len(self._added)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _item(self, index: int) -> str:
         saved = len(self.saved)
-        if index < 0:
-            index += len(self)
-            if index < 0:
-                raise IndexError("episode index out of range")
-        if index < saved:
-            return self.saved[index]
-        return self._added[index - saved]
+        return self.saved[index] if index < saved else self._added[index - saved]
 
-    def __iter__(self) -> Iterator[str]:
-        yield from self.saved
-        yield from self._added
+    def tolist(self) -> list[str]:
+        return [*self.saved, *self._added]
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.position(key) is not None

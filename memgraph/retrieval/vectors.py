@@ -20,7 +20,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memgraph.id_column import IdColumn, as_column, joined_columns
+from memgraph.id_column import IdColumn, as_column, id_column
 from memgraph.retrieval.ivf import CoarseIndex, dot_rows
 
 __all__ = ["RowSource", "VectorIndex", "normalize_rows"]
@@ -457,14 +457,9 @@ class VectorIndex:
     def compact_ids(self) -> Sequence[str]:
         """Every row's id, in row order: a column when each is a prefix and a number
         (the form the stores keep), else a list."""
-        base, added = self._column, as_column(self.tail_ids)
-        if base is not None and added is not None:
-            return joined_columns(base, added)
-        if base is not None and not self.tail_ids:
-            return base
-        if added is not None and not self.base_ids:
-            return added
-        return self.ids()
+        if self._column is not None:
+            return self._column.extended(self.tail_ids)
+        return id_column(self.ids())
 
     def rows(self, start: int, stop: int) -> Matrix:
         """Rows ``start:stop`` across base and tail."""

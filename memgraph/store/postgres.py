@@ -139,25 +139,6 @@ def unpack_ids(blob: bytes, count: int) -> Sequence[str]:
     return text.split("\x00") if text else []
 
 
-def _same_ids(first: Sequence[str], second: Sequence[str]) -> bool:
-    """Whether two sequences hold the same ids (compared as arrays when both are
-    columns with the same prefixes)."""
-    if (
-        isinstance(first, IdColumn)
-        and isinstance(second, IdColumn)
-        and first.prefixes == second.prefixes
-    ):
-        return bool(
-            np.array_equal(first.numbers, second.numbers)
-            and np.array_equal(_codes(first), _codes(second))
-        )
-    return list(first) == list(second)
-
-
-def _codes(column: IdColumn) -> npt.NDArray[np.uint8]:
-    return np.zeros(len(column), np.uint8) if column.codes is None else column.codes
-
-
 class PostgresStore:
     """Persist one scope in PostgreSQL (see the module docstring).
 
@@ -1093,7 +1074,7 @@ class PostgresStore:
         start = 0
         if not replace and model == index.model and dim == width and count <= total:
             stored = self._stored_vector_ids(conn, count, generation)
-            start = count if _same_ids(stored, ids[:count]) else 0
+            start = count if stored == ids[:count] else 0
             if start == total:
                 self._save_coarse(conn, index)
                 return ids
