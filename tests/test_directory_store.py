@@ -70,6 +70,18 @@ def journal_lines(store: DirectoryStore) -> list[bytes]:
     return store.journal_path.read_bytes().split(b"\n")
 
 
+def checkpointed(
+    open_store: Callable[[], DirectoryStore], *seqs: int
+) -> tuple[DirectoryStore, Model]:
+    """A store opened and loaded, the commits ``seqs`` written and checkpointed."""
+    store = open_store()
+    store.load()
+    model = Model()
+    write(store, model, *seqs)
+    checkpoint(store, model)
+    return store, model
+
+
 # --------------------------------------------------------------------------- permissions
 def test_files_are_owner_only_and_directories_private(
     tmp_path: Path, open_store: Callable[[], DirectoryStore]
@@ -315,11 +327,7 @@ def test_a_gap_in_the_journal_seqs_raises_store_corrupt(
 def test_garbled_graph_json_raises_store_corrupt_with_file_and_position(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1)
-    checkpoint(store, model)
+    store, _model = checkpointed(open_store, 1)
     document = store.graph_path.read_bytes()
     damaged = document[:40] + b"\n  ,,oops" + document[40:]
     store.graph_path.write_bytes(damaged)
@@ -451,11 +459,7 @@ def test_garbled_episode_line_in_the_middle_raises_store_corrupt(
 
 # --------------------------------------------------------------------------- vectors
 def test_checkpointed_vectors_load_memory_mapped(open_store: Callable[[], DirectoryStore]) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2, 3)
-    checkpoint(store, model)
+    store, model = checkpointed(open_store, 1, 2, 3)
     vectors = open_store().load().vectors
     assert vectors is not None
     assert isinstance(vectors.matrix, np.memmap)
@@ -498,11 +502,7 @@ def test_a_second_checkpoint_appends_vectors_in_place_keeping_earlier_rows(
 def test_rows_past_the_header_left_by_a_crashed_append_are_overwritten(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2)
-    checkpoint(store, model)
+    store, model = checkpointed(open_store, 1, 2)
     with open(store.vectors_path, "ab") as handle:  # rows written, header not yet updated
         handle.write(np.full((3, 4), 7.0, np.float32).tobytes())
     store.close()
@@ -520,11 +520,7 @@ def test_rows_past_the_header_left_by_a_crashed_append_are_overwritten(
 def test_an_embedding_model_change_rewrites_the_vectors_in_full(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2)
-    checkpoint(store, model)
+    store, model = checkpointed(open_store, 1, 2)
     inode = store.vectors_path.stat().st_ino
     other = VectorIndex("other-embed")
     other.add(["obs-4", "obs-7"], np.array([[1, 0, 0], [0, 1, 1]], np.float32))
@@ -544,11 +540,7 @@ def test_an_embedding_model_change_rewrites_the_vectors_in_full(
 def test_a_vectors_header_that_disagrees_with_its_ids_raises_store_corrupt(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2)
-    checkpoint(store, model)
+    store, _model = checkpointed(open_store, 1, 2)
     header = orjson.loads(store.header_path.read_bytes())
     header["count"] = 5
     store.header_path.write_bytes(orjson.dumps(header))
@@ -560,11 +552,7 @@ def test_a_vectors_header_that_disagrees_with_its_ids_raises_store_corrupt(
 def test_a_checkpoint_packs_the_vector_ids_and_a_load_reads_them_as_a_column(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2, 3)
-    checkpoint(store, model)
+    store, model = checkpointed(open_store, 1, 2, 3)
     header = orjson.loads(store.header_path.read_bytes())
     assert header["format"] == PACKED_VECTOR_FORMAT and header["ids"]["prefixes"] == ["obs-"]
     vectors = open_store().load().vectors
@@ -575,11 +563,7 @@ def test_a_checkpoint_packs_the_vector_ids_and_a_load_reads_them_as_a_column(
 def test_a_vectors_header_listing_its_ids_loads_and_the_next_append_packs_them(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2)
-    checkpoint(store, model)
+    store, _model = checkpointed(open_store, 1, 2)
     blocks = orjson.loads(store.header_path.read_bytes())["blocks"]
     earlier = {"format": 1, "model": MODEL, "dim": DIM, "count": 2, "blocks": blocks}
     store.header_path.write_bytes(orjson.dumps({**earlier, "ids": ["obs-4", "obs-7"]}))
@@ -648,11 +632,7 @@ def test_packed_ids_that_are_not_what_was_packed_are_refused(
 def test_packed_vector_ids_that_cannot_be_unpacked_raise_store_corrupt(
     open_store: Callable[[], DirectoryStore],
 ) -> None:
-    store = open_store()
-    store.load()
-    model = Model()
-    write(store, model, 1, 2)
-    checkpoint(store, model)
+    store, _model = checkpointed(open_store, 1, 2)
     header = orjson.loads(store.header_path.read_bytes())
     header["ids"]["numbers"] = header["ids"]["numbers"][:-4]
     store.header_path.write_bytes(orjson.dumps(header))

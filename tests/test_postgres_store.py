@@ -114,6 +114,16 @@ def state_after(*seqs: int) -> tuple[Graph, VectorIndex]:
     return graph, index
 
 
+def committed(stores: Stores, *seqs: int) -> tuple[PostgresStore, Graph, VectorIndex]:
+    """A loaded store holding the commits ``seqs``, and the graph and vectors they make."""
+    store = stores()
+    store.load()
+    with store.lock(5):
+        for seq in seqs:
+            store.commit(make_commit(seq))
+    return (store, *state_after(*seqs))
+
+
 def fail_when(admin: psycopg.Connection[Any], schema: str, table: str, event: str) -> None:
     """Make every ``event`` on ``schema.table`` raise inside the server, mid-transaction."""
     admin.execute(
@@ -182,12 +192,7 @@ def test_a_first_commit_that_fails_does_not_create_the_scope(
 def test_a_checkpoint_that_fails_midway_changes_nothing(
     stores: Stores, admin: psycopg.Connection[Any], schema: str
 ) -> None:
-    store = stores()
-    store.load()
-    with store.lock(5):
-        for seq in (1, 2):
-            store.commit(make_commit(seq))
-    graph, index = state_after(1, 2)
+    store, graph, index = committed(stores, 1, 2)
     episode = {"id": "episode-1", "text": "Person 1 works at Company 1.", "at": AT}
     fail_when(admin, schema, "commits", "DELETE")  # the last step of a checkpoint
     with store.lock(5), pytest.raises(StoreError):
@@ -676,12 +681,7 @@ def test_vector_ids_are_stored_packed_and_blobs_of_the_previous_form_still_read(
 def test_a_checkpoint_keeps_the_vector_ids_packed_and_the_next_one_appends_after_them(
     stores: Stores, admin: psycopg.Connection[Any], schema: str
 ) -> None:
-    store = stores()
-    store.load()
-    with store.lock(5):
-        for seq in (1, 2, 3):
-            store.commit(make_commit(seq))
-    graph, index = state_after(1, 2, 3)
+    store, graph, index = committed(stores, 1, 2, 3)
     with store.lock(5):
         assert store.checkpoint(graph, index, [], force=True)
     row = admin.execute(f"SELECT vector_ids FROM {schema}.images").fetchone()
@@ -710,12 +710,7 @@ def test_a_checkpoint_keeps_the_vector_ids_packed_and_the_next_one_appends_after
 def test_vector_ids_stored_in_the_previous_form_load(
     stores: Stores, admin: psycopg.Connection[Any], schema: str
 ) -> None:
-    store = stores()
-    store.load()
-    with store.lock(5):
-        for seq in (1, 2):
-            store.commit(make_commit(seq))
-    graph, index = state_after(1, 2)
+    store, graph, index = committed(stores, 1, 2)
     with store.lock(5):
         assert store.checkpoint(graph, index, [], force=True)
     previous = zlib.compress(b"obs-4\x00obs-7", 1)
