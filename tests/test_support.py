@@ -152,7 +152,9 @@ def test_someone_else_holding_all_of_the_topic_outweighs_less_than_half_of_their
     assert Support(own=0.4, anyone=1.0).about_someone_else
     assert not Support(own=0.6, anyone=1.0).about_someone_else
     assert Support(own=0.2, anyone=0.8).about_someone_else  # little of theirs, much more else
-    assert not Support(own=0.4, anyone=0.8).about_someone_else
+    assert Support(own=0.4, anyone=0.8).about_someone_else  # most of it else, theirs less
+    assert not Support(own=0.4, anyone=0.6).about_someone_else  # not clearly more
+    assert not Support(own=0.2, anyone=0.45).about_someone_else  # nobody's holds most
 
 
 def test_what_they_say_is_in_their_own_words_whatever_was_said_before() -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "MOSTLY_THEIRS",
     "OWN_SHARE",
     "SWAP_MARGIN",
+    "CLEAR_MARGIN",
     "WHOLE_TOPIC",
     "Support",
     "Talk",
@@ -59,6 +60,9 @@ about someone else's."""
 MOSTLY_THEIRS = 0.5
 """A text of theirs holding this share of the topic answers for them, whoever else
 speaks of what the question says is theirs."""
+CLEAR_MARGIN = 0.25
+"""How much more of the topic someone else's text must hold, when it holds most of
+it, for the question to be about someone else's though theirs hold some of it."""
 WHOLE_TOPIC = 0.95
 """Someone else's text holding this share of the topic holds all of it."""
 LESS_THAN_HALF = 0.45
@@ -136,11 +140,16 @@ class Support:
     @property
     def about_someone_else(self) -> bool:
         """The topic is held, but not by anything of the named entities: theirs hold
-        little of it and someone else's much more, or someone else's hold all of it
-        and theirs less than half ("What did Jon find for his store?" when Gina
-        found it for hers, and Jon only spoke of his store)."""
+        little of it and someone else's much more; or someone else's hold most of
+        it and theirs less than half and clearly less ("How is John's new puppy
+        settling in?" when only Maria has a puppy and John spoke of dogs); or
+        someone else's hold all of it and theirs less than half ("What did Jon
+        find for his store?" when Gina found it for hers, and Jon only spoke of
+        his store)."""
         if self.anyone >= WHOLE_TOPIC and self.own <= LESS_THAN_HALF:
             return True
+        if self.own < MOSTLY_THEIRS <= self.anyone and self.anyone - self.own >= CLEAR_MARGIN:
+            return True  # someone else's holds most of it, theirs clearly less
         return self.own < OWN_SHARE and self.anyone - self.own >= SWAP_MARGIN
 
 
