@@ -95,6 +95,14 @@ _FUTURE = re.compile(
     r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading)\b",
     re.IGNORECASE,
 )
+_UNTIL_NOW = re.compile(
+    r"(?:'ve|\bhave|\bhas|'s|\bhaven't|\bhasn't)(?: \w+)?(?: not| never)? "
+    r"(?:been|had|known|lived|worked|owned|played|done|used|taught|run|studied|practiced|"
+    r"practised|volunteered|loved|kept|stayed|trained|dated|collected|followed)\b",
+    re.IGNORECASE,
+)
+"""A present perfect ("I've had them", "she has lived"): a duration in its clause runs
+until the moment of speaking."""
 _HAVE_GOT = re.compile(r"(?:'ve|\bhave|\bhas|'s) got\b", re.IGNORECASE)
 """``I've got an interview on Tuesday``: a present, not a past."""
 _CLAUSE = re.compile(r"[.!?;]|,\s|\s(?:and|but|so)\s", re.IGNORECASE)
@@ -132,6 +140,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("last_night", r"\blast night\b"),
         ("from_now", _NUMBER + r" (?P<unit>day|week|month|year)s? from (?:now|today)\b"),
         ("ago", _NUMBER + r" (?P<unit>day|week|month|year|weekend)s? ago\b"),
+        (
+            "lasting",
+            r"\b(?:for|over) (?:(?P<about>about|around|roughly|almost|nearly|over|more than) |"
+            r"the (?:past|last) )?(?P<n>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|"
+            r"ten|eleven|twelve) (?P<unit>day|week|month|year)s?\b",
+        ),
         ("in_n", r"\bin " + _NUMBER + r" (?P<unit>day|week|month|year)s?\b"),
         ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
@@ -210,6 +224,18 @@ def _tense(text: str, start: int, end: int) -> int:
     if future and not past:
         return 1
     return 0
+
+
+def _until_now(text: str, start: int, end: int) -> bool:
+    """Whether the duration ``text[start:end]`` lasts until the moment of speaking: its
+    clause is in the present perfect ("I've had them for 3 years") or it is
+    followed by "now" ("for two years now")."""
+    if re.match(r"\s*now\b", text[end:], re.IGNORECASE):
+        return True
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text)]
+    left = max(b for b in bounds if b <= start)
+    before = text[left:start]
+    return bool(_UNTIL_NOW.search(before)) and not _FUTURE.search(before)
 
 
 def _day_in(year: int, month: int, day: int) -> date | None:
@@ -310,6 +336,19 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         if unit == "month":
             return format_month(*_add_months(said.year, said.month, sign * count))
         return str(said.year + sign * count)
+    if kind == "lasting":  # "for 3 years" until now: since when
+        count = _number(groups.get("n"))
+        if count is None:
+            return None
+        since = "since about" if groups.get("about") else "since"
+        unit = groups["unit"]
+        if unit == "day":
+            return f"{since} {format_day(said - timedelta(days=count))}"
+        if unit == "week":
+            return f"{since} the week of {format_day(said - timedelta(weeks=count))}"
+        if unit == "month":
+            return f"{since} {format_month(*_add_months(said.year, said.month, -count))}"
+        return f"{since} {said.year - count}"
     if kind in ("month_day_year", "day_month_year"):
         return None  # already absolute
     if kind in ("month_day", "day_month"):
@@ -443,6 +482,8 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
                 (LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0
             )
             resolved = None
+            if kind == "lasting" and not _until_now(text, start, end):
+                continue  # "for two weeks in July": not since when
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)
             if resolved is None:

@@ -78,6 +78,17 @@ MONDAY = date(2024, 2, 26)
             "It's now Saturday October 21st (21 October 2023), not the 14th (14 October 2023)",
         ),
         ("on Friday, Oct. 20 at Mom's", date(2023, 5, 14), "on Friday, Oct. 20 (20 October 2023)"),
+        # a duration lasting until now says since when
+        ("I've had them for 3 years now", date(2022, 1, 23), "for 3 years (since 2019) now"),
+        (
+            "I've been doing yoga for about 3 years now",
+            date(2023, 6, 6),
+            "for about 3 years (since about 2020)",
+        ),
+        ("we've been married for ten years", MONDAY, "for ten years (since 2014)"),
+        ("I've been vegan for the past 6 months", MONDAY, "6 months (since August 2023)"),
+        ("she's been sick for 3 days", MONDAY, "for 3 days (since 23 February 2024)"),
+        ("been at it for two years now", MONDAY, "for two years (since 2022) now"),
     ],
 )
 def test_a_relative_date_is_followed_by_the_date_it_means(
@@ -96,6 +107,11 @@ def test_a_relative_date_is_followed_by_the_date_it_means(
         "it happened on 12 March 2024",
         # a weekly habit names no one day
         "you still go in on Tuesdays and Thursdays right?",
+        # a duration that does not last until now
+        "we're going to Spain for two weeks",
+        "I lived there for 5 years",
+        "I've booked the cabin for two weeks",
+        "I'll have been there for a year",
     ],
 )
 def test_an_ordinal_that_is_not_a_day_or_an_absolute_date_is_left_alone(text: str) -> None:
