@@ -384,25 +384,22 @@ class Graph:
     def is_current(self, item_id: str) -> bool | None:
         """Whether an observation or relation is current (None: no such record). A lazy
         graph answers from its saved flags when the record was not read since."""
-
-        def doc_state(doc: Doc) -> str:
-            return "1" if doc.get("validTo") is None else "0"
-
-        if item_id.startswith("obs-"):
-            found = self._peek(
-                self._obs,
-                item_id,
-                lambda pair: doc_state(pair[1]),
-                lambda saved, ordinal: "1" if saved.obs_current[ordinal] else "0",
-            )
+        observed = item_id.startswith("obs-")
+        docs: MutableMapping[str, Any] = self._obs if observed else self.relations
+        saved = self.saved
+        if saved is not None and isinstance(docs, LazyDocs):
+            value = docs.loaded(item_id)
+            if value is None:  # not read since loading: its saved flag answers
+                ordinal = docs.saved_ordinal(item_id)
+                if ordinal is None:
+                    return None
+                return bool((saved.obs_current if observed else saved.rel_current)[ordinal])
         else:
-            found = self._peek(
-                self.relations,
-                item_id,
-                doc_state,
-                lambda saved, ordinal: "1" if saved.rel_current[ordinal] else "0",
-            )
-        return None if found is None else found == "1"
+            value = docs.get(item_id)
+            if value is None:
+                return None
+        doc = value[1] if observed else value
+        return doc.get("validTo") is None
 
     def _peek(
         self,
@@ -417,10 +414,8 @@ class Graph:
         if saved is not None and isinstance(docs, LazyDocs):
             value = docs.loaded(key)
             if value is None:
-                ordinal = docs.ordinal(key)
-                if ordinal is None or key not in docs:
-                    return None
-                return from_saved(saved, ordinal)
+                ordinal = docs.saved_ordinal(key)
+                return None if ordinal is None else from_saved(saved, ordinal)
             return read(value)
         found = docs.get(key)
         return None if found is None else read(found)

@@ -47,6 +47,11 @@ class LazyDocs(MutableMapping[str, V]):
         """The saved position of ``key`` (None for keys added since loading)."""
         return self._find(key)
 
+    def saved_ordinal(self, key: str) -> int | None:
+        """The saved position of ``key`` if it is saved and not deleted since."""
+        ordinal = self._find(key)
+        return None if ordinal is None or key in self._gone else ordinal
+
     def loaded(self, key: str) -> V | None:
         """The value of ``key`` if it is already decoded (or new), without decoding."""
         return self._values.get(key)
