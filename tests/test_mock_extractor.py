@@ -259,6 +259,42 @@ def test_greetings_questions_and_small_talk_produce_nothing(text: str) -> None:
     assert extract(text) == EMPTY
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Feels great!",
+        "I hear you, Evan.",
+        "I am so proud of you, Evan!",
+        "I will give it a shot.",
+        "Sorry to hear about that.",
+        "I can help you get started.",
+        "I am looking forward to it.",
+    ],
+)
+def test_a_reaction_in_a_conversation_is_no_fact(text: str) -> None:
+    result = extract(text, speaker="Sam", addressee="Evan")
+    assert not any(e.get("observations") for e in result["entities"])
+
+
+def test_a_name_that_only_calls_the_addressee_is_not_part_of_the_fact() -> None:
+    result = extract("I adopted a puppy named Shadow, Evan.", speaker="Sam", addressee="Evan")
+    assert entity(result, "Sam")["observations"] == ["adopted a puppy named Shadow"]
+    result = extract("I live in Paris, France.", speaker="Sam", addressee="Evan")
+    assert entity(result, "Sam")["observations"] == ["lives in Paris, France"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I gotta look after my health.", "has to look after their health"),
+        ("We all make mistakes.", "all make mistakes"),
+        ("I wanna learn the cello.", "wants to learn the cello"),
+    ],
+)
+def test_a_word_that_is_no_verb_is_not_conjugated(text: str, fact: str) -> None:
+    assert entity(extract(text, speaker="Sam"), "Sam")["observations"] == [fact]
+
+
 def test_a_greeting_before_a_fact_is_ignored() -> None:
     result = extract("Hi, I'm Alice and I work at Acme.")
     assert entity(result, "User")["observations"] == ["is Alice", "works at Acme"]

@@ -172,6 +172,21 @@ IMPERSONAL = _set(
     "raining snowing sunny cloudy cold hot warm windy late early time true possible important"
 )
 SMALLTALK = _set("fine good great ok okay well alright back here sure glad tired busy ready")
+REACTION_WORDS = _set(
+    """great good nice awesome amazing cool fun funny happy glad sorry proud excited thrilled
+    stoked lucky wonderful fantastic incredible beautiful lovely cute sweet tough hard bad sad
+    fine okay ok alright sure true right totally super pretty really much lot lots well better
+    best welcome hear heard hears hearing see sees saw seen sound sounds sounded look looks
+    looked looking feel feels felt feeling love loves loved like likes liked hope hopes hoped
+    hoping wish wishes guess guesses think thinks thought know knows knew thank thanks thankful
+    grateful appreciate appreciates agree agrees mean means meant news stuff everything way
+    forward try tries tried give gives gave shot take takes took care luck get gets got
+    getting go goes going went come comes came make makes made do doing done glad keep keeps
+    bet deal kidding course definitely anytime always again yes yeah one help helps helped
+    start started starting"""
+)
+"""Words of a reaction or of small talk ("feels great", "is so proud of you", "will give
+it a shot"): a predicate of nothing else says nothing worth keeping."""
 ORG_SUFFIXES = _set(
     """inc inc. corp corp. corporation ltd ltd. llc gmbh ag plc co co. labs lab group
     technologies systems software studios ventures capital partners university institute

@@ -74,6 +74,7 @@ from .lexicon import (
     PRODUCT_HEADS,
     PROJECT_HEADS,
     PRONOUN,
+    REACTION_WORDS,
     RELATION,
     SMALLTALK,
     STUDENT_ROLES,
@@ -400,11 +401,33 @@ def _conjugate(pred: list[str]) -> list[str]:
             out[i] = "is"
         elif low == "were":
             out[i] = "was"
+        elif low in _INFORMAL:
+            out[i : i + 1] = _INFORMAL[low]
         elif low in ("have", "do") or (
-            word == low and low.isalpha() and not (low in AUX or low in PAST or low.endswith("ed"))
+            word == low
+            and low.isalpha()
+            and not (low in AUX or low in PAST or low.endswith("ed") or low in _NOT_VERBS)
         ):
             out[i] = third_person(low)
     return out
+
+
+_INFORMAL = {"gonna": ["is", "going", "to"], "gotta": ["has", "to"], "wanna": ["wants", "to"]}
+_NOT_VERBS = DETERMINERS | NEGATIONS | PREPOSITIONS | STOP_WORDS
+"""Words a predicate may start with that are no verb to conjugate ("we all make
+mistakes", "no matter where we are")."""
+
+
+_LITTLE = STOP_WORDS | REACTION_WORDS | AUX | FILLERS | KEEP_ADVERBS | PARTICLES
+
+
+def _says_little(words: list[str]) -> bool:
+    """Whether a predicate (lowercase words) holds nothing but small talk: no word
+    beyond the everyday words of a reaction ("feels great", "will give it a shot",
+    "is super proud of you")."""
+    return not any(
+        w.strip("'") not in _LITTLE and any(ch.isalnum() for ch in w) for w in words
+    )
 
 
 def _unnegate(pred: list[str]) -> list[str] | None:
@@ -539,6 +562,14 @@ class _Extractor:
         self.speaker, self.addressee = speaker, addressee
         self.user_entity = None
         self.bound = {}
+
+    def calls(self, word: str) -> bool:
+        """Whether ``word`` is the first name of someone in the conversation (said
+        last in a clause, after a comma, it calls them)."""
+        key = name_key(word)
+        return bool(key) and any(
+            name and name_key(name.split()[0]) == key for name in (self.addressee, self.speaker)
+        )
 
     def you(self) -> _Entity | None:
         """The addressee's entity ("you"), when the conversation says who it is."""
@@ -923,6 +954,8 @@ class _Extractor:
             pred.pop()
         if [t.lower() for t in pred[-2:]] in (["as", "well"], ["thank", "you"]):
             pred = pred[:-2]
+        if len(pred) > 2 and pred[-2] == "," and self.calls(pred[-1]):
+            pred = pred[:-2]  # "is so happy for you, Sam": Sam is only called
         if conj:
             pred = _conjugate(pred)
         if owner is self.user_entity:
@@ -953,6 +986,8 @@ class _Extractor:
             self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
         if ent is self.user_entity and len(low) == 2 and low[0] in BE and low[1] in SMALLTALK:
             return
+        if _says_little(low):
+            return  # "feels great", "is so proud of you": the episode keeps it
         companions = _COMPANIONS.search(text)
         if companions is not None and companions.start() > 0:
             # "lives in Toronto with their partner Sam and their dog Biscuit": three
