@@ -269,11 +269,20 @@ def test_greetings_questions_and_small_talk_produce_nothing(text: str) -> None:
         "Sorry to hear about that.",
         "I can help you get started.",
         "I am looking forward to it.",
+        "I am always here to support you.",
+        "I will keep you posted!",
+        "Sorry to hear about what happened.",
+        "Your help means a lot.",
     ],
 )
 def test_a_reaction_in_a_conversation_is_no_fact(text: str) -> None:
     result = extract(text, speaker="Sam", addressee="Evan")
     assert not any(e.get("observations") for e in result["entities"])
+
+
+def test_something_said_to_the_listener_is_a_fact_when_it_says_enough() -> None:
+    result = extract("I will send you the recipes.", speaker="Sam", addressee="Evan")
+    assert entity(result, "Sam")["observations"] == ["will send you the recipes"]
 
 
 def test_a_name_that_only_calls_the_addressee_is_not_part_of_the_fact() -> None:

@@ -423,11 +423,17 @@ _LITTLE = STOP_WORDS | REACTION_WORDS | AUX | FILLERS | KEEP_ADVERBS | PARTICLES
 
 def _says_little(words: list[str]) -> bool:
     """Whether a predicate (lowercase words) holds nothing but small talk: no word
-    beyond the everyday words of a reaction ("feels great", "will give it a shot",
-    "is super proud of you")."""
-    return not any(
-        w.strip("'") not in _LITTLE and any(ch.isalnum() for ch in w) for w in words
-    )
+    beyond the everyday words of a reaction ("feels great", "will give it a shot"),
+    at most one when said to the listener ("is always here to support you", "will
+    keep you posted"), or an interjection first ("sorry to hear about that")."""
+    if words and words[0] in _INTERJECTIONS:
+        return True
+    content = [w for w in words if w.strip("'") not in _LITTLE and any(c.isalnum() for c in w)]
+    return len(content) <= (1 if _TO_YOU.intersection(words) else 0)
+
+
+_INTERJECTIONS = frozenset("thanks thank sorry glad awesome congrats congratulations wow".split())
+_TO_YOU = frozenset("you your yours yourself u ur".split())
 
 
 def _unnegate(pred: list[str]) -> list[str] | None:
@@ -1035,6 +1041,8 @@ class _Extractor:
         if positive is not None:
             self.expire(owner, positive)
             return
+        if _says_little([t.lower() for t in tokens]):
+            return  # "your help means a lot"
         text = _join(tokens)
         owner.observe(text)
         self.supersede(owner, text, possessive=True)
