@@ -282,7 +282,9 @@ def test_a_reaction_in_a_conversation_is_no_fact(text: str) -> None:
 
 def test_something_said_to_the_listener_is_a_fact_when_it_says_enough() -> None:
     result = extract("I will send you the recipes.", speaker="Sam", addressee="Evan")
-    assert entity(result, "Sam")["observations"] == ["will send you the recipes"]
+    assert entity(result, "Sam")["observations"] == ["will send Evan the recipes"]
+    result = extract("I love your paintings of the lake.", speaker="Sam", addressee="Evan")
+    assert entity(result, "Sam")["observations"] == ["loves Evan's paintings of the lake"]
 
 
 def test_a_name_that_only_calls_the_addressee_is_not_part_of_the_fact() -> None:

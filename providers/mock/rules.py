@@ -964,18 +964,22 @@ class _Extractor:
             pred = pred[:-2]  # "is so happy for you, Sam": Sam is only called
         if conj:
             pred = _conjugate(pred)
+        if _says_little([t.lower() for t in pred]):
+            return []  # "feels great", "is so proud of you": the episode keeps it
+        you = self.you()
+        yours = {} if you is None else {"your": f"{you.name}'s", "yours": f"{you.name}'s"}
+        if you is not None and you is not owner:
+            yours["you"] = you.name  # in a chat between two, "you" is the other one
         if owner is self.user_entity:
+            substitutes = _USER_SUBSTITUTES | yours
             return [
-                t if _titled(i, t) else _USER_SUBSTITUTES.get(t.lower(), t)
-                for i, t in enumerate(pred)
+                t if _titled(i, t) else substitutes.get(t.lower(), t) for i, t in enumerate(pred)
             ]
         mine = f"{self.user().name}'s"
         other = {"my": mine, "mine": mine, "our": mine, "ours": mine}
         other |= {"me": self.user().name, "myself": self.user().name, "us": self.user().name}
-        you = self.you()
         if you is not None and you is not owner:
-            yours = f"{you.name}'s"
-            other |= {"your": yours, "yours": yours, "you": you.name}
+            other |= yours
         return [t if _titled(i, t) else other.get(t.lower(), t) for i, t in enumerate(pred)]
 
     def predicate(self, ent: _Entity, rest: list[str], conj: bool) -> None:
@@ -992,8 +996,6 @@ class _Extractor:
             self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
         if ent is self.user_entity and len(low) == 2 and low[0] in BE and low[1] in SMALLTALK:
             return
-        if _says_little(low):
-            return  # "feels great", "is so proud of you": the episode keeps it
         companions = _COMPANIONS.search(text)
         if companions is not None and companions.start() > 0:
             # "lives in Toronto with their partner Sam and their dog Biscuit": three
@@ -1041,8 +1043,6 @@ class _Extractor:
         if positive is not None:
             self.expire(owner, positive)
             return
-        if _says_little([t.lower() for t in tokens]):
-            return  # "your help means a lot"
         text = _join(tokens)
         owner.observe(text)
         self.supersede(owner, text, possessive=True)
