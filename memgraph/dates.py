@@ -92,7 +92,8 @@ _FUTURE = re.compile(
     r"\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|planned|next|upcoming|coming|"
     r"starting|starts|scheduled|due|until|till|by|hope|hoping|want to|wants to|would like|"
     r"can't wait|cannot wait|looking forward|soon|tomorrow|is on|are on|is set for|"
-    r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading)\b",
+    r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading|"
+    r"supposed to|expected to|slated to|set to)\b",
     re.IGNORECASE,
 )
 _UNTIL_NOW = re.compile(

@@ -78,6 +78,12 @@ MONDAY = date(2024, 2, 26)
             "It's now Saturday October 21st (21 October 2023), not the 14th (14 October 2023)",
         ),
         ("on Friday, Oct. 20 at Mom's", date(2023, 5, 14), "on Friday, Oct. 20 (20 October 2023)"),
+        # "supposed to" speaks of a plan
+        (
+            "Radiation's supposed to start around May 22",
+            date(2023, 4, 29),
+            "May 22 (22 May 2023)",
+        ),
         # a duration lasting until now says since when
         ("I've had them for 3 years now", date(2022, 1, 23), "for 3 years (since 2019) now"),
         (
