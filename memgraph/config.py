@@ -296,13 +296,19 @@ def find_agency_json(start: Path | None = None) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+_MEMORY_KEYS = frozenset({"provider", "embeddings", "recall", "store", "autoExtract", "compaction"})
+"""Keys of the ``memory`` block that agency.json itself does not have at its top level."""
+
+
 def load_config(path: Path | str | None = None) -> MemoryConfig | None:
     """The ``memory`` block of ``agency.json`` (or ``path``), or ``None`` when absent.
 
     A top-level ``model`` in agency.json is the default for ``memory.model``.
 
     Raises:
-        ConfigError: the file is not valid JSON or the block is invalid.
+        ConfigError: the file is not valid JSON, the block is invalid, or the
+            file holds memory settings at its top level instead of in the block
+            (they would be ignored without a word).
     """
     file = Path(path) if path is not None else find_agency_json()
     if file is None:
@@ -317,6 +323,12 @@ def load_config(path: Path | str | None = None) -> MemoryConfig | None:
         raise ConfigError(f"{str(file)!r} must hold a JSON object")
     block = document.get("memory")
     if block is None:
+        misplaced = sorted(_MEMORY_KEYS.intersection(document))
+        if misplaced:
+            raise ConfigError(
+                f"{str(file)!r} has {', '.join(misplaced)} at its top level: memory settings "
+                'go under "memory" ({"memory": {"provider": ...}}), as in agency.json.example'
+            )
         return None
     config = MemoryConfig.from_dict(block, base_dir=file.resolve().parent)
     if config.model is None and isinstance(document.get("model"), str):

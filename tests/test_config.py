@@ -32,6 +32,13 @@ def test_missing_memory_block_means_no_config(tmp_path: Path) -> None:
     assert load_config(path) is None
 
 
+def test_memory_settings_outside_the_memory_block_are_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "real.json"
+    path.write_bytes(orjson.dumps({"provider": {"name": "openai"}, "embeddings": {}}))
+    with pytest.raises(ConfigError, match=r'embeddings, provider at its top level.*"memory"'):
+        load_config(path)
+
+
 def test_top_level_model_is_the_default_memory_model(tmp_path: Path) -> None:
     path = tmp_path / "agency.json"
     path.write_bytes(orjson.dumps({"model": "gpt-4o", "memory": {"dir": "m"}}))

@@ -22,6 +22,8 @@ from bench.quality.metrics import (
     reciprocal_rank,
     says_nothing,
 )
+from bench.quality.run import first_sessions
+from tests.openai_server import OpenAITestServer, openai_server  # noqa: F401
 
 C1 = DATA_DIR / "c1.json"
 
@@ -286,3 +288,52 @@ def test_a_locomo_file_runs_through_the_benchmark(
     assert json.loads(out.read_text("utf-8"))["conversations"] == ["l1"]
     assert main(["--locomo", str(tmp_path / "missing.json")]) == 1
     assert "cannot read it as LoCoMo" in capsys.readouterr().err
+
+
+def test_the_first_sessions_keep_their_turns_and_the_questions_they_answer() -> None:
+    conv = load(DATA_DIR, ["c1"])[0]
+    cut = first_sessions(conv, 2)
+    kept = {session for session, _at in conv.sessions[:2]}
+    assert cut.sessions == conv.sessions[:2]
+    assert cut.turns and all(turn.session in kept for turn in cut.turns)
+    assert len(cut.turns) < len(conv.turns)
+    ids = {turn.id for turn in cut.turns}
+    answerable = [q for q in cut.questions if q.category != "abstention"]
+    assert answerable and all(set(q.evidence) <= ids for q in answerable)
+    abstention = [q for q in conv.questions if q.category == "abstention"]
+    assert [q for q in cut.questions if q.category == "abstention"] == abstention
+
+
+def test_a_run_can_use_a_configured_provider(
+    tmp_path: Path,
+    openai_server: OpenAITestServer,  # noqa: F811 - the imported fixture
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = tmp_path / "real.json"
+    config.write_text(
+        json.dumps(
+            {
+                "memory": {
+                    "provider": {
+                        "name": "openai",
+                        "model": "tiny",
+                        "baseUrl": openai_server.base_url,
+                    },
+                    "embeddings": {"provider": "mock"},
+                }
+            }
+        ),
+        "utf-8",
+    )
+    data = _tiny_slice(tmp_path / "data")
+    out = tmp_path / "quality.json"
+    argv = ["--data", str(data), "--sessions", "1", "--config", str(config), "--out", str(out)]
+    assert main(argv) == 0
+    assert "provider openai tiny" in capsys.readouterr().out
+    document = json.loads(out.read_text("utf-8"))
+    assert document["settings"]["provider"] == "openai tiny"
+    # every turn of the first session went through the server's extraction
+    chats = openai_server.requests_to("chat")
+    first = load(data)[0].sessions[0][0]
+    assert len(chats) >= sum(1 for t in load(data)[0].turns if t.session == first)
+    assert main([*argv[:4], "--sessions", "0"]) == 1

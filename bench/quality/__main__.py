@@ -11,7 +11,7 @@ from pathlib import Path
 from bench.quality.dataset import CATEGORIES, DATA_DIR, Conversation, check, load
 from bench.quality.locomo import load_locomo
 from bench.quality.report import failures, markdown, write_json
-from bench.quality.run import FEEDS, Settings, evaluate
+from bench.quality.run import FEEDS, Settings, evaluate, first_sessions
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "bench" / "out" / "quality.json"
@@ -54,6 +54,20 @@ def _parser() -> argparse.ArgumentParser:
         help="how the conversation is remembered: each turn with its speaker (default), "
         'each turn as a "Speaker: text" line, or each session as one transcript text '
         "(search is measured when the engine keeps its turns apart)",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a memgraph config (agency.json shape) whose provider extracts, embeds and "
+        "re-ranks, e.g. a local OpenAI-compatible server; default: the offline mock",
+    )
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        metavar="N",
+        help="only the first N sessions of each conversation, and the questions they "
+        "answer (a real model extracts a few turns a minute)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results file")
     parser.add_argument("-v", "--verbose", action="store_true", help="show engine warnings")
@@ -115,7 +129,13 @@ def _main(args: argparse.Namespace) -> int:
         recall=args.only in (None, "recall"),
         bulk=args.bulk,
         feed=args.feed,
+        config=args.config,
     )
+    if args.sessions is not None:
+        if args.sessions < 1:
+            print("error: --sessions must be at least 1", file=sys.stderr)
+            return 1
+        conversations = [first_sessions(conv, args.sessions) for conv in conversations]
     if args.quick:
         conversations = conversations[:QUICK_CONVERSATIONS]
         settings.questions = QUICK_QUESTIONS

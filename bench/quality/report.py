@@ -54,9 +54,11 @@ def markdown(document: dict[str, Any]) -> str:
     """The run as markdown: the per-category table, abstention, latency, what was detected."""
     summary = document["summary"]
     detected = document["detected"]
+    settings = document["settings"]
     lines = [
         f"## bench.quality: {', '.join(document['conversations'])} "
-        f"({len(document['questions'])} questions, provider mock, k={document['settings']['k']})",
+        f"({len(document['questions'])} questions, provider {settings.get('provider', 'mock')}, "
+        f"k={settings['k']})",
         "",
         "R@k in % of a question's evidence turns among the first k distinct turns; MRR of the "
         "first evidence turn within 10; ΔR@10 in points (search − BM25); recall ∋ gold = % of "

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bench.measure import environment
@@ -21,7 +23,7 @@ from bench.quality.metrics import (
 )
 from memgraph import Memory
 
-__all__ = ["K", "Settings", "aggregate", "evaluate"]
+__all__ = ["K", "Settings", "aggregate", "evaluate", "first_sessions"]
 
 K = 10  # hits asked of search() and of the baseline
 FEEDS = ("turns", "lines", "sessions")
@@ -36,6 +38,7 @@ class Settings:
     bulk: bool = False
     feed: str = "turns"  # one of FEEDS
     questions: int | None = None  # the first N questions of each conversation (--quick)
+    config: Path | None = None  # a memgraph config file (a real provider); None: the mock
 
 
 @dataclass
@@ -65,7 +68,11 @@ def evaluate_conversation(
     records: list[dict[str, Any]] = []
     with (
         tempfile.TemporaryDirectory(prefix="mg-quality-") as tmp,
-        Memory(tmp, scope=conv.id, provider="mock") as memory,
+        (
+            Memory(tmp, scope=conv.id, config=settings.config)
+            if settings.config is not None
+            else Memory(tmp, scope=conv.id, provider="mock")
+        ) as memory,
     ):
         fed = feed(memory, conv, caps, bulk=settings.bulk, sessions=settings.feed == "sessions")
         for q in questions:
@@ -101,6 +108,34 @@ def evaluate_conversation(
             records.append(record)
     return ConversationRun(
         conv.id, len(conv.turns), fed.remember_ms, records, fed.notes, fed.bulk_used
+    )
+
+
+def provider_name(settings: Settings) -> str:
+    """What answers the engine's model calls: ``mock``, or the configured provider."""
+    if settings.config is None:
+        return "mock"
+    with (
+        tempfile.TemporaryDirectory(prefix="mg-quality-") as tmp,
+        Memory(tmp, config=settings.config) as memory,
+    ):
+        chat = memory.provider.chat
+        return f"{memory.config.provider.name} {chat.model or ''}".strip()
+
+
+def first_sessions(conv: Conversation, count: int) -> Conversation:
+    """``conv`` cut to its first ``count`` sessions: their turns, and the questions
+    all of whose evidence they hold (an abstention question stays unanswerable)."""
+    kept = {session for session, _at in conv.sessions[:count]}
+    turns = tuple(t for t in conv.turns if t.session in kept)
+    ids = {t.id for t in turns}
+    questions = tuple(
+        q
+        for q in conv.questions
+        if (q.evidence and set(q.evidence) <= ids) or q.category == "abstention"
+    )
+    return dataclasses.replace(
+        conv, sessions=conv.sessions[:count], turns=turns, questions=questions
     )
 
 
@@ -192,7 +227,7 @@ def evaluate(conversations: list[Conversation], settings: Settings) -> dict[str,
             "feed": settings.feed,
             "questions_per_conversation": settings.questions,
             "k": K,
-            "provider": "mock",
+            "provider": provider_name(settings),
         },
         "conversations": [run.id for run in runs],
         "summary": aggregate(runs),

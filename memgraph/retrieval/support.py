@@ -31,12 +31,12 @@ from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
     "ANSWER_WORDS",
+    "CLEAR_MARGIN",
     "LESS_THAN_HALF",
     "LOOKED_AT",
     "MOSTLY_THEIRS",
     "OWN_SHARE",
     "SWAP_MARGIN",
-    "CLEAR_MARGIN",
     "WHOLE_TOPIC",
     "Support",
     "Talk",

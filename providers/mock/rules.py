@@ -432,8 +432,8 @@ def _says_little(words: list[str]) -> bool:
     return len(content) <= (1 if _TO_YOU.intersection(words) else 0)
 
 
-_INTERJECTIONS = frozenset("thanks thank sorry glad awesome congrats congratulations wow".split())
-_TO_YOU = frozenset("you your yours yourself u ur".split())
+_INTERJECTIONS = _set("thanks thank sorry glad awesome congrats congratulations wow")
+_TO_YOU = _set("you your yours yourself u ur")
 
 
 def _unnegate(pred: list[str]) -> list[str] | None:
