@@ -34,7 +34,7 @@ CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
                       "memgraph.config", "memgraph.scope", "memgraph.text",
                       "memgraph.dates", "memgraph.speakers", "memgraph.attributes",
                       "memgraph.answer_kinds", "memgraph.background",
-                      "memgraph.id_column"),  ()),
+                      "memgraph.id_column", "memgraph.chatter"),  ()),
     ("llm_calls",    ("memgraph.llm_calls",),      ("foundation",)),
     ("graph",        ("memgraph.graph",),          ("foundation", "llm_calls")),
     ("retrieval",    ("memgraph.retrieval",),      ("foundation", "llm_calls", "graph")),

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memgraph.chatter import nothing_to_extract
 from memgraph.llm_calls.ask import (
     Answer,
     Exchange,
@@ -180,7 +181,11 @@ def extract(
 ) -> Answer[Extraction]:
     """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
     who said it (``speaker``), to whom (``addressee``) and the turn before it (the
-    calls are those of :func:`extraction_exchange`)."""
+    calls are those of :func:`extraction_exchange`). A turn with nothing to extract
+    (:func:`~memgraph.chatter.nothing_to_extract`: "how was the weekend?", "lol")
+    asks nothing and extracts nothing."""
+    if nothing_to_extract(text, previous):
+        return Answer(Extraction(), calls=0)
     exchange = extraction_exchange(
         text, known=known, said_at=said_at, speaker=speaker, addressee=addressee, previous=previous
     )
@@ -198,6 +203,8 @@ async def aextract(
     previous: str | None = None,
 ) -> Answer[Extraction]:
     """Async twin of :func:`extract` (the model's ``acomplete``, else a worker thread)."""
+    if nothing_to_extract(text, previous):
+        return Answer(Extraction(), calls=0)
     exchange = extraction_exchange(
         text, known=known, said_at=said_at, speaker=speaker, addressee=addressee, previous=previous
     )

@@ -1,0 +1,53 @@
+"""Turns with nothing in them to extract: a question about others, or a reaction.
+
+In a conversation many turns state nothing: "how was the weekend?", "is he
+staying with you?", "lol perfect", "😂😂". They are remembered as episodes
+(searchable, quoted as the context of the turns around them), but asking a
+model to extract facts from them costs a call and invites facts made of a
+question ("Miso is the cat?" → "is the cat"). :func:`nothing_to_extract` tells
+them apart, the same way for every provider.
+
+A question that says something of the speaker's own ("did I tell you I got
+the job?") is not one of them, nor is a reaction that answers a question
+("no." after "are you still at Acme?"): a model reads it with the turn before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memgraph.speakers import split_speaker
+from memgraph.text import words
+
+__all__ = ["REACTION_WORDS", "nothing_to_extract"]
+
+_REACTION_TEXT = """lol lmao lmfao rofl haha hahaha hahahaha hah ha hehe heh omg omfg wow woah whoa
+    yay yes yeah yea yep yup no nope nah ok okay kk sure thanks thank thx ty you cool
+    nice great awesome amazing perfect love same agreed true totally definitely
+    absolutely congrats congratulations aww aw awww oh ooh oops ugh hmm hm yikes bye
+    goodnight night morning hi hey hello exactly indeed fair right so much too me for
+    it that s is a the glad happy sorry stop and very really"""
+REACTION_WORDS = frozenset(_REACTION_TEXT.split())
+"""Words of a turn that only reacts ("haha yes!!", "ok love you", "that's great")."""
+
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_CAPTION = re.compile(r"\[shared image:[^\]]*\]", re.IGNORECASE)
+
+
+def nothing_to_extract(text: str, previous: str | None = None) -> bool:
+    """Whether ``text`` (a turn, with or without its ``Name:`` label) holds no fact to
+    extract: only questions that say nothing of the speaker's own, or only the
+    words of a reaction when it answers no question (``previous``, the turn
+    before, does not ask one). A shared image's caption is content."""
+    _label, spoken = split_speaker(text)
+    if _CAPTION.search(spoken):
+        return False
+    said = words(spoken)
+    if not said:
+        return bool(spoken.strip())  # emoji or punctuation only
+    if all(word in REACTION_WORDS for word in said):
+        return previous is None or "?" not in previous
+    sentences = [s.strip() for s in _SENTENCE.findall(spoken) if any(c.isalnum() for c in s)]
+    asks_only = bool(sentences) and all(s.endswith("?") for s in sentences)
+    return asks_only and not _FIRST_PERSON.intersection(said)
