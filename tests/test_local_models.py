@@ -133,7 +133,7 @@ def test_replies_small_models_get_wrong_are_stored_without_a_repair_call(
 ) -> None:
     openai_server.enqueue_chat(reply)
     with local(tmp_path, openai_server) as memory:
-        changes = memory.remember("Alice Chen drinks green tea.")
+        changes = memory.remember("Alice Chen drinks green tea at Acme.")
         assert current(memory)["Alice Chen"] == ["drinks green tea"]
         assert not changes.warnings
     assert len(openai_server.requests_to("chat")) == 1
@@ -145,7 +145,7 @@ def test_a_cut_off_reply_is_retried_with_more_room_and_stored(
     openai_server.enqueue_truncated(json.dumps(ALICE)[:50], completion_tokens=600)
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server, options={"max_tokens": 600}) as memory:
-        assert memory.remember("Alice Chen drinks green tea.")
+        assert memory.remember("Alice Chen drinks green tea at Acme.")
     first, second = (r.body for r in openai_server.requests_to("chat"))
     assert first["max_tokens"] == 600 and second["max_tokens"] == 1200
     assert second["messages"] == first["messages"], "no repair prompt for a cut-off reply"
@@ -157,11 +157,11 @@ def test_a_reply_cut_off_twice_stores_no_invented_facts_and_says_so(
     openai_server.enqueue_truncated(json.dumps(ALICE)[:50], completion_tokens=600)
     openai_server.enqueue_truncated(json.dumps(ALICE)[:90], completion_tokens=1200)
     with local(tmp_path, openai_server) as memory:
-        changes = memory.remember("Alice Chen drinks green tea.")
+        changes = memory.remember("Alice Chen drinks green tea at Acme.")
         assert not changes and memory.entities() == []
         assert changes.unusable_reply is not None
         assert "cut off at the token limit after 1200 tokens" in changes.unusable_reply
-        assert unextracted(memory) == ["Alice Chen drinks green tea."], "the text is kept"
+        assert unextracted(memory) == ["Alice Chen drinks green tea at Acme."], "the text is kept"
     assert len(openai_server.requests_to("chat")) == 2
 
 
@@ -171,10 +171,10 @@ def test_a_reply_unusable_after_its_repair_keeps_the_text_for_reextract(
     openai_server.enqueue_chat('{"entities": [{"name": "Alice Chen" "type": "person"}]}')
     openai_server.enqueue_chat("I cannot help with that.")
     with local(tmp_path, openai_server, embeddings="none") as memory:
-        changes = memory.remember("Alice Chen drinks green tea.")
+        changes = memory.remember("Alice Chen drinks green tea at Acme.")
         assert not changes and changes.unusable_reply
-        assert unextracted(memory) == ["Alice Chen drinks green tea."]
-        assert "Alice Chen drinks green tea." in memory.recall("green tea", rerank=False)
+        assert unextracted(memory) == ["Alice Chen drinks green tea at Acme."]
+        assert "Alice Chen drinks green tea at Acme." in memory.recall("green tea", rerank=False)
         openai_server.enqueue_chat(json.dumps(ALICE))
         [redone] = memory.reextract()
         assert redone.unusable_reply is None
@@ -188,7 +188,7 @@ def test_an_unusable_reply_gets_one_repair_quoting_the_parse_error(
     openai_server.enqueue_chat('{"entities": [{"name": "Alice Chen" "type": "person"}]}')
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server) as memory:
-        assert memory.remember("Alice Chen drinks green tea.")
+        assert memory.remember("Alice Chen drinks green tea at Acme.")
     repair = openai_server.requests_to("chat")[1].body["messages"][-1]["content"]
     assert "Expecting ',' delimiter" in repair
 
@@ -201,7 +201,7 @@ def test_a_slow_local_server_fails_fast_with_advice_instead_of_queueing_retries(
         local(tmp_path, openai_server, timeout=0.2) as memory,
         pytest.raises(ProviderUnavailable, match=r"provider\.timeout"),
     ):
-        memory.remember("Alice Chen drinks green tea.")
+        memory.remember("Alice Chen drinks green tea at Acme.")
     assert len(openai_server.requests_to("chat")) == 1
 
 
@@ -241,7 +241,7 @@ def test_without_embeddings_memory_uses_names_and_keywords_only(
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server, embeddings="none") as memory:
         assert memory.provider.embedder is None
-        memory.remember("Alice Chen drinks green tea.")
+        memory.remember("Alice Chen drinks green tea at Acme.")
         assert "drinks green tea" in memory.recall("alice chen", rerank=False)
         assert memory.stats()["vectors"] == 0
     assert openai_server.requests_to("embeddings") == []
@@ -252,7 +252,7 @@ def test_mock_embeddings_work_offline_beside_a_local_chat_model(
 ) -> None:
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server, embeddings="mock") as memory:
-        memory.remember("Alice Chen drinks green tea.")
+        memory.remember("Alice Chen drinks green tea at Acme.")
         assert memory.stats()["vectors"] == 2, "the fact and the remembered text"
         assert "drinks green tea" in memory.recall("green tea", rerank=False)
     assert openai_server.requests_to("embeddings") == []
@@ -265,7 +265,7 @@ def test_per_token_embeddings_are_refused_before_anything_is_stored(
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server) as memory:
         with pytest.raises(BadResponse, match="one vector per token"):
-            memory.remember("Alice Chen drinks green tea.")
+            memory.remember("Alice Chen drinks green tea at Acme.")
         assert memory.entities() == []
 
 
@@ -274,7 +274,7 @@ def test_a_scope_opens_and_answers_while_the_embedder_is_down_then_catches_up(
 ) -> None:
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server, embeddings="none") as memory:
-        memory.remember("Alice Chen drinks green tea.")  # stored without vectors
+        memory.remember("Alice Chen drinks green tea at Acme.")  # stored without vectors
     openai_server.embeddings_status = 500  # llama.cpp's server without --embedding
     monkeypatch.setattr(core, "EMBED_RETRY_SECONDS", 0.0)  # try again on every read
     with local(tmp_path, openai_server) as memory:
@@ -292,7 +292,7 @@ def test_vectors_record_the_endpoint_so_another_server_re_embeds(
 ) -> None:
     openai_server.enqueue_chat(json.dumps(ALICE))
     with local(tmp_path, openai_server) as memory:
-        memory.remember("Alice Chen drinks green tea.")
+        memory.remember("Alice Chen drinks green tea at Acme.")
         memory.checkpoint()
     header = json.loads((tmp_path / "mem" / "alice" / "vectors.json").read_text())
     assert header["model"] == f"text-embedding-3-small@{openai_server.base_url}"
@@ -310,7 +310,7 @@ def test_the_configured_dimension_is_requested_and_recorded(
     block = config(openai_server)
     block["embeddings"] = {"dimension": 16}
     with Memory(tmp_path / "mem", "alice", config=block) as memory:
-        memory.remember("Alice Chen drinks green tea.")
+        memory.remember("Alice Chen drinks green tea at Acme.")
         memory.checkpoint()
     assert openai_server.requests_to("embeddings")[0].body["dimensions"] == 16
     header = json.loads((tmp_path / "mem" / "alice" / "vectors.json").read_text())

@@ -100,7 +100,7 @@ def test_one_llm_call_and_one_batched_embedding_per_remember(tmp_path: Path) -> 
     )
     embedder = CountingEmbedder()
     with memory(tmp_path, provider=Provider("t", chat, embedder)) as m:
-        m.remember("anything")
+        m.remember("Alice met Bob.")
         assert len(chat.calls) == 1
         # one call embedding the text for context is skipped on an empty scope;
         # the new observations and the text itself are embedded in one batch
@@ -342,7 +342,7 @@ def test_recall_text_is_capped_by_the_token_budget(tmp_path: Path) -> None:
         provider=scripted(reply),
         config={"recall": {"tokenBudget": 200}},
     ) as m:
-        m.remember("a long story")
+        m.remember("a long story about Alice")
         text = m.recall("alice project", rerank=False)
         assert 0 < len(text) < 200 * 8
         assert text.startswith("Alice (person):")

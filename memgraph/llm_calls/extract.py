@@ -44,6 +44,7 @@ __all__ = [
     "misplaced_expirations_as_facts",
     "validate_extraction",
     "without_copied_facts",
+    "without_invented_names",
     "without_previous_turn_facts",
     "without_unfounded_expirations",
 ]
@@ -245,6 +246,14 @@ def extraction_exchange(
         if previous:
             extraction, repeated = without_previous_turn_facts(extraction, previous, text, speaker)
             copied += repeated
+        extraction, invented = without_invented_names(
+            extraction, " ".join(filter(None, (text, previous, known, speaker, addressee)))
+        )
+        if invented:
+            notes.append(
+                f"left out {len(invented)} fact(s) naming what nothing it read names: "
+                f"{', '.join(repr(c) for c in invented[:3])}"
+            )
         if extraction.expirations:
             extraction, moved = misplaced_expirations_as_facts(extraction, known, text)
             if moved:
@@ -416,6 +425,78 @@ def _grounded(statement: str, text_terms: frozenset[str]) -> bool:
     """Whether most content words of ``statement`` occur in the text."""
     wanted = set(index_terms(statement))
     return not wanted or len(wanted & text_terms) * 2 >= len(wanted)
+
+
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][\w'’&.-]*")
+_CALENDAR = frozenset(
+    index_terms(
+        "january february march april may june july august september october november "
+        "december monday tuesday wednesday thursday friday saturday sunday i"
+    )
+)
+
+
+def _invented(phrase: str, read: frozenset[str], *, skip_first: bool) -> bool:
+    """Whether ``phrase`` holds a capitalised word (a name) that nothing read holds;
+    a day, a month and ``skip_first``'s sentence-initial word do not count."""
+    found = list(_CAPITALISED.finditer(phrase))
+    if skip_first and found and found[0].start() == 0:
+        found = found[1:]
+    for match in found:
+        terms = set(index_terms(match.group())) - _CALENDAR
+        if terms and not any(_heard(term, read) for term in terms):
+            return True
+    return False
+
+
+def _heard(term: str, read: frozenset[str]) -> bool:
+    """Whether a name's term is among the terms read, or shortens or extends one of
+    them ("Ali" for "Alice", "Lurie's" for "Lurie"): a name mangled is not invented."""
+    if term in read:
+        return True
+    return len(term) >= 3 and any(
+        other.startswith(term) or (len(other) >= 4 and term.startswith(other)) for other in read
+    )
+
+
+def without_invented_names(extraction: Extraction, read: str) -> tuple[Extraction, list[str]]:
+    """``extraction`` without what names something nothing the model read names: an
+    entity none of whose capitalised words the text, the turn before, the known
+    facts or the speakers hold (small models copy the prompt's examples: "works
+    at Acme"), the facts and relations of such an entity, and a fact or relation
+    whose own capitalised words are of no such source. Returns what was left out."""
+    terms = _term_set(read)
+    dropped: list[str] = []
+    invented_entities = {
+        content_key(e.name)
+        for e in extraction.entities
+        if _CAPITALISED.search(e.name)
+        and all(_invented(word, terms, skip_first=False) for word in _CAPITALISED.findall(e.name))
+    }
+    entities: list[ExtractedEntity] = []
+    for entity in extraction.entities:
+        if content_key(entity.name) in invented_entities:
+            dropped += [f"{entity.name}: {o}" for o in entity.observations] or [entity.name]
+            continue
+        kept = []
+        for observation in entity.observations:
+            if _invented(observation, terms, skip_first=True):
+                dropped.append(f"{entity.name}: {observation}")
+            else:
+                kept.append(observation)
+        entities.append(ExtractedEntity(entity.name, entity.type, tuple(kept)))
+    relations = []
+    for relation in extraction.relations:
+        ends = {content_key(relation.source), content_key(relation.target)}
+        if ends & invented_entities or any(
+            _invented(end, terms, skip_first=False) for end in (relation.source, relation.target)
+        ):
+            dropped.append(f"{relation.source} {relation.type} {relation.target}")
+        else:
+            relations.append(relation)
+    if not dropped:
+        return extraction, []
+    return Extraction(tuple(entities), tuple(relations), extraction.expirations), dropped
 
 
 _PARTS = re.compile(r";|\band\b")
