@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -125,7 +126,9 @@ def test_a_hub_entity_formats_only_the_relations_the_budget_shows(
     lines = text.splitlines()
     assert lines[:3] == ["Person 1 (person):", "  - likes topic 0", "  - knows → Person 2"]
     assert sum(len(line) + 1 for line in lines) <= 300
-    assert len(read) <= len(lines)  # relations past the budget were never read
+    # relations past the budget were never read, but for a bounded look ahead (a text
+    # short enough is counted whole first)
+    assert len(read) <= tiers.WHOLE_TEXT_BYTES * len(lines) < 3000
 
 
 def test_a_year_beside_other_words_says_when_not_what() -> None:
@@ -141,3 +144,25 @@ def test_for_a_living_asks_a_job_not_where_anyone_lives() -> None:
     query = tiers.analyze(Graph(), "What does Jordan do for a living?")
     assert not set(index_terms("living lives")) & set(query.content_terms)
     assert "live" in tiers.analyze(Graph(), "Where does Jordan live?").content_terms
+
+
+def test_a_short_text_is_counted_once_whole_and_a_long_one_line_by_line() -> None:
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    blocks = [["Alice (person):", "  - likes tea", "  - lives in Paris"], ["Bob (person):"]]
+    text = tiers.budgeted_text(blocks, count_tokens=count, budget=100)
+    assert text == "Alice (person):\n  - likes tea\n  - lives in Paris\nBob (person):"
+    assert counted == [text]  # one count, of the whole text
+    counted.clear()
+    # over the budget: counted line by line, cut on whole lines, a lone header dropped
+    text = tiers.budgeted_text(blocks, count_tokens=count, budget=12)
+    assert text == "Alice (person):\n  - likes tea\n  - lives in Paris"
+    assert len(counted) > 1
+    # a block too long to read whole is never made whole
+    endless = (f"  - fact {i}" for i in itertools.count())
+    text = tiers.budgeted_text([["Carol (person):"], endless], count_tokens=count, budget=40)
+    assert text.startswith("Carol (person):\n  - fact 0") and count(text) <= 40

@@ -795,12 +795,48 @@ def format_entities(
     return budgeted_text(blocks, count_tokens=count_tokens, budget=budget)
 
 
+WHOLE_TEXT_BYTES = 4
+"""A text of at most this many bytes per token of budget is first counted whole."""
+
+
 def budgeted_text(
     blocks: Iterable[Iterable[str]], *, count_tokens: Callable[[str], int], budget: int
 ) -> str:
     """The lines of ``blocks`` in order, up to ``budget`` tokens: a block that does not
     fit keeps its lines that do when more than its header fitted, else the text
-    stops before it. Lines are taken lazily, so a long block is never made whole."""
+    stops before it. Lines are taken lazily, so a long block is never made whole.
+
+    A short text (at most :data:`WHOLE_TEXT_BYTES` bytes per token of budget) is
+    counted once, whole: when it fits with two tokens to spare per line (what
+    counting the lines one by one may add at their joins) it is the answer, and
+    no line is counted alone."""
+    taken: list[Iterable[str]] = []
+    left = WHOLE_TEXT_BYTES * budget
+    remaining = iter(blocks)
+    whole = True
+    for lines in remaining:
+        block: list[str] = []
+        unread = iter(lines)
+        for line in unread:
+            block.append(line)
+            left -= len(line) + 1
+            if left < 0:
+                whole = False
+                break
+        taken.append(block if whole else itertools.chain(block, unread))
+        if not whole:
+            break
+    if whole:
+        flat = [line for block in taken for line in block]
+        text = "\n".join(flat)
+        if count_tokens(text) + 2 * len(flat) <= budget:
+            return text
+    return _line_by_line(itertools.chain(taken, remaining), count_tokens, budget)
+
+
+def _line_by_line(
+    blocks: Iterable[Iterable[str]], count_tokens: Callable[[str], int], budget: int
+) -> str:
     out: list[str] = []
     used = 0
     for lines in blocks:
