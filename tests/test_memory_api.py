@@ -14,6 +14,7 @@ import pytest
 from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatModel
 
 from memgraph import InvalidScope, Memory, NotFound, Provider
+from memgraph.retrieval import ranking
 
 EMPTY = {"entities": [], "relations": [], "expirations": []}
 
@@ -610,3 +611,16 @@ def test_a_scope_copied_without_its_episode_index_saves_the_one_it_rebuilds(
         hits = m.search("who moved to lisbon", episodes=True)
         assert any(h.episode is not None and "Lisbon" in h.episode.text for h in hits)
     assert index.exists(), "the rebuilt episode index was saved"
+
+
+def test_the_best_of_tiers_1_and_2_follow_the_rerankers_picks(tmp_path: Path) -> None:
+    with memory(tmp_path) as m:
+        for text in ("Alice likes chess.", "Alice likes tea.", "Alice likes jazz."):
+            m.remember(text)
+        jazz = next(o.id for o in m.entity("Alice").observations if o.content == "likes jazz")
+    # a small model keeps one line of several that answer
+    with memory(tmp_path, provider=scripted({"rerank": [{"ids": [jazz]}]})) as m:
+        ranked = [c.id for c in m._ranked("what does alice like", rerank=False)]
+        kept = [c.id for c in m._ranked("what does alice like", rerank=True)]
+    assert len(ranked) > ranking.FUSED_KEPT
+    assert kept == [jazz, *[i for i in ranked[: ranking.FUSED_KEPT] if i != jazz]]

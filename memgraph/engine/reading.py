@@ -91,11 +91,13 @@ class ReadMixin(MemoryCore):
         kept = tiers.rerank(self.provider.chat, query, pool)
         if kept is None:
             return ranked, ranked
+        picked = {c.id for c in kept}
         if not tiers.answers_something(kept, asked) and tiers.answers_something(ranked, asked):
             # the model kept nothing that answers what tiers 1 and 2 found an answer to
             # (a small model keeping one wrong line): its picks first, then the rest
-            picked = {c.id for c in kept}
             kept = kept + [c for c in ranked if c.id not in picked]
+        else:  # its picks first, and the best of tiers 1 and 2 are never all dropped
+            kept = kept + [c for c in ranked[: tiers.FUSED_KEPT] if c.id not in picked]
         return ranked, kept
 
     def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:

@@ -87,6 +87,7 @@ ENTITY_FACTS = 20  # facts an identity query brings in per named entity (the new
 NAMED_FACTS = 256  # a named entity's newest facts the keyword tier scores whatever the postings
 MAX_TYPED = 50  # entities a type match brings in (the newest)
 RERANK_LIMIT = 40  # candidates the re-ranker sees
+FUSED_KEPT = 3  # the best of tiers 1+2 kept after the re-ranker's picks, whatever it picked
 PARTIAL_NAMES = 8  # a query word names the entities whose names hold it when at most this many do
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
 ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words aside)
