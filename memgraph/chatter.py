@@ -19,7 +19,7 @@ import re
 from memgraph.speakers import split_speaker
 from memgraph.text import words
 
-__all__ = ["REACTION_WORDS", "nothing_to_extract"]
+__all__ = ["REACTION_CHARS", "REACTION_WORDS", "nothing_to_extract"]
 
 _REACTION_TEXT = """lol lmao lmfao rofl haha hahaha hahahaha hah ha hehe heh omg omfg wow woah whoa
     yay yes yeah yea yep yup no nope nah ok okay kk sure thanks thank thx ty you cool
@@ -30,6 +30,9 @@ _REACTION_TEXT = """lol lmao lmfao rofl haha hahaha hahahaha hah ha hehe heh omg
 REACTION_WORDS = frozenset(_REACTION_TEXT.split())
 """Words of a turn that only reacts ("haha yes!!", "ok love you", "that's great")."""
 
+REACTION_CHARS = 80
+"""A text longer than this that asks nothing is read as news, unread (a reaction is
+short: "hahaha omg congrats!!! so happy for you" is 40)."""
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _CAPTION = re.compile(r"\[shared image:[^\]]*\]", re.IGNORECASE)
@@ -40,6 +43,8 @@ def nothing_to_extract(text: str, previous: str | None = None) -> bool:
     extract: only questions that say nothing of the speaker's own, or only the
     words of a reaction when it answers no question (``previous``, the turn
     before, does not ask one). A shared image's caption is content."""
+    if "?" not in text and len(text) > REACTION_CHARS:
+        return False  # no question, and too long for a reaction alone (most texts)
     _label, spoken = split_speaker(text)
     if _CAPTION.search(spoken):
         return False

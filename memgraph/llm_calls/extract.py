@@ -247,7 +247,7 @@ def extraction_exchange(
             extraction, repeated = without_previous_turn_facts(extraction, previous, text, speaker)
             copied += repeated
         extraction, invented = without_invented_names(
-            extraction, " ".join(filter(None, (text, previous, known, speaker, addressee)))
+            extraction, text, " ".join(filter(None, (previous, known, speaker, addressee)))
         )
         if invented:
             notes.append(
@@ -436,13 +436,16 @@ _CALENDAR = frozenset(
 )
 
 
-def _invented(phrase: str, read: frozenset[str], *, skip_first: bool) -> bool:
+def _invented(phrase: str, read: frozenset[str], *, skip_first: bool, said: str = "") -> bool:
     """Whether ``phrase`` holds a capitalised word (a name) that nothing read holds;
-    a day, a month and ``skip_first``'s sentence-initial word do not count."""
+    a day, a month and ``skip_first``'s sentence-initial word do not count. A word
+    found as it is in ``said`` (lowercased) is heard without reading its terms."""
     found = list(_CAPITALISED.finditer(phrase))
     if skip_first and found and found[0].start() == 0:
         found = found[1:]
     for match in found:
+        if said and match.group().lower() in said:
+            continue
         terms = set(index_terms(match.group())) - _CALENDAR
         if terms and not any(_heard(term, read) for term in terms):
             return True
@@ -459,13 +462,24 @@ def _heard(term: str, read: frozenset[str]) -> bool:
     )
 
 
-def without_invented_names(extraction: Extraction, read: str) -> tuple[Extraction, list[str]]:
+def without_invented_names(
+    extraction: Extraction, text: str, context: str = ""
+) -> tuple[Extraction, list[str]]:
     """``extraction`` without what names something nothing the model read names: an
-    entity none of whose capitalised words the text, the turn before, the known
-    facts or the speakers hold (small models copy the prompt's examples: "works
-    at Acme"), the facts and relations of such an entity, and a fact or relation
-    whose own capitalised words are of no such source. Returns what was left out."""
-    terms = _term_set(read)
+    entity none of whose capitalised words the ``text`` or its ``context`` (the
+    turn before, the known facts, the speakers) hold (small models copy the
+    prompt's examples: "works at Acme"), the facts and relations of such an
+    entity, and a fact or relation whose own capitalised words are of no such
+    source. Returns what was left out. The context is read only when the text
+    does not hold every name."""
+    text_terms = _term_set(text)  # the other guards read it too: made once
+    named = [e.name for e in extraction.entities]
+    named += [o[1:] for e in extraction.entities for o in e.observations]
+    named += [end for r in extraction.relations for end in (r.source, r.target)]
+    said = text.lower()
+    if not _invented("\n".join(named), text_terms, skip_first=False, said=said):
+        return extraction, []
+    terms = text_terms | _term_set(context) if context else text_terms
     dropped: list[str] = []
     invented_entities = {
         content_key(e.name)
