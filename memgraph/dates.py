@@ -212,12 +212,17 @@ def _number(text: str | None) -> int | None:
     return _NUMBERS.get(text)
 
 
+def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the clause holding ``text[start:end]`` begins and ends."""
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text)]
+    left = max(b for b in bounds if b <= start)
+    return left, min((b for b in bounds if b >= end), default=len(text))
+
+
 def _tense(text: str, start: int, end: int) -> int:
     """-1 when the clause around ``text[start:end]`` speaks of the past, 1 of the
     future, 0 when it does not say."""
-    bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text)]
-    left = max(b for b in bounds if b <= start)
-    right = min((b for b in bounds if b >= end), default=len(text))
+    left, right = _clause_around(text, start, end)
     clause = _HAVE_GOT.sub(" ", text[left:start] + " " + text[end:right])
     past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
     if past and not future:
@@ -233,9 +238,7 @@ def _until_now(text: str, start: int, end: int) -> bool:
     followed by "now" ("for two years now")."""
     if re.match(r"\s*now\b", text[end:], re.IGNORECASE):
         return True
-    bounds = [0, *(m.end() for m in _CLAUSE.finditer(text)), len(text)]
-    left = max(b for b in bounds if b <= start)
-    before = text[left:start]
+    before = text[_clause_around(text, start, end)[0] : start]
     return bool(_UNTIL_NOW.search(before)) and not _FUTURE.search(before)
 
 
