@@ -24,6 +24,8 @@ from datetime import date, datetime, timedelta
 from memgraph.clock import epoch_ms
 
 __all__ = [
+    "MONTHS",
+    "WEEKDAYS",
     "Period",
     "asked_period",
     "asks_about_past",

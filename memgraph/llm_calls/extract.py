@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memgraph.chatter import nothing_to_extract
+from memgraph.dates import MONTHS, WEEKDAYS
 from memgraph.llm_calls.ask import (
     Answer,
     Exchange,
@@ -428,28 +429,7 @@ def _grounded(statement: str, text_terms: frozenset[str]) -> bool:
 
 
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][\w'’&.-]*")
-_CALENDAR = frozenset(
-    index_terms(
-        "january february march april may june july august september october november "
-        "december monday tuesday wednesday thursday friday saturday sunday i"
-    )
-)
-
-
-def _invented(phrase: str, read: frozenset[str], *, skip_first: bool, said: str = "") -> bool:
-    """Whether ``phrase`` holds a capitalised word (a name) that nothing read holds;
-    a day, a month and ``skip_first``'s sentence-initial word do not count. A word
-    found as it is in ``said`` (lowercased) is heard without reading its terms."""
-    found = list(_CAPITALISED.finditer(phrase))
-    if skip_first and found and found[0].start() == 0:
-        found = found[1:]
-    for match in found:
-        if said and match.group().lower() in said:
-            continue
-        terms = set(index_terms(match.group())) - _CALENDAR
-        if terms and not any(_heard(term, read) for term in terms):
-            return True
-    return False
+_CALENDAR = frozenset(index_terms(" ".join([*MONTHS, *WEEKDAYS, "I"])))
 
 
 def _heard(term: str, read: frozenset[str]) -> bool:
@@ -470,23 +450,35 @@ def without_invented_names(
     turn before, the known facts, the speakers) hold (small models copy the
     prompt's examples: "works at Acme"), the facts and relations of such an
     entity, and a fact or relation whose own capitalised words are of no such
-    source. Returns what was left out. The context is read only when the text
-    does not hold every name."""
-    text_terms = _term_set(text)  # the other guards read it too: made once
-    named = [e.name for e in extraction.entities]
-    named += [o[1:] for e in extraction.entities for o in e.observations]
-    named += [end for r in extraction.relations for end in (r.source, r.target)]
+    source (a day, a month and a fact's first word do not count). Returns what
+    was left out. A word found as it is in the text is heard without reading its
+    terms, and the context is read only for a word the text does not hold."""
     said = text.lower()
-    if not _invented("\n".join(named), text_terms, skip_first=False, said=said):
-        return extraction, []
-    terms = text_terms | _term_set(context) if context else text_terms
-    dropped: list[str] = []
+
+    def heard(word: str) -> bool:
+        if word.lower() in said:
+            return True
+        terms = set(index_terms(word)) - _CALENDAR
+        return not terms or any(
+            _heard(t, _term_set(text)) or (context and _heard(t, _term_set(context))) for t in terms
+        )
+
+    def invented(phrase: str, *, skip_first: bool = False) -> bool:
+        found = _CAPITALISED.finditer(phrase)
+        return any(not heard(m.group()) for m in found if not (skip_first and m.start() == 0))
+
+    if not (
+        any(invented(e.name) for e in extraction.entities)
+        or any(invented(o, skip_first=True) for e in extraction.entities for o in e.observations)
+        or any(invented(r.source) or invented(r.target) for r in extraction.relations)
+    ):
+        return extraction, []  # the usual reply: every name heard
     invented_entities = {
         content_key(e.name)
         for e in extraction.entities
-        if _CAPITALISED.search(e.name)
-        and all(_invented(word, terms, skip_first=False) for word in _CAPITALISED.findall(e.name))
+        if (names := _CAPITALISED.findall(e.name)) and not any(heard(n) for n in names)
     }
+    dropped: list[str] = []
     entities: list[ExtractedEntity] = []
     for entity in extraction.entities:
         if content_key(entity.name) in invented_entities:
@@ -494,7 +486,7 @@ def without_invented_names(
             continue
         kept = []
         for observation in entity.observations:
-            if _invented(observation, terms, skip_first=True):
+            if invented(observation, skip_first=True):
                 dropped.append(f"{entity.name}: {observation}")
             else:
                 kept.append(observation)
@@ -502,9 +494,7 @@ def without_invented_names(
     relations = []
     for relation in extraction.relations:
         ends = {content_key(relation.source), content_key(relation.target)}
-        if ends & invented_entities or any(
-            _invented(end, terms, skip_first=False) for end in (relation.source, relation.target)
-        ):
+        if ends & invented_entities or invented(relation.source) or invented(relation.target):
             dropped.append(f"{relation.source} {relation.type} {relation.target}")
         else:
             relations.append(relation)
