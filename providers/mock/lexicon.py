@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from memgraph.chatter import REACTION_WORDS
 from memgraph.text import IRREGULAR_PAST, STOP_WORDS
 
 __all__ = [
@@ -172,21 +173,20 @@ IMPERSONAL = _set(
     "raining snowing sunny cloudy cold hot warm windy late early time true possible important"
 )
 SMALLTALK = _set("fine good great ok okay well alright back here sure glad tired busy ready")
-REACTION_WORDS = _set(
-    """great good nice awesome amazing cool fun funny happy glad sorry proud excited thrilled
-    stoked lucky wonderful fantastic incredible beautiful lovely cute sweet tough hard bad sad
-    fine okay ok alright sure true right totally super pretty really much lot lots well better
-    best welcome hear heard hears hearing see sees saw seen sound sounds sounded look looks
-    looked looking feel feels felt feeling love loves loved like likes liked hope hopes hoped
-    hoping wish wishes guess guesses think thinks thought know knows knew thank thanks thankful
+SMALL_TALK_WORDS = REACTION_WORDS | _set(
+    """good fun funny proud excited thrilled stoked lucky wonderful fantastic incredible
+    beautiful lovely cute sweet tough hard bad sad fine alright super pretty lot lots well
+    better best welcome hear heard hears hearing see sees saw seen sound sounds sounded look
+    looks looked looking feel feels felt feeling loves loved like likes liked hope hopes
+    hoped hoping wish wishes guess guesses think thinks thought know knows knew thankful
     grateful appreciate appreciates agree agrees mean means meant news stuff everything way
     forward try tries tried give gives gave shot take takes took care luck get gets got
-    getting go goes going went come comes came make makes made do doing done glad keep keeps
-    bet deal kidding course definitely anytime always again yes yeah one help helps helped
-    start started starting"""
+    getting go goes going went come comes came make makes made do doing done keep keeps bet
+    deal kidding course anytime always again one help helps helped start started starting"""
 )
-"""Words of a reaction or of small talk ("feels great", "is so proud of you", "will give
-it a shot"): a predicate of nothing else says nothing worth keeping."""
+"""A turn's words of reaction (``memgraph.chatter``) and the everyday words of small
+talk in a predicate ("feels great", "is so proud of you", "will give it a shot"): a
+predicate of nothing else says nothing worth keeping."""
 ORG_SUFFIXES = _set(
     """inc inc. corp corp. corporation ltd ltd. llc gmbh ag plc co co. labs lab group
     technologies systems software studios ventures capital partners university institute

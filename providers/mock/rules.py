@@ -74,8 +74,8 @@ from .lexicon import (
     PRODUCT_HEADS,
     PROJECT_HEADS,
     PRONOUN,
-    REACTION_WORDS,
     RELATION,
+    SMALL_TALK_WORDS,
     SMALLTALK,
     STUDENT_ROLES,
     SUFFIX,
@@ -418,7 +418,7 @@ _NOT_VERBS = DETERMINERS | NEGATIONS | PREPOSITIONS | STOP_WORDS
 mistakes", "no matter where we are")."""
 
 
-_LITTLE = STOP_WORDS | REACTION_WORDS | AUX | FILLERS | KEEP_ADVERBS | PARTICLES
+_LITTLE = STOP_WORDS | SMALL_TALK_WORDS | AUX | FILLERS | KEEP_ADVERBS | PARTICLES
 
 
 def _says_little(words: list[str]) -> bool:
