@@ -49,6 +49,7 @@ class ConversationRun:
     records: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     bulk_used: bool = False
+    provider: str = "mock"
 
 
 def _scores(ranked: list[str], evidence: tuple[str, ...]) -> dict[str, float]:
@@ -106,21 +107,17 @@ def evaluate_conversation(
                     record["contains"] = contains_gold(text, q.answers)
                     record["said_nothing"] = says_nothing(text)
             records.append(record)
+        provider = _provider(memory)
     return ConversationRun(
-        conv.id, len(conv.turns), fed.remember_ms, records, fed.notes, fed.bulk_used
+        conv.id, len(conv.turns), fed.remember_ms, records, fed.notes, fed.bulk_used, provider
     )
 
 
-def provider_name(settings: Settings) -> str:
-    """What answers the engine's model calls: ``mock``, or the configured provider."""
-    if settings.config is None:
-        return "mock"
-    with (
-        tempfile.TemporaryDirectory(prefix="mg-quality-") as tmp,
-        Memory(tmp, config=settings.config) as memory,
-    ):
-        chat = memory.provider.chat
-        return f"{memory.config.provider.name} {chat.model or ''}".strip()
+def _provider(memory: Memory) -> str:
+    """What answers the engine's model calls: ``mock``, or the configured provider
+    and its model."""
+    name = memory.provider.name
+    return name if name == "mock" else f"{name} {memory.provider.chat.model or ''}".strip()
 
 
 def first_sessions(conv: Conversation, count: int) -> Conversation:
@@ -227,7 +224,7 @@ def evaluate(conversations: list[Conversation], settings: Settings) -> dict[str,
             "feed": settings.feed,
             "questions_per_conversation": settings.questions,
             "k": K,
-            "provider": provider_name(settings),
+            "provider": runs[0].provider if runs else "mock",
         },
         "conversations": [run.id for run in runs],
         "summary": aggregate(runs),
