@@ -967,9 +967,9 @@ class _Extractor:
         if _says_little([t.lower() for t in pred]):
             return []  # "feels great", "is so proud of you": the episode keeps it
         you = self.you()
-        yours = {} if you is None else {"your": f"{you.name}'s", "yours": f"{you.name}'s"}
-        if you is not None and you is not owner:
-            yours["you"] = you.name  # in a chat between two, "you" is the other one
+        yours: dict[str, str] = {}
+        if you is not None and you is not owner:  # in a chat between two, the other one
+            yours = {"your": f"{you.name}'s", "yours": f"{you.name}'s", "you": you.name}
         if owner is self.user_entity:
             substitutes = _USER_SUBSTITUTES | yours
             return [
@@ -978,8 +978,7 @@ class _Extractor:
         mine = f"{self.user().name}'s"
         other = {"my": mine, "mine": mine, "our": mine, "ours": mine}
         other |= {"me": self.user().name, "myself": self.user().name, "us": self.user().name}
-        if you is not None and you is not owner:
-            other |= yours
+        other |= yours
         return [t if _titled(i, t) else other.get(t.lower(), t) for i, t in enumerate(pred)]
 
     def predicate(self, ent: _Entity, rest: list[str], conj: bool) -> None:
