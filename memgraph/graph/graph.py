@@ -111,6 +111,22 @@ def _inverted(observations: list[Doc]) -> dict[str, set[str]]:
     return index
 
 
+def _doc_current(doc: Doc) -> bool:
+    return doc.get("validTo") is None
+
+
+def _pair_current(pair: tuple[Doc, Doc]) -> bool:
+    return pair[1].get("validTo") is None
+
+
+def _saved_obs_current(saved: SavedGraph, ordinal: int) -> bool:
+    return bool(saved.obs_current[ordinal])
+
+
+def _saved_rel_current(saved: SavedGraph, ordinal: int) -> bool:
+    return bool(saved.rel_current[ordinal])
+
+
 class Graph:
     """Entities, observations and relations of one scope, with lookup indexes."""
 
@@ -384,30 +400,17 @@ class Graph:
     def is_current(self, item_id: str) -> bool | None:
         """Whether an observation or relation is current (None: no such record). A lazy
         graph answers from its saved flags when the record was not read since."""
-        observed = item_id.startswith("obs-")
-        docs: MutableMapping[str, Any] = self._obs if observed else self.relations
-        saved = self.saved
-        if saved is not None and isinstance(docs, LazyDocs):
-            value = docs.loaded(item_id)
-            if value is None:  # not read since loading: its saved flag answers
-                ordinal = docs.saved_ordinal(item_id)
-                if ordinal is None:
-                    return None
-                return bool((saved.obs_current if observed else saved.rel_current)[ordinal])
-        else:
-            value = docs.get(item_id)
-            if value is None:
-                return None
-        doc = value[1] if observed else value
-        return doc.get("validTo") is None
+        if item_id.startswith("obs-"):
+            return self._peek(self._obs, item_id, _pair_current, _saved_obs_current)
+        return self._peek(self.relations, item_id, _doc_current, _saved_rel_current)
 
     def _peek(
         self,
         docs: MutableMapping[str, V],
         key: str,
-        read: Callable[[V], str],
-        from_saved: Callable[[SavedGraph, int], str],
-    ) -> str | None:
+        read: Callable[[V], T],
+        from_saved: Callable[[SavedGraph, int], T],
+    ) -> T | None:
         """``read`` the record of ``key`` if it is in memory, else ``from_saved`` its
         saved position (no parsing); None when there is no such record."""
         saved = self.saved
