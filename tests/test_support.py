@@ -215,3 +215,13 @@ def test_a_thing_the_user_asks_about_as_mine_is_theirs_only_where_it_is_theirs()
     said = [(DANA, "Leo's away Saturday, his brother Sam could take him out")]
     found = judged("What is the name of my brother?", said, by_dana=True)
     assert found is not None and found.own == 0.0 and found.about_someone_else
+
+
+def test_having_the_thing_asked_about_does_not_make_the_rest_of_the_topic_theirs() -> None:
+    # Dana has a guitar, but the glowing design on one is Marcus's
+    said = [
+        (MARCUS, "I customized my guitar with a purple glow design, it was featured at the show"),
+        (DANA, "I play my guitar every night"),
+    ]
+    found = judged("What design is featured on Dana's guitar?", said)
+    assert found is not None and found.own < 0.5 and found.about_someone_else

@@ -173,7 +173,9 @@ def support(
     brother Chidi" names two: whose is the topic is then no single person's), or
     asks nothing but an answer's kind.
     When the question asks about something of theirs ("Dana's sister", "her
-    tortoise"), only texts that hold that thing count, if any does.
+    tortoise"), that thing is also judged alone: when someone else's texts hold
+    it and theirs do not, the topic is someone else's, whatever else theirs
+    hold.
     """
     named = set(query.named)
     if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
@@ -220,13 +222,16 @@ def support(
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
+    found = Support(own, anyone)
     if possessed and own < MOSTLY_THEIRS and any(possessed & said for said, _ in parts):
-        # what is theirs decides: only texts that hold it count, and only its words
+        # what is theirs, alone: someone else's holds it and theirs do not
         held = {t: w for t, w in weights.items() if t in possessed}
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], sum(held.values()) - held[head])
-        own, anyone = _shares([(said & possessed, theirs) for said, theirs in parts], held)
-    return Support(own, anyone)
+        theirs = Support(*_shares([(said & possessed, mine) for said, mine in parts], held))
+        if theirs.about_someone_else:
+            return theirs
+    return found
 
 
 def _turns(
