@@ -95,6 +95,18 @@ def test_a_reply_to_a_question_about_the_past_is_marked() -> None:
         assert not saved.after_past_question("e-1")
 
 
+def test_a_turn_with_no_word_of_its_own_borrows_none_from_the_turn_before() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "I have a work thing to ask you", at_ms=0, speaker="Dana", conversation="c")
+    index.add("e-2", "you should", at_ms=MINUTE, speaker="Marcus", conversation="c")
+    index.add("e-3", "Shoot.", at_ms=2 * MINUTE, speaker="Marcus", conversation="c")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.says_nothing("e-2")  # stop words and the speaker's name only
+        assert not saved.says_nothing("e-3") and not saved.says_nothing("e-1")
+        found = dict(saved.search(episode_terms("work")))
+        assert "e-1" in found and "e-2" not in found
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"

@@ -651,3 +651,19 @@ def test_a_label_is_left_out_of_the_words_only_when_it_names_the_speaker() -> No
     assert spoken_words({**line, "speaker": "Caroline"}) == line["text"]
     assert spoken_words({"text": "Note: call the vet", "speaker": None}) == "Note: call the vet"
     assert spoken_words({"text": "user: I moved", "speaker": "User"}) == "I moved"
+
+
+def test_a_turn_with_no_word_of_its_own_is_not_found_by_its_speaker_s_name(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Dana", "so I have a work thing I want your opinion on"),
+        ("Marcus", "you should"),
+        ("Marcus", "?"),
+        ("Marcus", "I accepted an offer, engineering manager at Carebridge"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        hits = memory.search("Where does Marcus work now?", k=10)
+        texts = [h.episode.text for h in hits if h.episode is not None]
+    assert texts and "you should" not in texts and "?" not in texts

@@ -61,6 +61,10 @@ FOLLOWS = 4
 AFTER_PAST = 8
 """Flag: the episode answers another speaker's question about the past ("did you have a
 good birthday?"): a date it leaves without a tense is a past one."""
+SAYS_NOTHING = 16
+"""Flag: the text has no word of its own besides its speaker's name ("you should",
+"WE DID IT!!!"): it takes no words from the turn before, and its vector, near any
+question that names its speaker, is no evidence."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -110,6 +114,13 @@ def conversation_key(doc: dict[str, Any]) -> str:
     metadata = doc.get("metadata") or {}
     thread = metadata.get("thread") if isinstance(metadata, dict) else None
     return f"{doc.get('source') or ''}\x00{thread or ''}"
+
+
+def _says_something(own: Sequence[str], speaker: str | None) -> bool:
+    """Whether a turn has a word of its own besides its speaker's name ("you
+    should", "?" and "WE DID IT!!!" have none)."""
+    name = set(episode_terms(speaker)) if speaker else set()
+    return any(t not in name for t in own)
 
 
 def _weighted_terms(
@@ -577,7 +588,8 @@ class EpisodeIndex:
         own = terms
         contexts: list[Sequence[str]] = []
         last = self.previous(conversation, at_ms)
-        if last is not None:
+        says = _says_something(own, speaker)
+        if last is not None and says:  # "you should" borrows no words from the turn before
             contexts = [last.terms, last.before]
         weights, length = _weighted_terms(own, contexts)
         ordinal = len(self.ids)
@@ -592,6 +604,7 @@ class EpisodeIndex:
             | UPDATE * updates
             | FOLLOWS * (last is not None)
             | AFTER_PAST * answers_past
+            | SAYS_NOTHING * (not says)
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
@@ -679,6 +692,11 @@ class EpisodeIndex:
         """Whether the episode's text says that something changed."""
         ordinal = self.ids.position(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
+
+    def says_nothing(self, episode_id: str) -> bool:
+        """Whether the text has no word of its own besides its speaker's name."""
+        ordinal = self.ids.position(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & SAYS_NOTHING)
 
     def after_past_question(self, episode_id: str) -> bool:
         """Whether the episode answers another speaker's question about the past."""

@@ -107,6 +107,8 @@ _KIN = {
     for alias in index_terms(aliases)
 }
 """Kinship words said in other words ("Mom's mammogram" for "her mother's")."""
+_KIN_TERMS = frozenset(_KIN.values())
+"""The kinship words themselves: a relative the question says is theirs."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,8 @@ def support(
     When the question asks about something of theirs ("Dana's sister", "her
     tortoise"), that thing is also judged alone: when someone else's texts hold
     it and theirs do not, the topic is someone else's, whatever else theirs
-    hold.
+    hold; a relative of theirs ("Dana's sister") is judged alone only, as what
+    is said of a relative comes in words of its own.
     """
     named = set(query.named)
     if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
@@ -229,7 +232,9 @@ def support(
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], sum(held.values()) - held[head])
         theirs = Support(*_shares([(said & possessed, mine) for said, mine in parts], held))
-        if theirs.about_someone_else:
+        if theirs.about_someone_else or head in _KIN_TERMS:
+            # a relative's news is in words of its own: "my sister moved to Austin"
+            # says where Dana's sister lives, whoever else's sister "lives" somewhere
             return theirs
     return found
 
