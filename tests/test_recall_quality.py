@@ -667,3 +667,25 @@ def test_a_turn_with_no_word_of_its_own_is_not_found_by_its_speaker_s_name(
         hits = memory.search("Where does Marcus work now?", k=10)
         texts = [h.episode.text for h in hits if h.episode is not None]
     assert texts and "you should" not in texts and "?" not in texts
+
+
+def test_where_someone_works_now_is_answered_by_the_news_not_by_the_word_work(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Wren", "work has been so busy this month"),
+        ("Tariq", "same, I have a work offsite on the 8th"),
+        ("Wren", "any news from you?"),
+        ("Tariq", "not really. you?"),
+        ("Wren", "Brightpath made me an offer. senior product designer. I'm going to take it"),
+        ("Tariq", "congrats!!"),
+        ("Wren", "yes, that works for me"),
+        ("Wren", "it's weird at work without you"),
+        ("Wren", "I'm working from home on fridays"),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        hits = memory.search("Where does Wren work now?", k=5)
+    assert any(h.episode is not None and "Brightpath" in h.episode.text for h in hits), [
+        (h.episode or h.observation) for h in hits
+    ]

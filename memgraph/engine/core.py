@@ -115,6 +115,11 @@ EPISODE_CANDIDATES = 50
 CUE_WEIGHT = 1.5
 """How much a named person's text in the words an asked attribute's news comes in
 ("I start at ...", "we found a house in ...") counts, times its share of them."""
+NEWS_SHARE = 0.7
+"""For a question about now ("Where does Wren work now?"), what the named person's
+text most in the words such news comes in counts as ("Brightpath made me an
+offer"), the others in proportion: a fair share of the question, as much as a
+text that only says "work" ("I have a work offsite on the 8th") holds."""
 KIND_HITS = 10
 """Of those, how many of the named person's count."""
 KIND_SHARE = 0.5
@@ -986,10 +991,13 @@ class MemoryCore:
             # ("I start at Calloway the monday after") answer it as well as "work".
             extra = [t for t in episode_terms(cues) if t not in asked]
             found = index.search(extra, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source)
-            for episode_id, share in found:
-                if speaker(episode_id) in query.named:
-                    cued = min(1.0, CUE_WEIGHT * share)
-                    lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
+            theirs = [(e, share) for e, share in found if speaker(e) in query.named]
+            best = max((share for _, share in theirs), default=0.0)
+            for episode_id, share in theirs:
+                # asked about now: the news itself, not the texts that say "work" most
+                now = query.asks_now
+                cued = NEWS_SHARE * share / best if now else min(1.0, CUE_WEIGHT * share)
+                lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
         mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name
         kind_cues = answer_cues(query.text) if query.named else []
         if kind_cues:
