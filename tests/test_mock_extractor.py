@@ -287,6 +287,15 @@ def test_something_said_to_the_listener_is_a_fact_when_it_says_enough() -> None:
     assert entity(result, "Sam")["observations"] == ["loves Evan's paintings of the lake"]
 
 
+def test_i_inside_a_fact_is_the_speaker_with_its_verb_agreeing() -> None:
+    result = extract("Ingrid thinks I've lost it.", speaker="Marcus", addressee="Dana")
+    assert entity(result, "Ingrid")["observations"] == ["thinks Marcus has lost it"]
+    result = extract("Renee asked if I want to be tech lead.", speaker="Dana")
+    assert entity(result, "Renee")["observations"] == ["asked if Dana wants to be tech lead"]
+    result = extract("I will send more pics when I am home.", speaker="Ifeoma")
+    assert entity(result, "Ifeoma")["observations"] == ["will send more pics when they are home"]
+
+
 def test_a_name_that_only_calls_the_addressee_is_not_part_of_the_fact() -> None:
     result = extract("I adopted a puppy named Shadow, Evan.", speaker="Sam", addressee="Evan")
     assert entity(result, "Sam")["observations"] == ["adopted a puppy named Shadow"]

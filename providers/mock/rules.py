@@ -293,6 +293,39 @@ def _tokenize(sentence: str) -> list[str]:
     return [t.lstrip("'") for t in _TOKEN.findall(sentence) if t.lstrip("'")]
 
 
+_I_FORMS = {"i": None, "i'm": "am", "i've": "have", "i'll": "will", "i'd": "would"}
+_PLURAL_BE = {"am": "are", "was": "were"}
+
+
+def _i_as(tokens: list[str], subject: str, *, plural: bool) -> list[str]:
+    """A predicate with "I" inside it ("thinks I've lost it", "when I'm home") said of
+    ``subject`` instead, its verb agreeing: "thinks Marcus has lost it", "when they
+    are home"."""
+    out: list[str] = []
+    at = 0
+    while at < len(tokens):
+        token = tokens[at]
+        form = token.lower().replace("’", "'")
+        at += 1
+        if form not in _I_FORMS or (at == 1 and form == "i" and len(tokens) == 1):
+            out.append(token)
+            continue
+        verb = _I_FORMS[form]
+        asked = bool(out) and out[-1].lower() in AUX  # "what can I say": its verb stays
+        if verb is None and at < len(tokens) and not asked:
+            verb, at = tokens[at], at + 1
+        out.append(subject)
+        if verb is not None:
+            low = verb.lower()
+            if plural:
+                out.append(_PLURAL_BE.get(low, verb))
+            elif low in _PLURAL_BE or low in VERBS or low in ("have", "do"):
+                out.append(third_person(low) if low != "was" else low)
+            else:  # "I can", "I only", "I did"
+                out.append(verb)
+    return out
+
+
 def _titled(index: int, token: str) -> bool:
     """A capitalised word inside a predicate ("playing You Are My Sunshine"): part of
     a title or a quotation, never a pronoun to resolve."""
@@ -966,6 +999,10 @@ class _Extractor:
             pred = _conjugate(pred)
         if _says_little([t.lower() for t in pred]):
             return []  # "feels great", "is so proud of you": the episode keeps it
+        if owner is self.user_entity:  # "will send pics when I'm home": when they are
+            pred = _i_as(pred, "they", plural=True)
+        else:  # "Ingrid thinks I've lost it": that the speaker has
+            pred = _i_as(pred, self.user().name, plural=False)
         you = self.you()
         yours: dict[str, str] = {}
         if you is not None and you is not owner:  # in a chat between two, the other one
