@@ -315,6 +315,17 @@ def test_a_word_that_is_no_verb_is_not_conjugated(text: str, fact: str) -> None:
     assert entity(extract(text, speaker="Sam"), "Sam")["observations"] == [fact]
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I finally finished the canoe lol", "finally finished the canoe"),
+        ("I start at Calloway on Monday btw!", "starts at Calloway on Monday"),
+    ],
+)
+def test_chat_filler_at_the_end_of_a_fact_is_dropped(text: str, fact: str) -> None:
+    assert entity(extract(text, speaker="Sam"), "Sam")["observations"] == [fact]
+
+
 def test_a_greeting_before_a_fact_is_ignored() -> None:
     result = extract("Hi, I'm Alice and I work at Acme.")
     assert entity(result, "User")["observations"] == ["is Alice", "works at Acme"]

@@ -540,7 +540,7 @@ _OTHER_SUBSTITUTES = {"my": "User's", "me": "User", "mine": "User's", "myself": 
 _OTHER_SUBSTITUTES |= {"our": "User's", "us": "User", "ours": "User's"}
 _PRONOUN_WANTS = {"he": "person", "she": "person", "him": "person", "her": "person"}
 _PRONOUN_WANTS |= {"his": "person", "hers": "person", "it": "thing", "its": "thing"}
-_TRAILING = _set("too thanks please now currently , !")
+_TRAILING = _set("too thanks please now currently btw anyway honestly tbh lol lmao haha hahaha , !")
 
 
 class _Extractor:
