@@ -100,8 +100,10 @@ def test_a_turn_with_no_word_of_its_own_borrows_none_from_the_turn_before() -> N
     index.add("e-1", "I have a work thing to ask you", at_ms=0, speaker="Dana", conversation="c")
     index.add("e-2", "you should", at_ms=MINUTE, speaker="Marcus", conversation="c")
     index.add("e-3", "Shoot.", at_ms=2 * MINUTE, speaker="Marcus", conversation="c")
+    index.add("e-4", "DANA", at_ms=3 * MINUTE, speaker="Marcus", conversation="c")
     for saved in (index, EpisodeIndex.decode(index.encode())):
         assert saved.says_nothing("e-2")  # stop words and the speaker's name only
+        assert saved.says_nothing("e-4")  # the other speaker's name only
         assert not saved.says_nothing("e-3") and not saved.says_nothing("e-1")
         found = dict(saved.search(episode_terms("work")))
         assert "e-1" in found and "e-2" not in found

@@ -62,9 +62,9 @@ AFTER_PAST = 8
 """Flag: the episode answers another speaker's question about the past ("did you have a
 good birthday?"): a date it leaves without a tense is a past one."""
 SAYS_NOTHING = 16
-"""Flag: the text has no word of its own besides its speaker's name ("you should",
-"WE DID IT!!!"): it takes no words from the turn before, and its vector, near any
-question that names its speaker, is no evidence."""
+"""Flag: the text has no word of its own besides the names of the exchange's
+speakers ("you should", "WE DID IT!!!", "TARIQ"): it takes no words from the turn
+before, and its vector, near any question that names its speaker, is no evidence."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -116,11 +116,13 @@ def conversation_key(doc: dict[str, Any]) -> str:
     return f"{doc.get('source') or ''}\x00{thread or ''}"
 
 
-def _says_something(own: Sequence[str], speaker: str | None) -> bool:
-    """Whether a turn has a word of its own besides its speaker's name ("you
-    should", "?" and "WE DID IT!!!" have none)."""
-    name = set(episode_terms(speaker)) if speaker else set()
-    return any(t not in name for t in own)
+def _says_something(own: Sequence[str], names: Iterable[str]) -> bool:
+    """Whether a turn has a word of its own besides the names of the conversation's
+    speakers ("you should", "?", "WE DID IT!!!" and "TARIQ" have none)."""
+    said = set(own)
+    for name in names:
+        said.difference_update(episode_terms(name))
+    return bool(said)
 
 
 def _weighted_terms(
@@ -588,7 +590,8 @@ class EpisodeIndex:
         own = terms
         contexts: list[Sequence[str]] = []
         last = self.previous(conversation, at_ms)
-        says = _says_something(own, speaker)
+        parties = (speaker, last.speaker, last.other) if last is not None else (speaker,)
+        says = _says_something(own, [name for name in parties if name])
         if last is not None and says:  # "you should" borrows no words from the turn before
             contexts = [last.terms, last.before]
         weights, length = _weighted_terms(own, contexts)
@@ -694,7 +697,7 @@ class EpisodeIndex:
         return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
 
     def says_nothing(self, episode_id: str) -> bool:
-        """Whether the text has no word of its own besides its speaker's name."""
+        """Whether the text has no word of its own besides its speakers' names."""
         ordinal = self.ids.position(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & SAYS_NOTHING)
 
