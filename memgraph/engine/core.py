@@ -993,9 +993,8 @@ class MemoryCore:
             found = index.search(extra, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source)
             theirs = [(e, share) for e, share in found if speaker(e) in query.named]
             best = max((share for _, share in theirs), default=0.0)
+            now = query.asks_now  # the news itself, not the texts that say "work" most
             for episode_id, share in theirs:
-                # asked about now: the news itself, not the texts that say "work" most
-                now = query.asks_now
                 cued = NEWS_SHARE * share / best if now else min(1.0, CUE_WEIGHT * share)
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
         mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name

@@ -307,7 +307,7 @@ def _i_as(tokens: list[str], subject: str, *, plural: bool) -> list[str]:
         token = tokens[at]
         form = token.lower().replace("’", "'")
         at += 1
-        if form not in _I_FORMS or (at == 1 and form == "i" and len(tokens) == 1):
+        if form not in _I_FORMS:
             out.append(token)
             continue
         verb = _I_FORMS[form]
@@ -319,9 +319,9 @@ def _i_as(tokens: list[str], subject: str, *, plural: bool) -> list[str]:
             low = verb.lower()
             if plural:
                 out.append(_PLURAL_BE.get(low, verb))
-            elif low in _PLURAL_BE or low in VERBS or low in ("have", "do"):
-                out.append(third_person(low) if low != "was" else low)
-            else:  # "I can", "I only", "I did"
+            elif low in ("am", "have", "do") or low in VERBS:
+                out.append(third_person(low))
+            else:  # "I was", "I can", "I only", "I did"
                 out.append(verb)
     return out
 
