@@ -5,7 +5,8 @@ holds neither "do" nor "work"; "What injury did Dana get?" by "shin splints,
 apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
-schools, pastimes, races, diets, drinks and food. The lists are general English, not any
+schools, pastimes, races, ages ("turned 9"), weights ("65 pounds"), diets,
+drinks and food. The lists are general English, not any
 one conversation's.
 """
 
@@ -116,6 +117,16 @@ KINDS: tuple[AnswerKind, ...] = (
         "race",
         r"\b(?:race|races|marathon|run(?:ning)? event)\b",
         "5k 10k 15k half marathon triathlon duathlon ultra relay miles km",
+    ),
+    _kind(
+        "age",
+        r"\b(?:how old|(?:his|her|their|your|my|\w+'s) age|what age)\b",
+        "turned turns turning years old birthday yo",
+    ),
+    _kind(
+        "weight",
+        r"\b(?:weigh(?:s|ed|t)?|how heavy)\b",
+        "pounds lbs lb kilos kg kilograms grams ounces oz stone",
     ),
     _kind(
         "drink",

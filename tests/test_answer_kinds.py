@@ -103,3 +103,18 @@ def test_a_question_about_a_race_gets_the_words_races_are_said_in() -> None:
     assert set(index_terms("10k marathon")) <= set(
         answer_cues("What race did Priya register for in the spring?")
     )
+
+
+def test_an_age_or_a_weight_is_found_in_the_words_it_is_said_in(tmp_path: Path) -> None:
+    assert set(index_terms("turned pounds")) <= set(
+        answer_cues("How old is Mateo now?") + answer_cues("How much does Juniper weigh?")
+    )
+    said = [
+        ("Rosa", "Mateo turned 9 on Saturday! We FaceTimed all morning"),
+        ("Evelyn", "nine! I remember when he was a baby. how is he doing in school?"),
+        ("Rosa", "he is doing great, he is the oldest in his class though"),
+        ("Evelyn", "old souls, those kids"),
+        ("Rosa", "my old neighbor says he looks just like Frank"),
+    ]
+    (text,) = recalled(tmp_path, said, "How old is Mateo now?")
+    assert "turned 9" in text.split("Related messages:")[-1].splitlines()[1], text
