@@ -77,6 +77,8 @@ _NUMBERS = {
 _MONTH_INDEX = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_INDEX |= {name[:3].lower(): i + 1 for i, name in enumerate(MONTHS)} | {"sept": 9}
 _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
+_WEEKDAY_INDEX |= {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3}
+_WEEKDAY_INDEX |= {"fri": 4, "sat": 5, "sun": 6}
 
 _IRREGULAR_PAST = (
     "was were did had went got came saw met made took gave told said bought brought caught "
@@ -115,6 +117,9 @@ _NUMBER = (
     r"five|six|seven|eight|nine|ten|eleven|twelve)"
 )
 _WEEKDAY = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_SHORT_WEEKDAY = r"(?P<wd>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)(?![\w'’])"
+"""A weekday cut short, read only after "last", "this" or "next" ("last Fri"): alone,
+"sun", "sat" and "wed" are other words."""
 _MONTH = (
     r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november|"
     r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
@@ -172,6 +177,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             + r"\b"
             + _NO_DATE_AFTER,
         ),
+        ("rel_weekday", r"\b(?P<rel>last|this|next|this past|this coming) " + _SHORT_WEEKDAY),
         ("rel_season", r"\b(?P<rel>last|this|next) " + _SEASON + r"\b"),
         (
             "in_month",
@@ -185,7 +191,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 _MAY_HOLD_A_DATE = re.compile(
     r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|evening|night|day|week|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
-    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"(?:last|this|next) (?:mon|tue|wed|thu|fri|sat|sun))",
     re.IGNORECASE,
 )
 """A word every pattern above holds (a unit, a day or month name, a digit): a text

@@ -23,6 +23,10 @@ from memgraph.dates import (
 MONDAY = date(2024, 2, 26)
 
 
+def test_a_short_weekday_alone_is_another_word() -> None:
+    assert resolve_relative_dates("I sat in the sun on wed", MONDAY) == "I sat in the sun on wed"
+
+
 @pytest.mark.parametrize(
     ("text", "said", "expected"),
     [
@@ -30,6 +34,9 @@ MONDAY = date(2024, 2, 26)
         ("see you tomorrow", MONDAY, "tomorrow (27 February 2024)"),
         ("we met 3 days ago", MONDAY, "3 days ago (23 February 2024)"),
         ("we moved last Saturday", MONDAY, "last Saturday (24 February 2024)"),
+        # a weekday cut short, after last / this / next only
+        ("last Fri I took the kids out", MONDAY, "last Fri (23 February 2024)"),
+        ("joined a new group last Tues.", MONDAY, "last Tues (20 February 2024)."),
         ("the party is on Saturday", MONDAY, "Saturday (2 March 2024)"),
         ("a panel thursday of next week", MONDAY, "thursday of next week (7 March 2024)"),
         ("it was Monday of last week", MONDAY, "Monday of last week (19 February 2024)"),
