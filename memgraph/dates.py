@@ -199,6 +199,11 @@ _MAY_HOLD_A_DATE = re.compile(
 without any is returned as it is, unread by the patterns."""
 
 
+def _coming_saturday(said: date) -> date:
+    """The Saturday of this weekend: the coming one, or the day before a Sunday."""
+    return said - timedelta(days=1) if said.weekday() == 6 else _weekday(said, 5, 1, strictly=False)
+
+
 def format_day(day: date) -> str:
     """``7 May 2023``."""
     return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
@@ -343,6 +348,9 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         unit = groups["unit"]
         if unit == "day":
             return format_day(said + timedelta(days=sign * count))
+        if unit == "weekend" and kind == "ago":  # "two weekends ago": that weekend's Saturday
+            saturday = _coming_saturday(said) - timedelta(weeks=count)
+            return f"the weekend of {format_day(saturday)}"
         if unit in ("week", "weekend"):
             moment = said + timedelta(weeks=sign * count)
             return format_day(moment) if kind == "from_now" else f"the week of {format_day(moment)}"
@@ -383,11 +391,7 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         return format_day(found) if found else None
     if kind == "rel_weekend":
         rel = groups["rel"]
-        this_saturday = (
-            said - timedelta(days=1)
-            if said.weekday() == 6
-            else _weekday(said, 5, 1, strictly=False)
-        )
+        this_saturday = _coming_saturday(said)
         if rel in ("last", "this past"):
             saturday = this_saturday - timedelta(days=7)
             if rel == "this past" and said.weekday() >= 5:

@@ -33,6 +33,7 @@ def test_a_short_weekday_alone_is_another_word() -> None:
         ("I went there yesterday", MONDAY, "yesterday (25 February 2024)"),
         ("see you tomorrow", MONDAY, "tomorrow (27 February 2024)"),
         ("we met 3 days ago", MONDAY, "3 days ago (23 February 2024)"),
+        ("camping two weekends ago", MONDAY, "two weekends ago (the weekend of 17 February 2024)"),
         ("we moved last Saturday", MONDAY, "last Saturday (24 February 2024)"),
         # a weekday cut short, after last / this / next only
         ("last Fri I took the kids out", MONDAY, "last Fri (23 February 2024)"),
