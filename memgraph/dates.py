@@ -150,7 +150,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("ago", _NUMBER + r" (?P<unit>day|week|month|year|weekend)s? ago\b"),
         (
             "lasting",
-            r"\b(?:for|over) (?:(?P<about>about|around|roughly|almost|nearly|over|more than) |"
+            # "for 3 years", or a sentence that starts with one ("Seven years now.")
+            r"(?:\b(?:for|over) |(?:^|(?<=[.!?] ))\W*)"
+            r"(?:(?P<about>about|around|roughly|almost|nearly|over|more than) |"
             r"the (?:past|last) )?(?P<n>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|"
             r"ten|eleven|twelve) (?P<unit>day|week|month|year)s?\b",
         ),

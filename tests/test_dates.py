@@ -103,6 +103,8 @@ def test_a_short_weekday_alone_is_another_word() -> None:
         ("I've been vegan for the past 6 months", MONDAY, "6 months (since August 2023)"),
         ("she's been sick for 3 days", MONDAY, "for 3 days (since 23 February 2024)"),
         ("been at it for two years now", MONDAY, "for two years (since 2022) now"),
+        # an answer that is a duration alone ("How long have you been painting?")
+        ("Seven years now, and I love it", MONDAY, "Seven years (since 2017) now"),
     ],
 )
 def test_a_relative_date_is_followed_by_the_date_it_means(
