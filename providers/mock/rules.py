@@ -999,24 +999,20 @@ class _Extractor:
             pred = _conjugate(pred)
         if _says_little([t.lower() for t in pred]):
             return []  # "feels great", "is so proud of you": the episode keeps it
-        if owner is self.user_entity:  # "will send pics when I'm home": when they are
-            pred = _i_as(pred, "they", plural=True)
-        else:  # "Ingrid thinks I've lost it": that the speaker has
-            pred = _i_as(pred, self.user().name, plural=False)
         you = self.you()
         yours: dict[str, str] = {}
         if you is not None and you is not owner:  # in a chat between two, the other one
             yours = {"your": f"{you.name}'s", "yours": f"{you.name}'s", "you": you.name}
-        if owner is self.user_entity:
+        if owner is self.user_entity:  # "will send pics when I'm home": when they are
+            pred = _i_as(pred, "they", plural=True)
             substitutes = _USER_SUBSTITUTES | yours
-            return [
-                t if _titled(i, t) else substitutes.get(t.lower(), t) for i, t in enumerate(pred)
-            ]
-        mine = f"{self.user().name}'s"
-        other = {"my": mine, "mine": mine, "our": mine, "ours": mine}
-        other |= {"me": self.user().name, "myself": self.user().name, "us": self.user().name}
-        other |= yours
-        return [t if _titled(i, t) else other.get(t.lower(), t) for i, t in enumerate(pred)]
+        else:  # "Ingrid thinks I've lost it": that the speaker has; "my" is theirs
+            speaker = self.user().name
+            pred = _i_as(pred, speaker, plural=False)
+            mine = f"{speaker}'s"
+            substitutes = {"my": mine, "mine": mine, "our": mine, "ours": mine}
+            substitutes |= {"me": speaker, "myself": speaker, "us": speaker} | yours
+        return [t if _titled(i, t) else substitutes.get(t.lower(), t) for i, t in enumerate(pred)]
 
     def predicate(self, ent: _Entity, rest: list[str], conj: bool) -> None:
         pred = self.clean(rest, conj, ent)
