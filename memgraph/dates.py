@@ -194,7 +194,7 @@ _MAY_HOLD_A_DATE = re.compile(
     r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|evening|night|day|week|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
     r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"(?:last|this|next) (?:mon|tue|wed|thu|fri|sat|sun))",
+    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))",
     re.IGNORECASE,
 )
 """A word every pattern above holds (a unit, a day or month name, a digit): a text

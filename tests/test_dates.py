@@ -38,6 +38,7 @@ def test_a_short_weekday_alone_is_another_word() -> None:
         # a weekday cut short, after last / this / next only
         ("last Fri I took the kids out", MONDAY, "last Fri (23 February 2024)"),
         ("joined a new group last Tues.", MONDAY, "last Tues (20 February 2024)."),
+        ("we went out this past Fri", MONDAY, "this past Fri (23 February 2024)"),
         ("the party is on Saturday", MONDAY, "Saturday (2 March 2024)"),
         ("a panel thursday of next week", MONDAY, "thursday of next week (7 March 2024)"),
         ("it was Monday of last week", MONDAY, "Monday of last week (19 February 2024)"),
