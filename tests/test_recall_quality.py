@@ -177,6 +177,15 @@ def recalled(tmp_path: Path, said: list[tuple[str, str]], *questions: str) -> li
         return [memory.recall(question) for question in questions]
 
 
+def searched(tmp_path: Path, said: list[tuple[str, str]], question: str, *, k: int) -> list[str]:
+    """The texts of the remembered messages among search's first ``k`` hits for
+    ``question`` after the dialogue ``said``."""
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        hits = memory.search(question, k=k)
+    return [h.episode.text for h in hits if h.episode is not None]
+
+
 BJORN = ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog")
 DOG_AND_RACE = [
     BJORN,
@@ -662,10 +671,7 @@ def test_a_turn_with_no_word_of_its_own_is_not_found_by_its_speaker_s_name(
         ("Marcus", "?"),
         ("Marcus", "I accepted an offer, engineering manager at Carebridge"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        hits = memory.search("Where does Marcus work now?", k=10)
-        texts = [h.episode.text for h in hits if h.episode is not None]
+    texts = searched(tmp_path, said, "Where does Marcus work now?", k=10)
     assert texts and "you should" not in texts and "?" not in texts
 
 
@@ -683,9 +689,5 @@ def test_where_someone_works_now_is_answered_by_the_news_not_by_the_word_work(
         ("Wren", "it's weird at work without you"),
         ("Wren", "I'm working from home on fridays"),
     ]
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
-        hits = memory.search("Where does Wren work now?", k=5)
-    assert any(h.episode is not None and "Brightpath" in h.episode.text for h in hits), [
-        (h.episode or h.observation) for h in hits
-    ]
+    texts = searched(tmp_path, said, "Where does Wren work now?", k=5)
+    assert any("Brightpath" in text for text in texts), texts
