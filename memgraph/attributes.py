@@ -43,10 +43,48 @@ _VERB_FIRST_WORDS = frozenset(
     ["now", "works", "is", "worked", "employed", "lives", "resides", "has", "moved", "reports"]
 )
 """The first word of every text one of :data:`_VERB_ATTRIBUTES` matches."""
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _ATTRIBUTE_IS = re.compile(
     r"^(?:(?:his|her|their|its|my|the)\s+)?([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+(?:is|are|was)\s+\S"
 )
-_NOT_ATTRIBUTES = {"he", "she", "it", "they", "this", "that", "there", "who", "what", "which"}
+_NOT_ATTRIBUTES = _word_set(
+    "i me you he him she it they them we us one this that there who what which how why "
+    "if because cause when and but or so yeah"
+)
+"""Words no attribute's name holds: "thinks it is worth it" and "no one was hurt"
+name no attribute of the person."""
+_VERB_STARTS = _word_set(
+    "is are was were has have had can could will would should must may might do does "
+    "did think thinks thought bet bets feel feels felt know knows knew believe believes "
+    "hope hopes guess guesses say says said sound sounds seem seems look looks hear "
+    "hears heard see sees saw find finds found realize realizes realized remind reminds "
+    "show shows love loves loved like likes liked dig digs agree agrees mean means wish "
+    "wishes want wants wonder wonders figure figures glad sure really just also still "
+    "always never sometimes definitely totally"
+)
+"""First words of a fact that starts with what the person does, not with an
+attribute's name ("bets performing with him is a dream", "hears the parks are
+amazing")."""
+_DETERMINERS = _word_set("the a an my his her their our your")
+_PREPOSITIONS = _word_set("of in to for with at on from about")
+
+
+def _names_attribute(subject: str) -> bool:
+    """Whether the words before "is" name an attribute ("favorite color", "name of
+    the dog"), not a clause about the person ("thinks it", "hears the parks")."""
+    parts = subject.split()
+    if parts[0] in _VERB_STARTS or not _NOT_ATTRIBUTES.isdisjoint(parts):
+        return False
+    # a determiner inside, not after a preposition, starts a second phrase
+    return all(
+        part not in _DETERMINERS or parts[index - 1] in _PREPOSITIONS
+        for index, part in enumerate(parts[1:], start=1)
+    )
 
 
 def attribute_of(content: str) -> str | None:
@@ -65,7 +103,7 @@ def attribute_of(content: str) -> str | None:
     match = _ATTRIBUTE_IS.match(text)
     if match:
         subject = match.group(1)
-        if subject.split()[0] not in _NOT_ATTRIBUTES:
+        if _names_attribute(subject):
             return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
     return None
 

@@ -485,6 +485,12 @@ def test_observation_fields_are_stored_on_every_new_fact() -> None:
         ("favorite color is blue", "favorite color"),
         ("prefers tea", None),
         ("he is nice", None),
+        ("name of the dog is Rex", "name of the dog"),
+        ("thinks it is important to stand up for what we believe in", None),
+        ("bets performing with him is a dream come true", None),
+        ("hears the parks are amazing", None),
+        ("no one was hurt", None),
+        ("is sure the audience is gonna love it", None),
     ],
 )
 def test_attribute_of_names_single_valued_attributes(content: str, attribute: str | None) -> None:

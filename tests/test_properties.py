@@ -459,7 +459,7 @@ def _attribute_by_patterns(content: str) -> str | None:
         if pattern.match(text):
             return attribute
     match = attributes._ATTRIBUTE_IS.match(text)
-    if match and match.group(1).split()[0] not in attributes._NOT_ATTRIBUTES:
+    if match and attributes._names_attribute(match.group(1)):
         subject = match.group(1)
         return {"current employer": "employer", "employer": "employer"}.get(subject, subject)
     return None
