@@ -5,7 +5,7 @@ holds neither "do" nor "work"; "What injury did Dana get?" by "shin splints,
 apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
-schools, pastimes, races, ages ("turned 9"), weights ("65 pounds"), diets,
+schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
 drinks and food. The lists are general English, not any
 one conversation's.
 """
@@ -112,6 +112,14 @@ KINDS: tuple[AnswerKind, ...] = (
         "pottery drawing knitting sewing gardening cooking baking reading "
         "photography fishing surfing skiing dancing singing soccer basketball "
         "tennis golf volleyball hockey baseball football chess games gym",
+    ),
+    _kind(
+        "exercise",
+        r"\b(?:exercis\w*|workouts?|work(?:s|ed|ing)? out|fitness|"
+        r"stay(?:s|ed|ing)? (?:fit|active|in shape))\b",
+        "yoga pilates kickboxing boxing weights lifting training circuit crossfit "
+        "running jogging swimming cycling spin hiit gym cardio treadmill hiking "
+        "walking stretching karate taekwondo judo martial arts zumba rowing climbing",
     ),
     _kind(
         "race",

@@ -24,6 +24,12 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     )
 
 
+def test_an_exercise_question_gets_the_names_of_workouts() -> None:
+    cues = set(answer_cues("What exercises has John done?"))
+    assert set(index_terms("yoga kickboxing circuit")) <= cues
+    assert set(index_terms("pilates")) <= set(answer_cues("How does Maria stay fit?"))
+
+
 def test_a_question_of_no_known_kind_gets_none() -> None:
     assert answer_cues("When did Rosa get home from Maine?") == []
     assert answer_cues("Where does Dana live now?") == []
