@@ -86,6 +86,26 @@ def test_rerank_keeps_overlapping_candidates_best_first() -> None:
     assert ask(RERANK_SYSTEM, message, RERANK_SCHEMA) == {"ids": ["obs-3"]}
 
 
+def test_rerank_weighs_the_order_it_was_handed_among_relevant_candidates() -> None:
+    listed = [(f"obs-{i}", f"Nate (person): went to the pier on day {i}") for i in range(30)]
+    listed[0] = ("obs-first", "Nate (person): has had them for 3 years now, turtles rock")
+    listed.append(("obs-last", "Nate (person): long time no see, how long has it been, turtles"))
+    message = rerank_message("How long has Nate had his turtles?", listed)
+    ids = ask(RERANK_SYSTEM, message, RERANK_SCHEMA)["ids"]
+    # one shared word more does not outweigh being listed first by the tiers before
+    assert ids[:2] == ["obs-first", "obs-last"]
+    # nor does being listed keep a candidate that shares nothing asked
+    assert "obs-3" not in ids
+
+
+def test_listed_weight_halves_at_the_tenth_place() -> None:
+    from memgraph.providers.mock.chat import LISTED_FIRST, LISTED_HALF, listed_weight
+
+    assert listed_weight(0) == LISTED_FIRST
+    assert listed_weight(LISTED_HALF) == pytest.approx(LISTED_FIRST / 2)
+    assert listed_weight(5) > listed_weight(6)
+
+
 def test_rerank_maps_first_person_questions_to_the_user_entity() -> None:
     message = rerank_message(
         "Where do I live?",

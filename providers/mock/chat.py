@@ -151,6 +151,24 @@ def relevance(
     return matched + stated + kind
 
 
+LISTED_FIRST = 4.0
+"""What being listed first is worth to the re-ranker, in shared words."""
+LISTED_HALF = 10
+"""The place in the list where being listed is worth half as much."""
+
+
+def listed_weight(index: int) -> float:
+    """What a candidate's place in the list it was handed is worth.
+
+    The list comes best first from the lexical and vector tiers, which weigh rare
+    words, names and context that word overlap alone misses: "I've had them for 3
+    years now", listed first for "How long has Nate had his turtles?", shares
+    fewer words with it than "Long time no see, Nate!". A model reading the list
+    weighs that order too, so the first place counts as four shared words, the
+    tenth as two."""
+    return LISTED_FIRST * LISTED_HALF / (LISTED_HALF + index)
+
+
 def _candidates(body: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for line in body.splitlines():
@@ -289,8 +307,8 @@ class MockChatModel:
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(_candidates(_tagged(messages, "candidates") or "")):
             score = relevance(query, text, cues=cues, news=news)
-            if score > 0:
-                scored.append((-score, index, cid))
+            if score > 0:  # the order it was handed counts only among the relevant
+                scored.append((-(score + listed_weight(index)), index, cid))
         return {"ids": [cid for _, _, cid in sorted(scored)]}
 
     def _forget(self, messages: Sequence[Message]) -> dict[str, Any]:
