@@ -151,7 +151,7 @@ def relevance(
     return matched + stated + kind
 
 
-LISTED_FIRST = 4.0
+LISTED_FIRST = 3.0
 """What being listed first is worth to the re-ranker, in shared words."""
 LISTED_HALF = 10
 """The place in the list where being listed is worth half as much."""
@@ -164,8 +164,8 @@ def listed_weight(index: int) -> float:
     words, names and context that word overlap alone misses: "I've had them for 3
     years now", listed first for "How long has Nate had his turtles?", shares
     fewer words with it than "Long time no see, Nate!". A model reading the list
-    weighs that order too, so the first place counts as four shared words, the
-    tenth as two."""
+    weighs that order too, so the first place counts as three shared words, the
+    tenth as one and a half."""
     return LISTED_FIRST * LISTED_HALF / (LISTED_HALF + index)
 
 
