@@ -119,7 +119,25 @@ def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -
     assert saved.context_of("e-2") is None
 
 
-@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3"])
+def test_a_turn_that_only_asks_is_marked() -> None:
+    said = [
+        "Is work far from there?",
+        "AHHH! Congrats!! When do you start?",
+        "how was the race? did you finish? [shared image: a medal on a table]",
+        "When do you start? I start Monday.",
+        "I got an offer from Little Steps",
+    ]
+    index = EpisodeIndex()
+    for n, text in enumerate(said, start=1):
+        index.add(f"e-{n}", text, at_ms=n * MINUTE, speaker="Ifeoma", conversation="c")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.asks_only("e-1")
+        assert not saved.asks_only("e-2")  # "Congrats!!" says something
+        assert saved.asks_only("e-3")  # a shared image's caption says nothing of its own
+        assert not saved.asks_only("e-4") and not saved.asks_only("e-5")
+
+
+@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4"])
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())
     data[:8] = magic

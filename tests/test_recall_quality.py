@@ -186,6 +186,21 @@ def searched(tmp_path: Path, said: list[tuple[str, str]], question: str, *, k: i
     return [h.episode.text for h in hits if h.episode is not None]
 
 
+def test_a_turn_that_only_asks_ranks_below_the_one_that_tells(tmp_path: Path) -> None:
+    said = [
+        ("Ifeoma", "Also! I have news. I got an offer from Little Steps, the pediatric clinic"),
+        ("Chidi", "YES. take it"),
+        ("Ifeoma", "I said yes! start date at Little Steps is the 17th"),
+        ("Chidi", "we found a flat in Fitzroy North"),
+        ("Ifeoma", "Is work far from there?"),
+    ]
+    texts = searched(tmp_path, said, "Where does Ifeoma work now?", k=5)
+    assert texts.index("Is work far from there?") > texts.index(said[2][1]), texts
+    # a question about what was asked still finds the question first
+    (asked, *_) = searched(tmp_path / "asked", said, "What did Ifeoma ask about work?", k=5)
+    assert asked == "Is work far from there?"
+
+
 BJORN = ("Marcus", "Bjorn chewed my boots again. 110 pounds of Bernese mountain dog")
 DOG_AND_RACE = [
     BJORN,

@@ -115,11 +115,12 @@ EPISODE_CANDIDATES = 50
 CUE_WEIGHT = 1.5
 """How much a named person's text in the words an asked attribute's news comes in
 ("I start at ...", "we found a house in ...") counts, times its share of them."""
-NEWS_SHARE = 0.7
+NEWS_SHARE = 1.0
 """For a question about now ("Where does Wren work now?"), what the named person's
 text most in the words such news comes in counts as ("Brightpath made me an
-offer"), the others in proportion: a fair share of the question, as much as a
-text that only says "work" ("I have a work offsite on the 8th") holds."""
+offer"), the others in proportion: all of the question, as much as a text that
+only says "work" ("I have a work offsite on the 8th") holds, so the news is told
+from such texts by what was said last."""
 KIND_HITS = 10
 """Of those, how many of the named person's count."""
 KIND_SHARE = 0.5
@@ -1079,6 +1080,7 @@ class MemoryCore:
             index.updates,
             index.recency,
             names_telling,
+            index.asks_only,
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

@@ -22,6 +22,7 @@ Python containers. :meth:`EpisodeIndex.encode` writes both as one new saved part
 from __future__ import annotations
 
 import math
+import re
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -52,8 +53,10 @@ less than 1, the weight of a text's own word: a word only the context holds is
 never read as the text's own (``holding(context=False)``)."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX4"
-OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3")
+MAGIC = b"MGEPIDX5"
+OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4")
+"""Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
+and of turns that say nothing)."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -65,6 +68,9 @@ SAYS_NOTHING = 16
 """Flag: the text has no word of its own besides the names of the exchange's
 speakers ("you should", "WE DID IT!!!", "TARIQ"): it takes no words from the turn
 before, and its vector, near any question that names its speaker, is no evidence."""
+ASKS_ONLY = 32
+"""Flag: every sentence of the text is a question ("Is work far from there?", "When
+do you start?"): it asks about something, it does not say it."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -123,6 +129,21 @@ def _says_something(own: Sequence[str], names: Iterable[str]) -> bool:
     for name in names:
         said.difference_update(episode_terms(name))
     return bool(said)
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
+_WORD = re.compile(r"\w")
+
+
+def _asks_only(text: str) -> bool:
+    """Whether every sentence of ``text`` (a shared image's caption aside) is a
+    question."""
+    if "?" not in text:
+        return False
+    sentences = [m.group().strip() for m in _SENTENCE.finditer(_CAPTION.sub(" ", text))]
+    said = [sentence for sentence in sentences if _WORD.search(sentence)]
+    return bool(said) and all(sentence.endswith("?") for sentence in said)
 
 
 def _weighted_terms(
@@ -608,6 +629,7 @@ class EpisodeIndex:
             | FOLLOWS * (last is not None)
             | AFTER_PAST * answers_past
             | SAYS_NOTHING * (not says)
+            | ASKS_ONLY * _asks_only(text)
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
@@ -700,6 +722,11 @@ class EpisodeIndex:
         """Whether the text has no word of its own besides its speakers' names."""
         ordinal = self.ids.position(episode_id)
         return ordinal is not None and bool(self._flags.view()[ordinal] & SAYS_NOTHING)
+
+    def asks_only(self, episode_id: str) -> bool:
+        """Whether every sentence of the text is a question."""
+        ordinal = self.ids.position(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & ASKS_ONLY)
 
     def after_past_question(self, episode_id: str) -> bool:
         """Whether the episode answers another speaker's question about the past."""

@@ -94,12 +94,14 @@ ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words
 IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
 TIMELESS = 0.65  # what an episode that names no time keeps of its score for a "when" question
 RECENCY = 0.3  # how much a "now" question prefers what was said last
+ASKING = 0.8  # what a text that only asks keeps of its score (unless what was asked is asked)
 UPDATE_BOOST = 1.1  # a text that says something changed ("moved to", "now", "not the 14th")
 _WHEN = re.compile(
     r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
     r"(?:on |in )?which (?:date|day|year|month|week)\b)",
     re.IGNORECASE,
 )
+_ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
 _NOW = re.compile(
     r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
     r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up)\b",
@@ -215,6 +217,12 @@ class Query:
     def asks_when(self) -> bool:
         """A question about time ("When did ...", "What day ...")."""
         return _WHEN.search(self.text) is not None
+
+    @functools.cached_property
+    def asks_asked(self) -> bool:
+        """A question about what was asked ("What did Rosa ask Evelyn about?"): a
+        text that only asks answers it."""
+        return _ASKED.search(self.text) is not None
 
     @functools.cached_property
     def asks_now(self) -> bool:
@@ -447,6 +455,7 @@ class EpisodeSignals:
             speaks in none of the conversations (a speaker's name is near every
             turn of theirs, as the turn before's speaker or called by name);
             ``None``: every name is.
+        asks_only: whether every sentence of an episode is a question.
     """
 
     content: Mapping[str, float] = field(default_factory=dict)
@@ -459,6 +468,7 @@ class EpisodeSignals:
     updates: Callable[[str], bool] = lambda _episode: False
     recency: Callable[[str], float] = lambda _episode: 1.0
     names_telling: Callable[[str], bool] | None = None
+    asks_only: Callable[[str], bool] = lambda _episode: False
 
 
 def _focus(score: float, evidence: float, named: bool, any_named: bool) -> float:
@@ -640,6 +650,8 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
         factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
     if item.episode is not None and episodes.updates(item.episode):
         factor *= UPDATE_BOOST  # "it got moved to the 21st": the latest word on something
+    if item.episode is not None and not query.asks_asked and episodes.asks_only(item.episode):
+        factor *= ASKING  # "Is work far from there?" asks about work, it says nothing of it
     return factor
 
 
