@@ -16,6 +16,7 @@ from bench.quality.locomo import load_locomo
 from bench.quality.metrics import (
     contains_gold,
     dedupe,
+    first_lines,
     normalize,
     percentile,
     recall_at_k,
@@ -75,6 +76,20 @@ def test_abstention_accepts_empty_or_nothing_relevant() -> None:
     assert says_nothing("  \n")
     assert says_nothing("Nothing relevant is remembered.")
     assert not says_nothing("Dana (person):\n  - has a cat")
+
+
+def test_the_first_lines_are_the_listed_facts_and_messages_in_order() -> None:
+    text = (
+        "(Nothing remembered says this about Dana; the nearest matches follow.)\n"
+        "Dana (person):\n  - has a cat\n  - lives in Pilsen\nRelated messages:\n"
+        "  - [1 May 2024] Marcus: Logan Square\n  - [2 May 2024] Dana: ok"
+    )
+    assert (
+        first_lines(text)
+        == "  - has a cat\n  - lives in Pilsen\n  - [1 May 2024] Marcus: Logan Square"
+    )
+    assert first_lines(text, 1) == "  - has a cat"
+    assert not contains_gold(first_lines(text, 2), ["Logan Square"])
 
 
 def test_percentile_interpolates() -> None:
@@ -151,7 +166,14 @@ def test_quick_run_on_a_tiny_slice(tmp_path: Path, capsys: pytest.CaptureFixture
         1 for q in document["questions"] if q["category"] != "abstention"
     )
     for row in [*summary["categories"].values(), summary["overall"]]:
-        for key in ("search_r5", "search_r10", "search_mrr", "bm25_r10", "recall_contains"):
+        for key in (
+            "search_r5",
+            "search_r10",
+            "search_mrr",
+            "bm25_r10",
+            "recall_contains",
+            "recall_contains_first",
+        ):
             assert 0.0 <= row[key] <= 1.0
         assert row["search_r5"] <= row["search_r10"]
     assert summary["abstention"]["n"] == 2

@@ -10,8 +10,10 @@ from collections.abc import Iterable, Sequence
 from memgraph.retrieval.recall_text import NOTHING_SAID
 
 __all__ = [
+    "FIRST_LINES",
     "contains_gold",
     "dedupe",
+    "first_lines",
     "normalize",
     "percentile",
     "recall_at_k",
@@ -37,6 +39,18 @@ def contains_gold(text: str, answers: Iterable[str]) -> bool:
         if needle and needle in haystack:
             return True
     return False
+
+
+FIRST_LINES = 3
+"""How many of recall's listed lines (facts and messages, not headings) count as
+its first answer."""
+
+
+def first_lines(text: str, count: int = FIRST_LINES) -> str:
+    """The first ``count`` listed lines of a recall text (``  - …``: its facts and
+    messages, in the order shown; headings and the note are left out)."""
+    listed = [line for line in text.splitlines() if line.startswith("  - ")]
+    return "\n".join(listed[:count])
 
 
 def says_nothing(text: str) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.quality.dataset import Conversation
+from bench.quality.metrics import FIRST_LINES
 
 __all__ = ["failures", "markdown", "write_json"]
 
@@ -46,6 +47,7 @@ def _row(label: str, row: dict[str, Any]) -> str:
         _num(row["bm25_mrr"]),
         _delta(row["delta_r10"]),
         _pct(row["recall_contains"]),
+        _pct(row.get("recall_contains_first")),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -62,11 +64,12 @@ def markdown(document: dict[str, Any]) -> str:
         "",
         "R@k in % of a question's evidence turns among the first k distinct turns; MRR of the "
         "first evidence turn within 10; ΔR@10 in points (search − BM25); recall ∋ gold = % of "
-        "questions whose recall() text contains a gold answer.",
+        "questions whose recall() text contains a gold answer; in first "
+        f"{FIRST_LINES} lines = within its first {FIRST_LINES} facts or messages.",
         "",
         "| category | n | search R@5 | search R@10 | search MRR | BM25 R@5 | BM25 R@10 | BM25 MRR "
-        "| ΔR@10 | recall ∋ gold |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| ΔR@10 | recall ∋ gold | ∋ in first {FIRST_LINES} lines |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for category, row in summary["categories"].items():
         lines.append(_row(_LABELS.get(category, category), row))

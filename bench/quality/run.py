@@ -16,6 +16,7 @@ from bench.quality.engine import Capabilities, detect, feed, hit_turns
 from bench.quality.metrics import (
     contains_gold,
     dedupe,
+    first_lines,
     percentile,
     recall_at_k,
     reciprocal_rank,
@@ -105,6 +106,7 @@ def evaluate_conversation(
                     record["abstained"] = says_nothing(text)
                 else:
                     record["contains"] = contains_gold(text, q.answers)
+                    record["contains_first"] = contains_gold(first_lines(text), q.answers)
                     record["said_nothing"] = says_nothing(text)
             records.append(record)
         provider = _provider(memory)
@@ -158,6 +160,8 @@ def _category_row(records: list[dict[str, Any]]) -> dict[str, Any]:
         row["delta_r10"] = None
     contained = [1.0 if r["contains"] else 0.0 for r in records if "contains" in r]
     row["recall_contains"] = _mean(contained)
+    first = [1.0 if r["contains_first"] else 0.0 for r in records if "contains_first" in r]
+    row["recall_contains_first"] = _mean(first)
     return row
 
 
