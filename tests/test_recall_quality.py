@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from memgraph.providers.mock import HashEmbedder, MockChatModel, ScriptedChatModel
+from memgraph.providers.mock.chat import _candidates, _tagged
 
 from memgraph import Memory
 from memgraph.cli import cli
@@ -184,6 +186,49 @@ def searched(tmp_path: Path, said: list[tuple[str, str]], question: str, *, k: i
         remember_dialogue(memory, said)
         hits = memory.search(question, k=k)
     return [h.episode.text for h in hits if h.episode is not None]
+
+
+class _KeepsInOrder(MockChatModel):
+    """The mock in every call but the re-ranker's, which keeps, in ``order``, the
+    candidates of each ``(word, kind)``: "obs" a fact, "episode" a message."""
+
+    def __init__(self, order: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.order = order
+
+    def _rerank(self, messages: Any) -> dict[str, Any]:
+        listed = _candidates(_tagged(messages, "candidates") or "")
+        return {
+            "ids": [
+                cid
+                for word, kind in self.order
+                for cid, text in listed
+                if cid.startswith(kind) and word in text.lower()
+            ]
+        }
+
+
+def test_recall_shows_facts_and_messages_in_the_order_the_re_ranker_kept(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Dana", "I adopted a greyhound named Kuma"),
+        ("Marcus", "omg. what's he like?"),
+        ("Dana", "Kuma sleeps all day, he's a couch potato"),
+        ("Dana", "I also started pottery classes on tuesdays"),
+    ]
+    order = [("greyhound", "obs"), ("couch potato", "episode"), ("pottery", "obs")]
+    provider = Provider("mock", _KeepsInOrder(order), HashEmbedder())
+    with Memory(tmp_path / "mem", "chat", provider=provider) as memory:
+        remember_dialogue(memory, said)
+        text = memory.recall("What does Dana do with Kuma and on tuesdays?")
+    lines = text.splitlines()
+    at = {word: next(n for n, line in enumerate(lines) if word in line) for word, _ in order}
+    # the message the re-ranker kept second comes between Dana's facts it kept first
+    # and third; the third follows under her name again
+    assert at["greyhound"] < at["couch potato"] < at["pottery"], text
+    assert lines[at["pottery"] - 1] == "Dana (person):", text
+    assert lines.count("Dana (person):") == 2, text
 
 
 def test_a_turn_that_only_asks_ranks_below_the_one_that_tells(tmp_path: Path) -> None:

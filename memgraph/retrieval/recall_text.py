@@ -154,8 +154,9 @@ def answered_by(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONT
 @dataclass
 class _Block:
     entity: Doc
-    score: float
+    place: int  # where its first candidate is in the ranked list
     facts: list[Candidate] = field(default_factory=list)
+    more: bool = False  # the rest of an entity's facts, ranked below a message shown first
 
 
 def format_recall(
@@ -185,6 +186,7 @@ def format_recall(
     maps a message that asks something to the reply said right after it. A
     message is left out when the facts shown from it say what it says."""
     blocks: dict[str, _Block] = {}
+    place = {id(item): at for at, item in enumerate(ranked)}
     shown_facts: dict[str, float] = {}  # episode id -> best score of a shown fact from it
     fact_words: dict[str, set[str]] = {}  # episode id -> the words of the facts shown from it
     seen_content: set[tuple[str, str]] = set()
@@ -196,7 +198,7 @@ def format_recall(
         if block is None:
             if len(blocks) >= max_entities:
                 continue
-            block = blocks[entity_id] = _Block(item.entity, item.score)
+            block = blocks[entity_id] = _Block(item.entity, place[id(item)])
         if item.obs is None:
             continue
         key = (entity_id, content_key(item.obs["content"]))
@@ -237,8 +239,11 @@ def format_recall(
             for key, block in blocks.items()
             if block.facts or _has_relation_lines(graph, block, query, lens)
         }
-    sections: list[tuple[float, Iterator[str]]] = [
-        (block.score, _entity_lines(graph, block, query, lens)) for block in blocks.values()
+    parts = list(blocks.values())
+    if messages:  # an entity's facts ranked below the first message shown go after it
+        parts = [part for block in parts for part in _split(block, place, place[id(messages[0])])]
+    sections: list[tuple[int, Iterator[str]]] = [
+        (part.place, _entity_lines(graph, part, query, lens)) for part in parts
     ]
     if messages:
         lines = _message_lines(
@@ -249,12 +254,23 @@ def format_recall(
             answers or {},
             answers_past or (lambda _episode: False),
         )
-        sections.append((messages[0].score, lines))
-    sections.sort(key=lambda pair: -pair[0])
+        sections.append((place[id(messages[0])], lines))
+    sections.sort(key=lambda pair: pair[0])  # in the order ranked (the re-ranker's, if any)
     ordered: Iterator[Iterable[str]] = (lines for _score, lines in sections)
     if note is not None and sections:
         ordered = itertools.chain([[note]], ordered)
     return budgeted_text(ordered, count_tokens=count_tokens, budget=budget)
+
+
+def _split(block: _Block, place: Mapping[int, int], message: int) -> list[_Block]:
+    """``block``, and the facts of it ranked below the message at ``message`` as a
+    second block of the same entity, shown after that message."""
+    later = [item for item in block.facts if place[id(item)] > message]
+    if not later or block.place > message:
+        return [block]
+    first = [item for item in block.facts if place[id(item)] < message]
+    rest = _Block(block.entity, place[id(later[0])], later, more=True)
+    return [_Block(block.entity, block.place, first), rest]
 
 
 def _asked_words(doc: Doc, asked: set[str]) -> set[str]:
@@ -332,7 +348,8 @@ def _entity_lines(graph: Graph, block: _Block, query: Query, lens: Lens) -> Iter
     for item in block.facts:
         assert item.obs is not None
         yield _fact_line(item.obs)
-    yield from itertools.islice(_relations_for(graph, block, query, lens), RELATIONS_SHOWN)
+    if not block.more:  # its relations are shown once, with its first facts
+        yield from itertools.islice(_relations_for(graph, block, query, lens), RELATIONS_SHOWN)
 
 
 def _has_relation_lines(graph: Graph, block: _Block, query: Query, lens: Lens) -> bool:
