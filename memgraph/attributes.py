@@ -63,7 +63,7 @@ _VERB_STARTS = _word_set(
     "did think thinks thought bet bets feel feels felt know knows knew believe believes "
     "hope hopes guess guesses say says said sound sounds seem seems look looks hear "
     "hears heard see sees saw find finds found realize realizes realized remind reminds "
-    "show shows love loves loved like likes liked dig digs agree agrees mean means wish "
+    "show shows loves loved likes liked digs agree agrees mean means wish "
     "wishes want wants wonder wonders figure figures glad sure really just also still "
     "always never sometimes definitely totally"
 )

@@ -231,6 +231,22 @@ def test_recall_shows_facts_and_messages_in_the_order_the_re_ranker_kept(
     assert lines.count("Dana (person):") == 2, text
 
 
+def test_an_entity_s_facts_ranked_below_a_message_follow_it() -> None:
+    from memgraph.retrieval.ranking import Candidate
+
+    dana = {"id": "entity-1", "name": "Dana", "type": "person"}
+    name, kuma, pottery = (Candidate(dana, None), Candidate(dana, {}), Candidate(dana, {}))
+    message = Candidate(dana, None, episode="episode-9")
+    place = {id(c): at for at, c in enumerate([kuma, message, pottery])}
+    first, rest = recall_text._split(recall_text._Block(dana, 0, [kuma, pottery]), place, 1)
+    assert (first.place, first.facts, first.more) == (0, [kuma], False)
+    assert (rest.place, rest.facts, rest.more) == (2, [pottery], True)  # no relations again
+    # only the name ranked above the message: the whole block, relations too, goes below
+    place = {id(c): at for at, c in enumerate([name, message, kuma])}
+    (moved,) = recall_text._split(recall_text._Block(dana, 0, [kuma]), place, 1)
+    assert (moved.place, moved.facts, moved.more) == (2, [kuma], False)
+
+
 def test_a_turn_that_only_asks_ranks_below_the_one_that_tells(tmp_path: Path) -> None:
     said = [
         ("Ifeoma", "Also! I have news. I got an offer from Little Steps, the pediatric clinic"),

@@ -264,11 +264,14 @@ def format_recall(
 
 def _split(block: _Block, place: Mapping[int, int], message: int) -> list[_Block]:
     """``block``, and the facts of it ranked below the message at ``message`` as a
-    second block of the same entity, shown after that message."""
+    second block of the same entity, shown after that message (the whole block,
+    when none of its facts is ranked above the message)."""
     later = [item for item in block.facts if place[id(item)] > message]
     if not later or block.place > message:
         return [block]
     first = [item for item in block.facts if place[id(item)] < message]
+    if not first:  # only its name ranked above: its facts and relations go below
+        return [_Block(block.entity, place[id(later[0])], later)]
     rest = _Block(block.entity, place[id(later[0])], later, more=True)
     return [_Block(block.entity, block.place, first), rest]
 
