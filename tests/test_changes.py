@@ -490,6 +490,7 @@ def test_observation_fields_are_stored_on_every_new_fact() -> None:
         ("bets performing with him is a dream come true", None),
         ("hears the parks are amazing", None),
         ("no one was hurt", None),
+        ("love language is acts of service", "love language"),
         ("is sure the audience is gonna love it", None),
     ],
 )
