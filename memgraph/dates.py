@@ -28,6 +28,7 @@ __all__ = [
     "WEEKDAYS",
     "Period",
     "asked_period",
+    "asks_about_now",
     "asks_about_past",
     "format_day",
     "format_month",
@@ -554,6 +555,19 @@ def asked_period(text: str) -> Period | None:
         return None
     year, following = _add_months(int(found["year"]), month, 1)
     return Period(date(int(found["year"]), month, 1), date(year, following, 1))
+
+
+_NOW = re.compile(
+    r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
+    r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_now(text: str) -> bool:
+    """Whether a question asks about the present or latest state ("Where does Wren
+    work now?", "What did the project end up being about?")."""
+    return _NOW.search(text) is not None
 
 
 def asks_about_past(text: str) -> bool:

@@ -13,6 +13,7 @@ from memgraph.dates import (
     _TIME_WORDS,
     _UPDATE_WORDS,
     asked_period,
+    asks_about_now,
     asks_about_past,
     mentions,
     mentions_time,
@@ -316,6 +317,20 @@ def test_an_answer_about_the_past_reads_a_month_and_day_as_past_only_when_recent
 )
 def test_a_question_about_the_past_is_told_apart(text: str, past: bool) -> None:
     assert asks_about_past(text) is past
+
+
+@pytest.mark.parametrize(
+    ("question", "now"),
+    [
+        ("Where does Wren work now?", True),
+        ("What did Eli's science fair project end up being about?", True),
+        ("Is Chidi still at Halden & Price?", True),
+        ("When did Wren start at Brightpath?", False),
+        ("Where did Dana know him from?", False),  # "know" is not "now"
+    ],
+)
+def test_a_question_about_the_present_is_told_apart(question: str, now: bool) -> None:
+    assert asks_about_now(question) is now
 
 
 @pytest.mark.parametrize(

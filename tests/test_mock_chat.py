@@ -98,6 +98,18 @@ def test_rerank_weighs_the_order_it_was_handed_among_relevant_candidates() -> No
     assert "obs-3" not in ids
 
 
+def test_rerank_prefers_the_latest_message_for_a_question_about_now() -> None:
+    listed = [
+        ("episode-1", "Kevin (3 February 2024): we locked the wedding venue, Bramble Hill"),
+        ("episode-2", "Kevin (16 June 2024): new wedding venue is Cedar Hollow"),
+    ]
+    now = rerank_message("Where is Kevin's wedding venue now?", listed)
+    assert ask(RERANK_SYSTEM, now, RERANK_SCHEMA)["ids"] == ["episode-2", "episode-1"]
+    # without "now", the order it was handed stands between equals
+    first = rerank_message("Where was Kevin's wedding venue?", listed)
+    assert ask(RERANK_SYSTEM, first, RERANK_SCHEMA)["ids"] == ["episode-1", "episode-2"]
+
+
 def test_listed_weight_halves_at_the_tenth_place() -> None:
     from memgraph.providers.mock.chat import LISTED_FIRST, LISTED_HALF, listed_weight
 

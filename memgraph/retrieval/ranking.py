@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memgraph.attributes import asked_attributes
+from memgraph.dates import asks_about_now
 from memgraph.graph.graph import Doc, Graph
 from memgraph.graph.lazy import PostingIndex
 from memgraph.llm_calls.ask import ask_json
@@ -102,11 +103,6 @@ _WHEN = re.compile(
     re.IGNORECASE,
 )
 _ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
-_NOW = re.compile(
-    r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
-    r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -227,7 +223,7 @@ class Query:
     @functools.cached_property
     def asks_now(self) -> bool:
         """A question about the present or latest state ("... now?", "currently")."""
-        return _NOW.search(self.text) is not None
+        return asks_about_now(self.text)
 
     @property
     def content_terms(self) -> tuple[str, ...]:

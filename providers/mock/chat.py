@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
+from memgraph.dates import asks_about_now
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
 from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
@@ -169,6 +171,29 @@ def listed_weight(index: int) -> float:
     return LISTED_FIRST * LISTED_HALF / (LISTED_HALF + index)
 
 
+LATEST = 1.0
+"""What being the last said among the candidates is worth, in shared words, for a
+question about now ("Where does Wren work now?")."""
+_SAID_ON = re.compile(r"^[^(\n]*\((\d{1,2} [A-Z][a-z]+ \d{4})\):")
+"""A message's label: ``Speaker (19 January 2024): text``."""
+
+
+def _lateness(listed: Sequence[tuple[str, str]]) -> dict[str, float]:
+    """How late each message was said among the listed ones, from 0 (the first day)
+    to 1 (the last); facts, whose labels carry no day, are left out."""
+    days: dict[str, int] = {}
+    for cid, text in listed:
+        match = _SAID_ON.match(text)
+        if match:
+            try:
+                days[cid] = datetime.strptime(match[1], "%d %B %Y").toordinal()
+            except ValueError:
+                continue
+    order = sorted(set(days.values()))
+    last = max(1, len(order) - 1)
+    return {cid: order.index(day) / last for cid, day in days.items()}
+
+
 def _candidates(body: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for line in body.splitlines():
@@ -304,11 +329,14 @@ class MockChatModel:
         cues = frozenset(answer_cues(asked)) - query
         attributes = attribute_cues(asked_attributes(words(asked)))
         news = frozenset(stem(w) for w in words(attributes)) - query
+        listed = _candidates(_tagged(messages, "candidates") or "")
+        late = _lateness(listed) if asks_about_now(asked) else {}
         scored: list[tuple[float, int, str]] = []
-        for index, (cid, text) in enumerate(_candidates(_tagged(messages, "candidates") or "")):
+        for index, (cid, text) in enumerate(listed):
             score = relevance(query, text, cues=cues, news=news)
             if score > 0:  # the order it was handed counts only among the relevant
-                scored.append((-(score + listed_weight(index)), index, cid))
+                order = listed_weight(index) + LATEST * late.get(cid, 0.0)
+                scored.append((-(score + order), index, cid))
         return {"ids": [cid for _, _, cid in sorted(scored)]}
 
     def _forget(self, messages: Sequence[Message]) -> dict[str, Any]:
