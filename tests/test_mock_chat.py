@@ -110,6 +110,18 @@ def test_rerank_prefers_the_latest_message_for_a_question_about_now() -> None:
     assert ask(RERANK_SYSTEM, first, RERANK_SCHEMA)["ids"] == ["episode-1", "episode-2"]
 
 
+def test_rerank_puts_a_message_that_only_asks_below_one_that_tells() -> None:
+    listed = [
+        ("episode-1", 'Ifeoma (26 August 2023): is work far from there? (answered by Chidi: "no")'),
+        ("episode-2", "Ifeoma (27 August 2023): work is fine, the clinic is busy"),
+    ]
+    where = rerank_message("How is Ifeoma's work?", listed)
+    assert ask(RERANK_SYSTEM, where, RERANK_SCHEMA)["ids"] == ["episode-2", "episode-1"]
+    # unless the question asks what was asked
+    asked = rerank_message("What did Ifeoma ask about work?", listed)
+    assert ask(RERANK_SYSTEM, asked, RERANK_SCHEMA)["ids"] == ["episode-1", "episode-2"]
+
+
 def test_listed_weight_halves_at_the_tenth_place() -> None:
     from memgraph.providers.mock.chat import LISTED_FIRST, LISTED_HALF, listed_weight
 

@@ -22,7 +22,6 @@ Python containers. :meth:`EpisodeIndex.encode` writes both as one new saved part
 from __future__ import annotations
 
 import math
-import re
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -35,7 +34,7 @@ import orjson
 
 from memgraph.dates import asks_about_past, mentions
 from memgraph.id_column import IdColumn, StringSequence, id_column
-from memgraph.text import WORD_FORMS, index_terms, name_key
+from memgraph.text import WORD_FORMS, index_terms, name_key, only_asks
 
 __all__ = [
     "CONTEXT_GAP_MS",
@@ -129,21 +128,6 @@ def _says_something(own: Sequence[str], names: Iterable[str]) -> bool:
     for name in names:
         said.difference_update(episode_terms(name))
     return bool(said)
-
-
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
-_WORD = re.compile(r"\w")
-
-
-def _asks_only(text: str) -> bool:
-    """Whether every sentence of ``text`` (a shared image's caption aside) is a
-    question."""
-    if "?" not in text:
-        return False
-    sentences = [m.group().strip() for m in _SENTENCE.finditer(_CAPTION.sub(" ", text))]
-    said = [sentence for sentence in sentences if _WORD.search(sentence)]
-    return bool(said) and all(sentence.endswith("?") for sentence in said)
 
 
 def _weighted_terms(
@@ -629,7 +613,7 @@ class EpisodeIndex:
             | FOLLOWS * (last is not None)
             | AFTER_PAST * answers_past
             | SAYS_NOTHING * (not says)
-            | ASKS_ONLY * _asks_only(text)
+            | ASKS_ONLY * only_asks(text)
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)

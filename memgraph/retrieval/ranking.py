@@ -45,7 +45,7 @@ from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_sch
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import WORD_FORMS, index_terms, name_key, terms, words
+from memgraph.text import WORD_FORMS, asks_what_was_asked, index_terms, name_key, terms, words
 
 __all__ = [
     "CURRENT",
@@ -102,7 +102,6 @@ _WHEN = re.compile(
     r"(?:on |in )?which (?:date|day|year|month|week)\b)",
     re.IGNORECASE,
 )
-_ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -218,7 +217,7 @@ class Query:
     def asks_asked(self) -> bool:
         """A question about what was asked ("What did Rosa ask Evelyn about?"): a
         text that only asks answers it."""
-        return _ASKED.search(self.text) is not None
+        return asks_what_was_asked(self.text)
 
     @functools.cached_property
     def asks_now(self) -> bool:

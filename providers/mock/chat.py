@@ -22,7 +22,16 @@ from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
 from memgraph.dates import asks_about_now
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
-from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
+from memgraph.text import (
+    STOP_WORDS,
+    VERB_FORMS,
+    WORD_FORMS,
+    asks_what_was_asked,
+    content_key,
+    only_asks,
+    stem,
+    words,
+)
 
 from .reply import reply
 from .rules import extract, split_sentences
@@ -171,11 +180,21 @@ def listed_weight(index: int) -> float:
     return LISTED_FIRST * LISTED_HALF / (LISTED_HALF + index)
 
 
+ASKING = 2.0
+"""What a message that only asks ("Is work far from there?") loses, in shared
+words, unless the question asks what was asked."""
 LATEST = 1.0
 """What being the last said among the candidates is worth, in shared words, for a
 question about now ("Where does Wren work now?")."""
 _SAID_ON = re.compile(r"^[^(\n]*\((\d{1,2} [A-Z][a-z]+ \d{4})\):")
 """A message's label: ``Speaker (19 January 2024): text``."""
+
+
+def _said(label: str) -> str:
+    """A message's own words: its label without the speaker and day before them and
+    the turns quoted after them."""
+    own = _QUOTE_START.split(label, maxsplit=1)[0]
+    return own.split("): ", 1)[-1]
 
 
 def _lateness(listed: Sequence[tuple[str, str]]) -> dict[str, float]:
@@ -331,11 +350,14 @@ class MockChatModel:
         news = frozenset(stem(w) for w in words(attributes)) - query
         listed = _candidates(_tagged(messages, "candidates") or "")
         late = _lateness(listed) if asks_about_now(asked) else {}
+        asks_asked = asks_what_was_asked(asked)
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(listed):
             score = relevance(query, text, cues=cues, news=news)
             if score > 0:  # the order it was handed counts only among the relevant
                 order = listed_weight(index) + LATEST * late.get(cid, 0.0)
+                if not asks_asked and only_asks(_said(text)):
+                    order -= ASKING  # a question does not answer one
                 scored.append((-(score + order), index, cid))
         return {"ids": [cid for _, _, cid in sorted(scored)]}
 
