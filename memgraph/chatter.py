@@ -19,7 +19,13 @@ import re
 from memgraph.speakers import split_speaker
 from memgraph.text import words
 
-__all__ = ["REACTION_CHARS", "REACTION_WORDS", "nothing_to_extract"]
+__all__ = [
+    "REACTION_CHARS",
+    "REACTION_WORDS",
+    "asks_what_was_asked",
+    "nothing_to_extract",
+    "only_asks",
+]
 
 _REACTION_TEXT = """lol lmao lmfao rofl haha hahaha hahahaha hah ha hehe heh omg omfg wow woah whoa
     yay yes yeah yea yep yup no nope nah ok okay kk sure thanks thank thx ty you cool
@@ -35,7 +41,24 @@ REACTION_CHARS = 80
 short: "hahaha omg congrats!!! so happy for you" is 40)."""
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
-_CAPTION = re.compile(r"\[shared image:[^\]]*\]", re.IGNORECASE)
+_CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
+_ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
+
+
+def only_asks(text: str) -> bool:
+    """Whether every sentence of ``text`` (a shared image's caption aside) is a
+    question: "Is work far from there?" asks about work, it says nothing of it."""
+    if "?" not in text:
+        return False
+    spoken = _CAPTION.sub(" ", text)
+    sentences = [s.strip() for s in _SENTENCE.findall(spoken) if any(c.isalnum() for c in s)]
+    return bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
+def asks_what_was_asked(question: str) -> bool:
+    """Whether a question asks what someone asked ("What did Rosa ask Evelyn
+    about?"), which a text that only asks answers."""
+    return _ASKED.search(question) is not None
 
 
 def nothing_to_extract(text: str, previous: str | None = None) -> bool:
@@ -53,6 +76,4 @@ def nothing_to_extract(text: str, previous: str | None = None) -> bool:
         return bool(spoken.strip())  # emoji or punctuation only
     if all(word in REACTION_WORDS for word in said):
         return previous is None or "?" not in previous
-    sentences = [s.strip() for s in _SENTENCE.findall(spoken) if any(c.isalnum() for c in s)]
-    asks_only = bool(sentences) and all(s.endswith("?") for s in sentences)
-    return asks_only and not _FIRST_PERSON.intersection(said)
+    return only_asks(spoken) and not _FIRST_PERSON.intersection(said)

@@ -17,13 +17,11 @@ __all__ = [
     "STOP_WORDS",
     "VERB_FORMS",
     "WORD_FORMS",
-    "asks_what_was_asked",
     "content_key",
     "in_any_form",
     "index_terms",
     "index_terms_many",
     "name_key",
-    "only_asks",
     "similarity",
     "stem",
     "terms",
@@ -290,25 +288,3 @@ def in_any_form(terms: Iterable[str]) -> set[str]:
     for term in list(found):
         found.update(WORD_FORMS.get(term, ()))
     return found
-
-
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
-_ANY_WORD = re.compile(r"\w")
-_ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
-
-
-def only_asks(text: str) -> bool:
-    """Whether every sentence of ``text`` (a shared image's caption aside) is a
-    question: "Is work far from there?" asks about work, it says nothing of it."""
-    if "?" not in text:
-        return False
-    sentences = [m.group().strip() for m in _SENTENCE.finditer(_CAPTION.sub(" ", text))]
-    said = [sentence for sentence in sentences if _ANY_WORD.search(sentence)]
-    return bool(said) and all(sentence.endswith("?") for sentence in said)
-
-
-def asks_what_was_asked(question: str) -> bool:
-    """Whether a question asks what someone asked ("What did Rosa ask Evelyn
-    about?"), which a text that only asks answers."""
-    return _ASKED.search(question) is not None

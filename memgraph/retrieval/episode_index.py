@@ -32,9 +32,10 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from memgraph.chatter import only_asks
 from memgraph.dates import asks_about_past, mentions
 from memgraph.id_column import IdColumn, StringSequence, id_column
-from memgraph.text import WORD_FORMS, index_terms, name_key, only_asks
+from memgraph.text import WORD_FORMS, index_terms, name_key
 
 __all__ = [
     "CONTEXT_GAP_MS",

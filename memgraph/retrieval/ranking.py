@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memgraph.attributes import asked_attributes
+from memgraph.chatter import asks_what_was_asked
 from memgraph.dates import asks_about_now
 from memgraph.graph.graph import Doc, Graph
 from memgraph.graph.lazy import PostingIndex
@@ -45,7 +46,7 @@ from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_sch
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
-from memgraph.text import WORD_FORMS, asks_what_was_asked, index_terms, name_key, terms, words
+from memgraph.text import WORD_FORMS, index_terms, name_key, terms, words
 
 __all__ = [
     "CURRENT",

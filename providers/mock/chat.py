@@ -19,19 +19,11 @@ from typing import Any
 
 from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
+from memgraph.chatter import asks_what_was_asked, only_asks
 from memgraph.dates import asks_about_now
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
-from memgraph.text import (
-    STOP_WORDS,
-    VERB_FORMS,
-    WORD_FORMS,
-    asks_what_was_asked,
-    content_key,
-    only_asks,
-    stem,
-    words,
-)
+from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
 
 from .reply import reply
 from .rules import extract, split_sentences
@@ -186,31 +178,32 @@ words, unless the question asks what was asked."""
 LATEST = 1.0
 """What being the last said among the candidates is worth, in shared words, for a
 question about now ("Where does Wren work now?")."""
-_SAID_ON = re.compile(r"^[^(\n]*\((\d{1,2} [A-Z][a-z]+ \d{4})\):")
-"""A message's label: ``Speaker (19 January 2024): text``."""
 
 
 def _said(label: str) -> str:
-    """A message's own words: its label without the speaker and day before them and
-    the turns quoted after them."""
+    """A message's own words: its label (``Speaker (19 January 2024): text``) without
+    the speaker and day before them and the turns quoted after them."""
     own = _QUOTE_START.split(label, maxsplit=1)[0]
-    return own.split("): ", 1)[-1]
+    match = _OBSERVATION.match(own)
+    return match["content"] if match else own
 
 
 def _lateness(listed: Sequence[tuple[str, str]]) -> dict[str, float]:
     """How late each message was said among the listed ones, from 0 (the first day)
-    to 1 (the last); facts, whose labels carry no day, are left out."""
+    to 1 (the last); facts, whose labels name a type where a message's name its
+    day, are left out."""
     days: dict[str, int] = {}
     for cid, text in listed:
-        match = _SAID_ON.match(text)
-        if match:
-            try:
-                days[cid] = datetime.strptime(match[1], "%d %B %Y").toordinal()
-            except ValueError:
-                continue
-    order = sorted(set(days.values()))
-    last = max(1, len(order) - 1)
-    return {cid: order.index(day) / last for cid, day in days.items()}
+        match = _OBSERVATION.match(_QUOTE_START.split(text, maxsplit=1)[0])
+        if match is None:
+            continue
+        try:
+            days[cid] = datetime.strptime(match["type"], "%d %B %Y").toordinal()
+        except ValueError:  # a fact's type ("person"), not a day
+            continue
+    rank = {day: at for at, day in enumerate(sorted(set(days.values())))}
+    last = max(1, len(rank) - 1)
+    return {cid: rank[day] / last for cid, day in days.items()}
 
 
 def _candidates(body: str) -> list[tuple[str, str]]:
