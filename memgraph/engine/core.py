@@ -7,6 +7,7 @@ build on :class:`MemoryCore`; :class:`memgraph.engine.memory.Memory` combines th
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -1053,15 +1054,8 @@ class MemoryCore:
             ordinal = index.ordinal.get(episode_id)
             return telling is not None and ordinal is not None and bool(telling[ordinal])
 
-        judged: dict[str, bool] = {}  # an episode found by words and by meaning: read once
-
+        @functools.cache  # an episode found by words and by meaning is read once
         def retired(episode_id: str) -> bool:
-            known = judged.get(episode_id)
-            if known is None:
-                known = judged[episode_id] = retired_now(episode_id)
-            return known
-
-        def retired_now(episode_id: str) -> bool:
             # A text that stated a fact since expired (superseded, corrected or
             # forgotten) would say it again: its current facts speak for it instead.
             if lens.at is None:  # the usual read: the saved flags answer, nothing is parsed

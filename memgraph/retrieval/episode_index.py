@@ -693,30 +693,29 @@ class EpisodeIndex:
             return None
         return self._fact_list(ordinal)
 
+    def _flagged(self, episode_id: str, flag: int) -> bool:
+        ordinal = self.ids.position(episode_id)
+        return ordinal is not None and bool(self._flags.view()[ordinal] & flag)
+
     def timed(self, episode_id: str) -> bool:
         """Whether the episode's text says when something happened."""
-        ordinal = self.ids.position(episode_id)
-        return ordinal is not None and bool(self._flags.view()[ordinal] & TIMED)
+        return self._flagged(episode_id, TIMED)
 
     def updates(self, episode_id: str) -> bool:
         """Whether the episode's text says that something changed."""
-        ordinal = self.ids.position(episode_id)
-        return ordinal is not None and bool(self._flags.view()[ordinal] & UPDATE)
+        return self._flagged(episode_id, UPDATE)
 
     def says_nothing(self, episode_id: str) -> bool:
         """Whether the text has no word of its own besides its speakers' names."""
-        ordinal = self.ids.position(episode_id)
-        return ordinal is not None and bool(self._flags.view()[ordinal] & SAYS_NOTHING)
+        return self._flagged(episode_id, SAYS_NOTHING)
 
     def asks_only(self, episode_id: str) -> bool:
         """Whether every sentence of the text is a question."""
-        ordinal = self.ids.position(episode_id)
-        return ordinal is not None and bool(self._flags.view()[ordinal] & ASKS_ONLY)
+        return self._flagged(episode_id, ASKS_ONLY)
 
     def after_past_question(self, episode_id: str) -> bool:
         """Whether the episode answers another speaker's question about the past."""
-        ordinal = self.ids.position(episode_id)
-        return ordinal is not None and bool(self._flags.view()[ordinal] & AFTER_PAST)
+        return self._flagged(episode_id, AFTER_PAST)
 
     def context_of(self, episode_id: str) -> str | None:
         """The episode said just before this one in its conversation (the turn it
