@@ -76,7 +76,7 @@ KINDS: tuple[AnswerKind, ...] = (
     ),
     _kind(
         "injury",
-        r"\b(?:injur(?:y|ies|ed)|hurt|health (?:problem|issue)|ill(?:ness)?|"
+        r"\b(?:injur(?:e|y|ies|ed)|hurt|health (?:problem|issue)|ill(?:ness)?|"
         r"diagnos\w*|condition|sick)\b",
         "hurt injured injury sprained sprain broke broken fracture fractured torn "
         "tore pulled strain splints concussion tendonitis dislocated knee ankle "
@@ -102,7 +102,8 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:college|university|school|studying|study|studies|major|degree|"
         r"graduat\w*)\b",
         "college university school grad degree major majored studying studied "
-        "graduated graduate masters phd bachelor semester class classes campus",
+        "graduated graduate masters phd bachelor mba program programme semester class classes "
+        "campus enrolled admitted accepted",
     ),
     _kind(
         "pastime",

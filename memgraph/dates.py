@@ -559,7 +559,8 @@ def asked_period(text: str) -> Period | None:
 
 _NOW = re.compile(
     r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
-    r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up)\b",
+    r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up|"
+    r"what(?:'s|\u2019s| is) new|anything new|any news|updates? (?:on|about)|catch me up)\b",
     re.IGNORECASE,
 )
 

@@ -30,6 +30,11 @@ def test_an_exercise_question_gets_the_names_of_workouts() -> None:
     assert set(index_terms("pilates")) <= set(answer_cues("How does Maria stay fit?"))
 
 
+def test_an_injury_or_a_school_is_asked_in_other_words_too() -> None:
+    assert set(index_terms("sprained wrist")) <= set(answer_cues("What did Jess injure?"))
+    assert set(index_terms("mba program")) <= set(answer_cues("Which school is Sam going to?"))
+
+
 def test_a_question_of_no_known_kind_gets_none() -> None:
     assert answer_cues("When did Rosa get home from Maine?") == []
     assert answer_cues("Where does Dana live now?") == []

@@ -327,6 +327,9 @@ def test_a_question_about_the_past_is_told_apart(text: str, past: bool) -> None:
         ("Is Chidi still at Halden & Price?", True),
         ("When did Wren start at Brightpath?", False),
         ("Where did Dana know him from?", False),  # "know" is not "now"
+        ("What's new with Omar?", True),
+        ("Any news about Biscuit?", True),
+        ("What new hobby did Omar pick up?", False),
     ],
 )
 def test_a_question_about_the_present_is_told_apart(question: str, now: bool) -> None:

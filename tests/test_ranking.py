@@ -166,3 +166,12 @@ def test_a_short_text_is_counted_once_whole_and_a_long_one_line_by_line() -> Non
     endless = (f"  - fact {i}" for i in itertools.count())
     text = tiers.budgeted_text([["Carol (person):"], endless], count_tokens=count, budget=40)
     assert text.startswith("Carol (person):\n  - fact 0") and count(text) <= 40
+
+
+def test_content_set_aside_leaves_a_question_about_whom_it_names() -> None:
+    query = tiers.analyze(people(1), "Why is Person 1 in the US?")
+    assert query.content_terms == ("us",)
+    aside = query.set_aside()
+    assert aside.identity
+    assert aside.unheard == ("us",)
+    assert aside.named == query.named

@@ -21,6 +21,7 @@ from memgraph.cli import cli
 from memgraph.engine.reading import _asks_briefly
 from memgraph.graph.graph import Graph
 from memgraph.llm_calls.provider import Provider
+from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval import recall_text
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.speakers import split_speaker, spoken_words
@@ -535,6 +536,58 @@ def test_news_asked_about_shows_the_question_and_its_reply(tmp_path: Path) -> No
     (text,) = recalled(tmp_path, said, "When did Tariq get a dog?")
     line = next(line for line in text.splitlines() if "I have a dog!" in line)
     assert 'answered by Wren: "WHAT?? which one?" then Tariq: "a retired racing greyhound' in line
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What happened to Biscuit?",
+        "What's going on with Biscuit?",
+        "Any news about Biscuit?",
+        "Give me an update on Biscuit",
+    ],
+)
+def test_asking_for_someone_s_news_finds_what_was_said_of_them(
+    tmp_path: Path, question: str
+) -> None:
+    said = [
+        ("Lena", "I started the new job today, senior analyst at Helix Bank"),
+        ("Omar", "congrats!!! how's the team?"),
+        ("Lena", "btw how's Biscuit? still limping?"),
+        ("Omar", "much better, the vet said it was just a sprain. he's back to stealing socks"),
+        ("Lena", "haha good boy"),
+    ]
+    (text,) = recalled(tmp_path, said, question)
+    assert "just a sprain" in "\n".join(facts(text)[:3]), text
+    assert "Helix Bank" not in text
+
+
+def test_a_question_in_words_never_said_gets_what_is_remembered_of_them_under_a_note(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Ravi", "count me out this week, my sister is visiting from Chennai"),
+        ("Sam", "oh nice, how long is Anjali staying?"),
+        ("Ravi", "two weeks. she's here for a conference in Seattle then back home"),
+        ("Sam", "I got into the MBA program, I start in August"),
+    ]
+    why, blood = recalled(
+        tmp_path, said, "Why is Anjali in the US?", "What is Anjali's blood type?"
+    )
+    # no text says "US": what is remembered of Anjali answers it, under the note
+    assert why.startswith(NOTHING_SAID), why
+    lines = facts(why)
+    assert any("conference in Seattle" in line for line in lines[:3]), why
+    # and a detail never said is still said to be unremembered
+    assert blood.startswith(NOTHING_SAID), blood
+
+
+def test_words_asking_for_news_are_not_what_is_asked() -> None:
+    assert tiers.analyze(Graph(), "What happened to Biscuit?").terms == ("biscuit",)
+    assert tiers.analyze(Graph(), "What's new with Omar?").terms == ("omar",)
+    # the rest of the question still is
+    assert "job" in tiers.analyze(Graph(), "What happened to John's job in 2023?").terms
+    assert "new" in tiers.analyze(Graph(), "What new hobby did Omar pick up?").terms
 
 
 def test_a_reply_that_ends_with_a_short_question_asks_what_the_news_left_out() -> None:

@@ -875,7 +875,7 @@ class MemoryCore:
     ) -> list[tiers.Candidate]:
         """Tiers 1 and 2 over facts and episodes, fused and floored, through ``lens``
         (at ``floor``, default ``recall.floor``)."""
-        analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
+        analyzed = self._analyze(graph, query)
         history = lens.at is not None
         vectors = self._vectors if self.provider.embedder is not None else None
         if vectors is not None and len(vectors) and query_vector is None:
@@ -924,6 +924,22 @@ class MemoryCore:
             lens=lens,
         )
 
+    def _analyze(self, graph: Graph, query: str) -> tiers.Query:
+        """The query's named entities and content (:func:`tiers.analyze`). Content
+        that no remembered text or current fact holds, in any form, is set aside
+        (:meth:`tiers.Query.set_aside`) when the query calls someone by name: it asks about
+        them in words never said, so what is remembered of them answers it, under a
+        note that nothing says it."""
+        analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
+        content = analyzed.content_terms
+        if not analyzed.name_terms or not content or analyzed.attributes or answer_cues(query):
+            # named by no name ("Tell me a joke": "me" is no question about the user), or
+            # the words its answers come in are looked for instead
+            return analyzed
+        if self._episodes_indexed().holds_any(content) or tiers.facts_hold_any(graph, content):
+            return analyzed
+        return analyzed.set_aside()
+
     def _user_entity(self, graph: Graph) -> str | None:
         """The entity first-person words stand for (the default speaker's)."""
         entity = graph.entity_by_name(DEFAULT_SPEAKER)
@@ -961,7 +977,11 @@ class MemoryCore:
             if (graph.entities.get(e) or {}).get("type") == "person"
             for t in episode_terms(graph.entity_name(e) or "")
         }
-        asked = tiers.without_years(episode_terms(query.text))
+        asked = [
+            t
+            for t in tiers.without_years(episode_terms(query.asked_text))
+            if t not in query.unheard
+        ]
         terms = [t for t in asked if t not in names] or list(asked)
         period = asked_period(query.text)  # "What did Tim start in August 2023?"
         within = None if period is None else period.epoch_ms()

@@ -85,7 +85,7 @@ class ReadMixin(MemoryCore):
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
             self._label_episodes(graph, pool[: tiers.RERANK_LIMIT], query)
-            asked = tiers.analyze(graph, query, user=self._user_entity(graph))
+            asked = self._analyze(graph, query)
         if not pool:
             return ranked, []
         kept = tiers.rerank(self.provider.chat, query, pool)
@@ -254,8 +254,9 @@ class ReadMixin(MemoryCore):
         with self._lock:
             graph = self._sync()
             indexed = self._episodes_indexed()
-            analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
-            unanswered = not tiers.answers_something(ranked, analyzed)
+            analyzed = self._analyze(graph, query)
+            # asked in words nothing remembered holds: what is shown is only the nearest
+            unanswered = bool(analyzed.unheard) or not tiers.answers_something(ranked, analyzed)
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             # whose the topic is: judged on all that tiers 1 and 2 found, not only on
             # what the re-ranker kept (it may keep Dana's lines and drop Marcus's dog)

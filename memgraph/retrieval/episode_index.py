@@ -922,6 +922,14 @@ class EpisodeIndex:
             return parts_o[0], parts_w[0]
         return np.concatenate(parts_o), np.concatenate(parts_w)
 
+    def holds_any(self, terms: Iterable[str]) -> bool:
+        """Whether some text holds one of ``terms`` (or another word said for it)."""
+        return any(
+            self._postings(form) is not None
+            for term in terms
+            for form in (term, *WORD_FORMS.get(term, ()))
+        )
+
     def _postings_in_any_form(self, term: str) -> tuple[npt.NDArray[np.int32], Floats] | None:
         """A term's postings, with those of its verb's other forms ("make" finds "I
         made a bowl"): one posting per episode, its term frequencies summed."""

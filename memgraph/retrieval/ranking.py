@@ -26,6 +26,7 @@ dropped: an off-topic query returns nothing. Ties break by recency.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import heapq
 import itertools
@@ -196,6 +197,8 @@ class Query:
         name_terms: the terms that only name those entities.
         mentions: how a text mentions a named entity: it holds every term of
             one group (see :func:`memgraph.retrieval.names.mention_groups`).
+        unheard: content terms set aside because nothing remembered holds them
+            (see :meth:`set_aside`).
     """
 
     text: str
@@ -203,6 +206,21 @@ class Query:
     named: frozenset[str]
     name_terms: frozenset[str]
     mentions: tuple[frozenset[str], ...] = ()
+    unheard: tuple[str, ...] = ()
+
+    def set_aside(self) -> Query:
+        """This query about its named entities alone, its content set aside as
+        unheard: "What did Jess injure?" when no text says "injure" (she said she
+        sprained her wrist) asks about Jess, and recall says nothing said it."""
+        content = set(self.content_terms)
+        kept = tuple(t for t in self.terms if t not in content)
+        return dataclasses.replace(self, terms=kept, unheard=tuple(self.content_terms))
+
+    @functools.cached_property
+    def asked_text(self) -> str:
+        """The query without the words that ask for someone's news ("What happened
+        to"), which no text holds."""
+        return without_news_words(self.text)
 
     @functools.cached_property
     def attributes(self) -> set[str]:
@@ -245,6 +263,24 @@ _IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
 """Words that only say what kind of answer is asked ("What does Jordan do for a
 living?" asks a job, not where anyone lives): not terms of the query."""
 
+_ASKS_NEWS = re.compile(
+    r"\bwhat(?:'s|\u2019s| is| has)? (?:been )?(?:happen(?:ed|ing)|going on) (?:to|with)\b|"
+    r"\b(?:what(?:'s|\u2019s| is)|anything|something) new (?:with|for|about)\b|"
+    r"\b(?:the )?latest (?:on|with|about)\b|\bany news (?:on|from|about|of)\b|"
+    r"\b(?:give me|any) (?:an )?updates? (?:on|about)\b|\b(?:update|catch) me up (?:on|about)\b|"
+    r"\bupdate me (?:on|about)\b",
+    re.IGNORECASE,
+)
+"""Words that ask for the named one's news ("What happened to Biscuit?", "What's new
+with Omar?", "Any news about Biscuit?"), which no text says in those words: not terms
+of the query (with nothing else asked, it is an identity query: the named entities'
+newest facts, and the texts that name them)."""
+
+
+def without_news_words(text: str) -> str:
+    """``text`` without the words that ask for someone's news (:data:`_ASKS_NEWS`)."""
+    return _ASKS_NEWS.sub(" ", text)
+
 
 def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     """Split ``text`` into named entities and content terms.
@@ -254,7 +290,7 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     named = set(name_matches(graph, text))
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
-    query_terms = tuple(dict.fromkeys(index_terms(_IDIOMS.sub(" ", text))))
+    query_terms = tuple(dict.fromkeys(index_terms(_IDIOMS.sub(" ", without_news_words(text)))))
     name_terms: set[str] = set()
     for entity_id in named:
         name = graph.entity_name(entity_id) or ""
@@ -357,6 +393,12 @@ def keyword_matches(
         # The named entities' facts are not lost among thousands of equal scores.
         kept += [(scores[i], i) for i in facts if scores[i] >= cutoff]
     return {obs_id: score / weight for score, obs_id in kept}
+
+
+def facts_hold_any(graph: Graph, terms: Iterable[str]) -> bool:
+    """Whether some current fact holds one of ``terms`` (or another word said for it)."""
+    saved = graph.term_index()
+    return any(_in_any_form(saved, term) for term in terms)
 
 
 def _in_any_form(index: Mapping[str, set[str]] | PostingIndex, term: str) -> set[str]:
