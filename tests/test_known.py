@@ -162,6 +162,24 @@ def test_named_entities_come_first_then_the_nearest_facts_fill_the_places() -> N
     assert [o["id"] for o in chosen.matched["entity-1"]] == ["obs-2"]
 
 
+def test_a_text_in_the_first_person_shows_its_speaker_s_facts() -> None:
+    graph = build(
+        [
+            ("Marta", "person", ["is lactose intolerant", "works at Flowbit"]),
+            ("Theo", "person", ["lives in Madrid"]),
+        ]
+    )
+    said = "I'm no longer lactose intolerant apparently, the new tests were negative!"
+    chosen = known.select(graph, said, [], speaker="Marta")
+    assert names(graph, chosen.order) == ["Marta"]
+    assert chosen.named == {"entity-1"}
+    # not for a text that does not speak of its speaker, nor for a speaker with no entity
+    assert known.select(graph, "Theo is moving in April", [], speaker="Marta").named == {
+        "entity-4"
+    }
+    assert known.select(graph, said, [], speaker="Nobody").order == []
+
+
 def test_the_context_shows_at_most_max_entities_whatever_the_scope_size() -> None:
     graph = build([(f"Person {i}", "person", [f"likes topic {i}"]) for i in range(40)])
     hits = [(f"obs-{2 * i + 2}", 0.9 - i / 100) for i in range(40)]

@@ -93,6 +93,20 @@ def test_my_name_is_becomes_a_name_fact_of_the_user(name: str) -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Hi! I'm Marta. I just moved here.", "I'm Marta, nice to meet you!", "I'm Marta Ruiz"],
+)
+def test_a_speaker_introducing_themselves_gives_their_name(text: str) -> None:
+    (user,) = [e for e in extract(text)["entities"] if e["name"] == "User"]
+    assert user["observations"][0] in ("name is Marta", "name is Marta Ruiz")
+    assert not [e for e in extract(text)["entities"] if e["name"].startswith("Marta")]
+
+
+def test_a_single_capitalised_word_without_an_introduction_is_no_name() -> None:
+    assert entity(extract("I'm Canadian."), "User")["observations"] == ["is Canadian"]
+
+
 def test_a_new_name_expires_the_known_name() -> None:
     result = extract("My name is Bob.", "User (person)\n  - name is Alice")
     assert entity(result, "User")["observations"] == ["name is Bob"]
@@ -159,6 +173,21 @@ def test_no_longer_without_a_known_fact_expires_the_unnegated_phrase() -> None:
     result = extract("Alice no longer works at Acme.")
     assert result["expirations"] == [{"entityName": "Alice", "observationContent": "works at Acme"}]
     assert result["entities"] == []
+
+
+def test_no_longer_ends_only_its_own_clause() -> None:
+    known = "User (person)\n  - is lactose intolerant, so no milk please"
+    said = "I'm no longer lactose intolerant apparently, the new tests were negative!"
+    assert extract(said, known) == {
+        "entities": [],
+        "relations": [],
+        "expirations": [
+            {"entityName": "User", "observationContent": "is lactose intolerant, so no milk please"}
+        ],
+    }
+    assert extract(said)["expirations"] == [
+        {"entityName": "User", "observationContent": "is lactose intolerant apparently"}
+    ]
 
 
 def test_not_anymore_and_stopped_also_expire_known_facts() -> None:
@@ -328,7 +357,7 @@ def test_chat_filler_at_the_end_of_a_fact_is_dropped(text: str, fact: str) -> No
 
 def test_a_greeting_before_a_fact_is_ignored() -> None:
     result = extract("Hi, I'm Alice and I work at Acme.")
-    assert entity(result, "User")["observations"] == ["is Alice", "works at Acme"]
+    assert entity(result, "User")["observations"] == ["name is Alice", "works at Acme"]
     assert result["relations"] == [rel("User", "works_at", "Acme")]
 
 

@@ -582,6 +582,25 @@ def test_a_question_in_words_never_said_gets_what_is_remembered_of_them_under_a_
     assert blood.startswith(NOTHING_SAID), blood
 
 
+def test_what_the_user_no_longer_is_leaves_recall(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", provider="mock") as memory:
+        memory.remember("Hi! I'm Marta. I just moved to Lyon for work.", at="2025-01-06T09:00")
+        memory.remember("I work as a UX designer at a startup called Flowbit.", at="2025-01-06")
+        memory.remember(
+            "I'm lactose intolerant, so please don't suggest recipes with milk or cheese.",
+            at="2025-01-20T19:00",
+        )
+        memory.remember(
+            "I'm no longer lactose intolerant apparently, the new tests were negative!",
+            at="2025-02-20T09:00",
+        )
+        lactose = memory.recall("Am I lactose intolerant?")
+        name = memory.recall("What is my name?")
+    assert "please do not suggest recipes" not in lactose, lactose
+    assert "no longer lactose intolerant" in lactose
+    assert "name is Marta" in facts(name)[0], name
+
+
 def test_words_asking_for_news_are_not_what_is_asked() -> None:
     assert tiers.analyze(Graph(), "What happened to Biscuit?").terms == ("biscuit",)
     assert tiers.analyze(Graph(), "What's new with Omar?").terms == ("omar",)

@@ -407,6 +407,17 @@ def test_a_loose_expiration_in_a_text_about_a_change_is_not_turned_into_a_fact()
     assert result == reply and moved == []
 
 
+def test_a_new_word_in_the_clause_that_says_why_does_not_make_an_ending_a_new_state() -> None:
+    ending = Expiration("User", "is lactose intolerant, the new tests were negative")
+    text = "I'm no longer lactose intolerant, the new tests were negative"
+    reply = Extraction(expirations=(ending,))
+    assert misplaced_expirations_as_facts(reply, "", text) == (reply, [])
+    # a new state said first still moves ("now works at Porto Clinic")
+    news = Extraction(expirations=(Expiration("User", "now works at Porto Clinic, since May"),))
+    _, moved = misplaced_expirations_as_facts(news, "", "I left Acme, now I work at Porto Clinic")
+    assert moved == ["User: now works at Porto Clinic, since May"]
+
+
 def test_a_whole_rendered_known_line_copied_as_one_fact_is_left_out() -> None:
     line = "is learning Rust; drinks green tea"
     reply = Extraction((ExtractedEntity("Alice Chen", "person", (line, "leads Helios")),))

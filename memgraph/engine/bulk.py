@@ -212,9 +212,10 @@ def _answers(
 
     def contexts(window: list[Entry]) -> list[str]:
         texts = [entry.text for entry in window if entry.extract]
+        speakers = [entry.speaker for entry in window if entry.extract]
         with memory._lock:
             graph = memory._sync()
-            found = iter(memory._contexts_for(graph, texts, queries) if texts else [])
+            found = iter(memory._contexts_for(graph, texts, queries, speakers) if texts else [])
         return [next(found) if entry.extract else "" for entry in window]
 
     chat = memory.provider.chat

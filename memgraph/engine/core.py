@@ -599,12 +599,14 @@ class MemoryCore:
         query_vector: np.ndarray | None = None,
         hits: Sequence[tuple[str, float]] | None = None,
         lookups: known.NameLookups | None = None,
+        speaker: str | None = None,
     ) -> str:
         """The bounded existing-entity context for an extraction prompt (:mod:`memgraph.retrieval.known`).
 
         ``query_vector`` is the text's embedding and ``hits`` its nearest
         observations, when the caller has them (the bulk path); else they are
         computed here. ``lookups``: name lookups shared by texts over this graph.
+        ``speaker``: who said the text (default: the user).
         """
         if not graph.entities:
             return ""
@@ -622,6 +624,7 @@ class MemoryCore:
             query_vector=query_vector,
             hits=hits,
             lookups=lookups,
+            speaker=speaker or DEFAULT_SPEAKER,
         )
 
     def _contexts_for(
@@ -629,19 +632,24 @@ class MemoryCore:
         graph: Graph,
         texts: Sequence[str],
         queries_out: dict[str, np.ndarray] | None = None,
+        speakers: Sequence[str | None] | None = None,
     ) -> list[str]:
-        """:meth:`_context_for` of many texts: per :data:`CONTEXT_CHUNK` texts, one
-        embedding call and one pass over the vector lists they visit. The texts'
-        embeddings are put in ``queries_out`` when given (a text's episode vector,
-        when it is the text itself, need not be asked for again)."""
+        """:meth:`_context_for` of many texts (said by ``speakers``, default the user):
+        per :data:`CONTEXT_CHUNK` texts, one embedding call and one pass over the vector
+        lists they visit. The texts' embeddings are put in ``queries_out`` when given (a
+        text's episode vector, when it is the text itself, need not be asked for again)."""
         if not graph.entities:
             return ["" for _ in texts]
+        said_by = list(speakers) if speakers is not None else [None] * len(texts)
         # The graph does not change while these contexts are found (the caller holds
         # the lock): the texts share what their name lookups learn of it.
         lookups = known.NameLookups(graph)
         index = self._vectors
         if self.provider.embedder is None or index is None or not len(index):
-            return [self._context_for(graph, text, lookups=lookups) for text in texts]
+            return [
+                self._context_for(graph, text, lookups=lookups, speaker=said_by[i])
+                for i, text in enumerate(texts)
+            ]
         contexts: list[str] = []
         for start in range(0, len(texts), CONTEXT_CHUNK):  # bounded scratch for huge imports
             chunk = texts[start : start + CONTEXT_CHUNK]
@@ -656,7 +664,7 @@ class MemoryCore:
                 kind="facts",
             )
             contexts += [
-                self._context_for(graph, text, queries[i], found[i], lookups)
+                self._context_for(graph, text, queries[i], found[i], lookups, said_by[start + i])
                 for i, text in enumerate(chunk)
             ]
         return contexts

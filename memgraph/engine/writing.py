@@ -214,7 +214,9 @@ class RememberMixin(MemoryCore):
         has it) and the turn before it."""
         with self._lock:
             graph = self._sync()
-            request.context = self._context_for(graph, request.text, query_vector)
+            request.context = self._context_for(
+                graph, request.text, query_vector, speaker=request.speaker
+            )
             request.turn = self._turn_before(graph, request.episode)
 
     def _remember_plan(
@@ -304,7 +306,7 @@ class RememberMixin(MemoryCore):
         """The known entities the extraction prompt shows for ``episode``'s text."""
         with self._lock:
             graph = self._sync()
-            return self._context_for(graph, episode.text, query_vector)
+            return self._context_for(graph, episode.text, query_vector, speaker=episode.speaker)
 
     def _reextract_plan(
         self, episode: Episode, answer: Answer[Extraction]

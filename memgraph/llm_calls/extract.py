@@ -341,9 +341,14 @@ ENDING_WORDS = frozenset(_ENDING_TEXT.split())
 
 
 def _states_new_state(statement: str) -> bool:
-    """Whether ``statement`` gives the new state of a change and names nothing that ended."""
-    said = set(words(statement))
+    """Whether ``statement`` gives the new state of a change and names nothing that ended,
+    in its first clause ("is lactose intolerant, the new tests were negative" does not:
+    "new" is in the clause that says why)."""
+    said = set(words(_FIRST_CLAUSE.split(statement, maxsplit=1)[0]))
     return bool(said & NEW_STATE_WORDS) and not said & ENDING_WORDS
+
+
+_FIRST_CLAUSE = re.compile(r"[,;]|\s(?:but|because|since|so)\s", re.IGNORECASE)
 
 
 def _known_facts_by_name(known: str) -> dict[str, list[str]]:

@@ -7,11 +7,14 @@ of inventing near-duplicates, and their current facts, so it can tell what is
 new, what repeats and what the text contradicts (expirations). The context is
 built from three sources, in this order:
 
-1. **Entities the text names.** Every run of up to :data:`MAX_NAME_WORDS` words
+1. **Entities the text names**, and the speaker's own when it speaks in the
+   first person. Every run of up to :data:`MAX_NAME_WORDS` words
    of the text is looked up in the graph's exact normalized-name index
    (:meth:`Graph.entity_by_name`), longest run first. A run holding a word that
    no entity name contains (checked in the name-term index) is not looked up,
    so a text costs a few dictionary lookups per word, whatever the scope.
+   The speaker's entity comes right after the named ones: "I'm no longer
+   vegetarian" ends a fact of theirs, which must be in view to be expired.
 2. **Entities a distinctive word of the text partly names** ("Mira" for "Mira
    Tovan"): a word left over from step 1 that at most :data:`PARTIAL_NAMES`
    entity names contain. A common first name in a large scope names nobody.
@@ -43,6 +46,7 @@ from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.names import MAX_NAME_WORDS, PARTIAL_NAMES, NameLookups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
+from memgraph.text import words
 
 __all__ = [
     "FACTS_PER_ENTITY",
@@ -113,13 +117,21 @@ def select(
     *,
     max_entities: int = MAX_ENTITIES,
     lookups: NameLookups | None = None,
+    speaker: str | None = None,
 ) -> Selection:
-    """The entities the context shows: named ones, partly named ones, then the
-    entities of ``hits`` (nearest observations), at most ``max_entities``.
-    ``lookups``: name lookups shared with other texts over this unchanged graph."""
+    """The entities the context shows: named ones, the speaker's when the text speaks
+    in the first person ("I'm no longer lactose intolerant" may end a fact of theirs),
+    partly named ones, then the entities of ``hits`` (nearest observations), at most
+    ``max_entities``. ``lookups``: name lookups shared with other texts over this
+    unchanged graph."""
     exact, partly = named_entities(graph, text, lookups=lookups)
+    own: list[str] = []
+    if speaker is not None and tiers.FIRST_PERSON.intersection(words(text)):
+        entity = graph.entity_by_name(speaker)
+        if entity is not None:
+            own.append(str(entity["id"]))
     chosen = Selection()
-    for entity_id in (*exact, *partly):
+    for entity_id in dict.fromkeys((*exact, *own, *partly)):
         if len(chosen.order) >= max_entities:
             break
         if entity_id in graph.entities:
@@ -230,18 +242,20 @@ def extraction_context(
     hits: Hits | None = None,
     max_entities: int = MAX_ENTITIES,
     lookups: NameLookups | None = None,
+    speaker: str | None = None,
 ) -> str:
     """The ``<known>`` context for extracting from ``text`` (see the module docstring).
 
     ``hits`` are the nearest observations when already searched (the bulk path
     searches for every text at once); otherwise they are searched here.
     ``lookups``: name lookups shared by texts whose contexts use this same graph.
+    ``speaker``: who said the text (their entity is shown for first-person words).
     """
     if not graph.entities:
         return ""
     if hits is None:
         hits = neighbours(graph, text, vectors, query_vector)
-    chosen = select(graph, text, hits, max_entities=max_entities, lookups=lookups)
+    chosen = select(graph, text, hits, max_entities=max_entities, lookups=lookups, speaker=speaker)
     vector = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
     return format_selection(
         graph,

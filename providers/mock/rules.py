@@ -469,6 +469,14 @@ _INTERJECTIONS = _set("thanks thank sorry glad awesome congrats congratulations 
 _TO_YOU = _set("you your yours yourself u ur")
 
 
+_INTRODUCING = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|greetings|good (?:morning|afternoon|evening))\b|"
+    r"\bnice to meet you\b|\bpleased to meet you\b",
+    re.IGNORECASE,
+)
+"""A text that introduces its speaker: "I'm Marta" in it gives a name."""
+
+
 def _unnegate(pred: list[str]) -> list[str] | None:
     """The positive form of a predicate that ends a fact (``no longer``/``anymore``/``stopped``)."""
     low = [t.lower() for t in pred]
@@ -560,6 +568,7 @@ class _Extractor:
         self.context_people: list[str] = []  # person names of the previous turn
         self.known_by_key = {name_key(k.name): k for k in known}
         self.lower_words = set(re.findall(r"\b[a-z]+\b", text))  # written in lower case
+        self.introducing = _INTRODUCING.search(text) is not None
         self.known_max = max((len(k.name.split()) for k in known), default=0)
         self.entities: dict[str, _Entity] = {}
         self.order: list[_Entity] = []
@@ -1020,9 +1029,18 @@ class _Extractor:
         low = [t.lower() for t in pred]
         if not stems(text):
             return
+        if ent is self.user_entity and self._introduces(pred):
+            # "Hi! I'm Marta.": the speaker's name ("I'm Marta, nice to meet you": the rest
+            # is small talk)
+            cut = pred.index(",") if "," in pred else len(pred)
+            self.possessive(ent, ["name", "is", *pred[1:cut]])  # as "my name is Marta"
+            return
         positive = _unnegate(pred)
         if positive is not None:
-            self.expire(ent, positive)
+            # "no longer lactose intolerant, the new tests were negative": what ended is
+            # the first clause; the rest is why (the episode keeps it)
+            cut = next((i for i, t in enumerate(positive) if t in (",", ";")), len(positive))
+            self.expire(ent, positive[:cut])
             return
         if low[:2] == ["used", "to"] and len(low) > 2 and low[2] in VERBS:
             self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
@@ -1053,6 +1071,17 @@ class _Extractor:
             elif _base(first) in ORG_VERBS:
                 ent.cue("organization", VERB)
         self.relations_in(ent, pred)
+
+    def _introduces(self, pred: list[str]) -> bool:
+        """Whether ``pred`` ("is Marta", "is Priya Raman") gives the speaker's name: a
+        capitalised name after "is", of two or three words, or of one in a text that
+        greets or says "nice to meet you" ("I'm Canadian" alone is no name)."""
+        name = pred[1 : pred.index(",")] if "," in pred else pred[1:]
+        if not name or pred[0].lower() != "is" or len(name) > 3:
+            return False
+        if not all(_capitalised(t) and t.isalpha() for t in name):
+            return False
+        return len(name) > 1 or self.introducing
 
     def possessive(self, owner: _Entity, rest: list[str]) -> None:
         """``Alice's favourite colour is blue`` / ``My sister Carol lives in Rome``."""
