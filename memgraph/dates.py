@@ -90,7 +90,7 @@ _IRREGULAR_PAST = (
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
-    r"used to|ago|already|yesterday|since|been)\b",
+    r"used to|ago|already|yesterday|since|been(?! \w+ing\b))\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(

@@ -94,6 +94,13 @@ def test_a_short_weekday_alone_is_another_word() -> None:
             date(2023, 4, 29),
             "May 22 (22 May 2023)",
         ),
+        # "I've been training" goes on now: the month it is for is the coming one
+        (
+            "I've been training for the Brooklyn Half in May, my longest run is 10 miles",
+            date(2023, 3, 4),
+            "in May (May 2023)",
+        ),
+        ("I've been to Paris in May", date(2023, 3, 4), "in May (May 2022)"),
         # a duration lasting until now says since when
         ("I've had them for 3 years now", date(2022, 1, 23), "for 3 years (since 2019) now"),
         (

@@ -174,9 +174,7 @@ def test_a_text_in_the_first_person_shows_its_speaker_s_facts() -> None:
     assert names(graph, chosen.order) == ["Marta"]
     assert chosen.named == {"entity-1"}
     # not for a text that does not speak of its speaker, nor for a speaker with no entity
-    assert known.select(graph, "Theo is moving in April", [], speaker="Marta").named == {
-        "entity-4"
-    }
+    assert known.select(graph, "Theo is moving in April", [], speaker="Marta").named == {"entity-4"}
     assert known.select(graph, said, [], speaker="Nobody").order == []
 
 
