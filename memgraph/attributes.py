@@ -31,6 +31,14 @@ _VERB_ATTRIBUTES = [
         "employer",
     ),
     (re.compile(r"^(?:is\s+)?employed\s+(?:at|by)\s+\S"), "employer"),
+    (
+        re.compile(
+            r"^(?:just\s+|recently\s+)?(?:started|starts|got|took|accepted|landed|has)\s+"
+            r"(?:a\s+|an\s+)?(?:new\s+)?(?:job|position|role)\s+(?:as\s+[^,;]{1,60}?\s+)?"
+            r"(?:at|with)\s+\S"
+        ),
+        "employer",
+    ),
     (re.compile(r"^(?:now\s+)?(?:lives|is living|resides)\s+in\s+\S"), "residence"),
     (re.compile(r"^(?:has\s+)?moved\s+to\s+\S"), "residence"),
     (re.compile(r"^is\s+based\s+in\s+\S"), "residence"),
@@ -40,7 +48,26 @@ _VERB_ATTRIBUTES = [
     (re.compile(r"^reports\s+to\s+\S"), "manager"),
 ]
 _VERB_FIRST_WORDS = frozenset(
-    ["now", "works", "is", "worked", "employed", "lives", "resides", "has", "moved", "reports"]
+    [
+        "now",
+        "works",
+        "is",
+        "worked",
+        "employed",
+        "lives",
+        "resides",
+        "has",
+        "moved",
+        "reports",
+        "just",
+        "recently",
+        "started",
+        "starts",
+        "got",
+        "took",
+        "accepted",
+        "landed",
+    ]
 )
 """The first word of every text one of :data:`_VERB_ATTRIBUTES` matches."""
 

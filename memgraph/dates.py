@@ -111,7 +111,9 @@ _UNTIL_NOW = re.compile(
 until the moment of speaking."""
 _HAVE_GOT = re.compile(r"(?:'ve|\bhave|\bhas|'s) got\b", re.IGNORECASE)
 """``I've got an interview on Tuesday``: a present, not a past."""
-_CLAUSE = re.compile(r"[.!?;]|,\s|\s(?:and|but|so)\s", re.IGNORECASE)
+_SCHEDULED = re.compile(r"\b(?:is|are|'s|’s)\s+$", re.IGNORECASE)
+"""A month right after "is" ("the trip is in November") says when something is set for."""
+_CLAUSE = re.compile(r"[.!?;]|[,:]\s|\s(?:and|but|so)\s", re.IGNORECASE)
 
 _NUMBER = (
     r"(?P<n>\d{1,3}|a couple(?: of)?|couple of|a few|few|several|an?|one|two|three|four|"
@@ -438,6 +440,8 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         rel, month = groups["rel"], _MONTH_INDEX.get(groups["mon"].rstrip("."))
         if month is None:
             return None
+        if tense == 0 and _SCHEDULED.search(match.string, 0, match.start()):
+            tense = 1  # "the trip is in November": when it is set for, the coming one
         if rel in ("last", "since") or (rel not in ("next", "until", "by") and tense < 0):
             year = said.year if month <= said.month else said.year - 1
             if rel == "last" and month == said.month:

@@ -91,6 +91,13 @@ def test_a_new_name_supersedes_the_old_one() -> None:
     assert op_kinds(plan) == ["obs", "expire_obs"] or op_kinds(plan) == ["expire_obs", "obs"]
 
 
+def test_a_new_job_somewhere_supersedes_where_someone_worked() -> None:
+    graph = Graph()
+    learn(graph, person("Kenji", "works at Panasonic"), at=T1)
+    learn(graph, person("Kenji", "started a new job at Sony"), at=T2)
+    assert current(graph, "Kenji") == ["started a new job at Sony"]
+
+
 def test_an_employer_change_retires_the_old_fact_and_the_old_works_at_relation() -> None:
     graph = Graph()
     learn(
@@ -492,6 +499,10 @@ def test_observation_fields_are_stored_on_every_new_fact() -> None:
         ("no one was hurt", None),
         ("love language is acts of service", "love language"),
         ("is sure the audience is gonna love it", None),
+        ("started a new job at Sony, so he can take only 10 days off", "employer"),
+        ("got a job as a nurse at Mercy Hospital", "employer"),
+        ("has a new role at Stripe", "employer"),
+        ("started a new hobby", None),
     ],
 )
 def test_attribute_of_names_single_valued_attributes(content: str, attribute: str | None) -> None:

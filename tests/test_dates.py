@@ -101,6 +101,12 @@ def test_a_short_weekday_alone_is_another_word() -> None:
             "in May (May 2023)",
         ),
         ("I've been to Paris in May", date(2023, 3, 4), "in May (May 2022)"),
+        # a month something "is in" is when it is set for; a colon starts a new clause
+        (
+            "Actually we changed plans: the trip is in November now",
+            date(2026, 12, 2),
+            "in November (November 2027)",
+        ),
         # a duration lasting until now says since when
         ("I've had them for 3 years now", date(2022, 1, 23), "for 3 years (since 2019) now"),
         (
