@@ -175,3 +175,24 @@ def test_content_set_aside_leaves_a_question_about_whom_it_names() -> None:
     assert aside.identity
     assert aside.unheard == ("us",)
     assert aside.named == query.named
+
+
+def test_an_assistant_s_message_ranks_below_the_user_s_words_that_match_as_well() -> None:
+    query = tiers.analyze(Graph(), "Where does Emi live?")
+    signals = tiers.EpisodeSignals(
+        content={"episode-1": 0.8, "episode-2": 0.8},
+        assistant=lambda episode: episode == "episode-2",  # "Noted: Emi lives in Osaka"
+    )
+    ranked = tiers.fuse(Graph(), query, episodes=signals)
+    assert [c.id for c in ranked] == ["episode-1", "episode-2"]
+    assert ranked[1].score == pytest.approx(ranked[0].score * tiers.ASSISTANT_TEXT)
+
+
+def test_a_question_about_what_the_assistant_said_does_not_rank_its_messages_down() -> None:
+    signals = tiers.EpisodeSignals(
+        content={"episode-1": 0.8, "episode-2": 0.8},
+        assistant=lambda episode: episode == "episode-2",
+    )
+    for question in ("Which hotel did the assistant recommend?", "What did you suggest?"):
+        ranked = tiers.fuse(Graph(), tiers.analyze(Graph(), question), episodes=signals)
+        assert ranked[0].score == pytest.approx(ranked[1].score), question

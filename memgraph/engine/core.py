@@ -52,7 +52,7 @@ from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
-from memgraph.speakers import spoken_words
+from memgraph.speakers import ASSISTANT, spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
@@ -1111,6 +1111,7 @@ class MemoryCore:
             index.recency,
             names_telling,
             index.asks_only,
+            lambda episode_id: index.speaker_of(episode_id) == ASSISTANT,
         )
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:

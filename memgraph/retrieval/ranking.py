@@ -98,6 +98,7 @@ IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identit
 TIMELESS = 0.65  # what an episode that names no time keeps of its score for a "when" question
 RECENCY = 0.3  # how much a "now" question prefers what was said last
 ASKING = 0.8  # what a text that only asks keeps of its score (unless what was asked is asked)
+ASSISTANT_TEXT = 0.8  # what an assistant's message keeps: its words are no one's facts
 UPDATE_BOOST = 1.1  # a text that says something changed ("moved to", "now", "not the 14th")
 _WHEN = re.compile(
     r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
@@ -239,6 +240,12 @@ class Query:
         return asks_what_was_asked(self.text)
 
     @functools.cached_property
+    def asks_assistant(self) -> bool:
+        """A question about what the assistant said ("What did you recommend?", "What
+        hotel did the assistant mention?"): its messages answer it."""
+        return _TO_ASSISTANT.search(self.text) is not None
+
+    @functools.cached_property
     def asks_now(self) -> bool:
         """A question about the present or latest state ("... now?", "currently")."""
         return asks_about_now(self.text)
@@ -259,6 +266,7 @@ class Query:
         return bool(self.named) and not self.content_terms
 
 
+_TO_ASSISTANT = re.compile(r"\b(?:assistant|you|your|yours)\b", re.IGNORECASE)
 _IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
 """Words that only say what kind of answer is asked ("What does Jordan do for a
 living?" asks a job, not where anyone lives): not terms of the query."""
@@ -494,6 +502,7 @@ class EpisodeSignals:
             turn of theirs, as the turn before's speaker or called by name);
             ``None``: every name is.
         asks_only: whether every sentence of an episode is a question.
+        assistant: whether an episode is the assistant's message.
     """
 
     content: Mapping[str, float] = field(default_factory=dict)
@@ -507,6 +516,7 @@ class EpisodeSignals:
     recency: Callable[[str], float] = lambda _episode: 1.0
     names_telling: Callable[[str], bool] | None = None
     asks_only: Callable[[str], bool] = lambda _episode: False
+    assistant: Callable[[str], bool] = lambda _episode: False
 
 
 def _focus(score: float, evidence: float, named: bool, any_named: bool) -> float:
@@ -690,6 +700,9 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
         factor *= UPDATE_BOOST  # "it got moved to the 21st": the latest word on something
     if item.episode is not None and not query.asks_asked and episodes.asks_only(item.episode):
         factor *= ASKING  # "Is work far from there?" asks about work, it says nothing of it
+    if item.episode is not None and not query.asks_assistant and episodes.assistant(item.episode):
+        # "Noted: you work at Acme", "I don't know that": the user's own words first
+        factor *= ASSISTANT_TEXT
     return factor
 
 
