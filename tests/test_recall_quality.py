@@ -601,6 +601,37 @@ def test_what_the_user_no_longer_is_leaves_recall(tmp_path: Path) -> None:
     assert "name is Marta" in facts(name)[0], name
 
 
+MEI = [
+    ("Kofi", "I can own the schema changes, Mei has the API side"),  # Mei: a thing, here
+    ("Mei", "yep. we're going with Postgres 16"),
+    ("Kofi", "Mei said the API docs are done, her brother is visiting though"),
+    ("Mei", "heads up, I'm out next week for my brother's wedding in Accra"),
+    ("Dana", "congrats to him! Kofi can you cover API reviews?"),
+]
+
+
+def recalled_daily(tmp_path: Path, said: list[tuple[str, str]], question: str) -> str:
+    """What recall answers ``question`` after ``said``, one turn a day."""
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        for day, (speaker, text) in enumerate(said, start=1):
+            memory.remember(text, speaker=speaker, at=f"2025-04-{day:02d}T10:00:00Z")
+        return memory.recall(question)
+
+
+def test_a_speaker_named_before_they_spoke_is_still_whose_texts_not_what(
+    tmp_path: Path,
+) -> None:
+    text = recalled_daily(tmp_path, MEI, "Which database is Mei going with?")
+    assert "Postgres 16" in text
+    assert "wedding" not in text  # "mei" is in every text of hers: it says whose, not which
+
+
+def test_my_brother_s_wedding_is_the_wedding_of_their_brother(tmp_path: Path) -> None:
+    text = recalled_daily(tmp_path, MEI, "Where was Mei's brother's wedding?")
+    assert not text.startswith(NOTHING_SAID), text
+    assert "wedding in Accra" in facts(text)[0]
+
+
 def test_words_asking_for_news_are_not_what_is_asked() -> None:
     assert tiers.analyze(Graph(), "What happened to Biscuit?").terms == ("biscuit",)
     assert tiers.analyze(Graph(), "What's new with Omar?").terms == ("omar",)

@@ -983,6 +983,7 @@ class MemoryCore:
             t
             for e in query.named
             if (graph.entities.get(e) or {}).get("type") == "person"
+            or name_key(graph.entity_name(e) or "") in index.voices  # named as a thing first
             for t in episode_terms(graph.entity_name(e) or "")
         }
         asked = [

@@ -219,6 +219,7 @@ def support(
                         query,
                         heard,
                         head=head,
+                        chain=frozenset(things),
                         their_words=their_words is not None,
                     )
                 )
@@ -313,6 +314,7 @@ def _clauses(
     talk: Talk,
     *,
     head: str | None = None,
+    chain: frozenset[str] = frozenset(),
     their_words: bool = False,
 ) -> list[tuple[set[str], bool | None]]:
     """The topic's words a text holds, split by whose they are: theirs (the text
@@ -321,7 +323,8 @@ def _clauses(
 
     ``head`` is the kind of thing the question says is theirs ("dog" of "Dana's
     dog"): a clause that says whose that thing is ("my dog", "her grandma's cat")
-    is that owner's. When the question asks what they say (``their_words``), a
+    is that owner's; ``chain`` the rest of what it says is theirs ("brother" of
+    "Mei's brother's wedding"). When the question asks what they say (``their_words``), a
     plain clause is its speaker's, whatever was said before it."""
     wanted = set(topic)
     clauses = _split(text)
@@ -339,7 +342,7 @@ def _clauses(
         if not held:
             continue
         spoken = set(words(clause))
-        owner = _owner(clause, head, query) if head is not None and head in held else None
+        owner = _owner(clause, head, query, chain) if head is not None and head in held else None
         if owner is None and head is None and not named_in_text:
             # "I love your turtles": what the clause holds is the addressee's
             owners = {_owner(clause, term, query) for term in held} - {None}
@@ -393,22 +396,31 @@ _OTHERS = frozenset({"his", "her", "their", "its"})
 _WORD = re.compile(r"[\w'’]+")
 
 
-def _owner(clause: str, head: str, query: Query) -> str | None:
+def _owner(
+    clause: str, head: str, query: Query, chain: frozenset[str] | set[str] = frozenset()
+) -> str | None:
     """Whose the clause says the asked thing is, by the words just before it: "my
     dog" the speaker's, "your dog" the addressee's, "Dana's dog" theirs ("them"),
     "her grandma's cat" someone else's ("other"); ``None`` when it does not say
-    ("the dog", "a cat")."""
+    ("the dog", "a cat"). ``chain``: the other things the question says are theirs
+    ("Mei's brother's wedding"): "my brother's wedding" is then whose the brother is."""
     tokens = _WORD.findall(clause)
     for at, token in enumerate(tokens):
         if head in in_any_form(index_terms(token)):
-            for before in reversed(tokens[max(0, at - 2) : at]):
-                low = before.lower().replace("’", "'")
+            start, position = at, at - 1
+            while position >= max(0, start - 2):
+                low = tokens[position].lower().replace("’", "'")
                 if low in _OWNER_WORDS:
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
                     return "other"
                 if low.endswith("'s") and index_terms(low[:-2]):
-                    return "them" if _is_their_name(low[:-2], query) else "other"
+                    if _is_their_name(low[:-2], query):
+                        return "them"
+                    if not _kin(index_terms(low[:-2])) <= chain:
+                        return "other"
+                    start = position  # a thing the question says is theirs: whose is it?
+                position -= 1
             return None
     return None
 
