@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from memgraph.graph.changes import plan_facts
 from memgraph.graph.graph import Graph
 from memgraph.retrieval import ranking as tiers
 from memgraph.text import index_terms
@@ -196,3 +197,24 @@ def test_a_question_about_what_the_assistant_said_does_not_rank_its_messages_dow
     for question in ("Which hotel did the assistant recommend?", "What did you suggest?"):
         ranked = tiers.fuse(Graph(), tiers.analyze(Graph(), question), episodes=signals)
         assert ranked[0].score == pytest.approx(ranked[1].score), question
+
+
+def test_a_when_question_prefers_a_fact_that_says_when() -> None:
+    graph = people(1, facts=0)
+    entity_id = next(iter(graph.entities))
+    plan = plan_facts(
+        graph,
+        [("Person 1", "person", ["signed up for a pottery class", "ran a race on 3 May"])],
+        [],
+        at="2023-05-04T10:00:00Z",
+        now="2023-05-04T10:00:00Z",
+        source="test",
+    )
+    graph.apply(plan.ops)
+    undated, dated = (o["id"] for o in graph.entities[entity_id]["observations"][-2:])
+    query = tiers.analyze(graph, "When did Person 1 sign up or race?")
+    signals = tiers.EpisodeSignals()
+    ranked = tiers.fuse(
+        graph, query, keywords={undated: 0.65, dated: 0.6}, episodes=signals, floor=0.0
+    )
+    assert [c.id for c in ranked][:2] == [dated, undated]

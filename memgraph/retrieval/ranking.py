@@ -39,7 +39,7 @@ import numpy as np
 
 from memgraph.attributes import asked_attributes
 from memgraph.chatter import asks_what_was_asked
-from memgraph.dates import asks_about_now
+from memgraph.dates import asks_about_now, mentions_time
 from memgraph.graph.graph import Doc, Graph
 from memgraph.graph.lazy import PostingIndex
 from memgraph.llm_calls.ask import ask_json
@@ -96,6 +96,7 @@ FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
 ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words aside)
 IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
 TIMELESS = 0.65  # what an episode that names no time keeps of its score for a "when" question
+TIMELESS_FACT = 0.8  # and a fact that names none (its day said is shown; its text may say more)
 RECENCY = 0.3  # how much a "now" question prefers what was said last
 ASKING = 0.8  # what a text that only asks keeps of its score (unless what was asked is asked)
 ASSISTANT_TEXT = 0.8  # what an assistant's message keeps: its words are no one's facts
@@ -694,6 +695,8 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
     factor = 1.0
     if query.asks_when and item.episode is not None and not episodes.timed(item.episode):
         factor *= TIMELESS
+    elif query.asks_when and item.obs is not None and not mentions_time(item.obs["content"]):
+        factor *= TIMELESS_FACT  # "signed up for a pottery class": its message says when
     if query.asks_now and source:
         factor *= 1.0 - RECENCY + RECENCY * episodes.recency(str(source))
     if item.episode is not None and episodes.updates(item.episode):
