@@ -94,3 +94,10 @@ def test_an_exact_name_wins_over_a_longer_one() -> None:
     learn(graph, one("Alice", "person", "likes tea"))
     facts: dict[str, Any] = facts_by_name(graph)
     assert facts == {"Alice": ["likes tea"], "Alice Chen": []}
+
+
+def test_a_name_the_user_gave_resolves_to_the_user() -> None:
+    graph = Graph()
+    learn(graph, one("User", "person", "name is Priya Raman"))  # "I'm Priya Raman"
+    learn(graph, one("Priya Raman", "person", "loves hiking"))
+    assert facts_by_name(graph) == {"User": ["name is Priya Raman", "loves hiking"]}

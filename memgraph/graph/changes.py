@@ -53,7 +53,8 @@ COMMON_NAME = 64
 """A name word held by more entity names (or alias facts) than this is not resolved."""
 _ALIAS = re.compile(
     r"^\s*(?:is\s+)?(?:also\s+known\s+as|known\s+as|a\.?k\.?a\.?|goes\s+by|nicknamed|"
-    r"called|(?:has\s+the\s+)?nickname(?:\s+is)?)\s+[\"'“]?([^\"'”.,;]+)[\"'”]?\s*\.?\s*$",
+    r"called|(?:has\s+the\s+)?nickname(?:\s+is)?|(?:full\s+)?name\s+is)\s+[\"'“]?([^\"'”.,;]+)"
+    r"[\"'”]?\s*\.?\s*$",
     re.IGNORECASE,
 )
 
