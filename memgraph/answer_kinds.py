@@ -6,7 +6,7 @@ apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
 schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
-drinks and food. The lists are general English, not any
+technologies (databases, languages, clouds), drinks and food. The lists are general English, not any
 one conversation's.
 """
 
@@ -149,6 +149,15 @@ KINDS: tuple[AnswerKind, ...] = (
         r"(?:do|does|did)(?: not|n't)) eat)\b",
         "vegan vegetarian pescatarian keto paleo gluten celiac coeliac dairy lactose "
         "kosher halal allergic allergy nuts peanuts shellfish intolerant sugar carbs",
+    ),
+    _kind(
+        "technology",
+        r"\b(?:databases?|db|programming languages?|frameworks?|cloud|stack|queues?|"
+        r"message brokers?|(?:which|what) language)\b",
+        "postgres postgresql mysql sqlite mongodb mongo redis dynamodb cassandra oracle "
+        "snowflake bigquery elasticsearch kafka rabbitmq sqs python java javascript "
+        "typescript rust golang kotlin swift ruby scala react django rails spring "
+        "aws azure gcp kubernetes",
     ),
     _kind(
         "food",

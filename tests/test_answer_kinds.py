@@ -35,6 +35,12 @@ def test_an_injury_or_a_school_is_asked_in_other_words_too() -> None:
     assert set(index_terms("mba program")) <= set(answer_cues("Which school is Sam going to?"))
 
 
+def test_a_technology_question_gets_the_names_of_tools() -> None:
+    cues = set(answer_cues("Which database is Mei going with?"))
+    assert set(index_terms("postgres mysql")) <= cues
+    assert "django" in answer_cues("Which web framework did Tariq pick for the backend?")
+
+
 def test_a_question_of_no_known_kind_gets_none() -> None:
     assert answer_cues("When did Rosa get home from Maine?") == []
     assert answer_cues("Where does Dana live now?") == []
