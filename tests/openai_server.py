@@ -675,6 +675,20 @@ class OpenAITestServer:
         }
 
 
+@contextlib.contextmanager
+def closing_provider(provider: Any) -> Iterator[Any]:
+    """``provider``, its model clients closed afterwards: a ``Memory`` handed a
+    provider does not own it, and an HTTP client left open is reported (a
+    ``ResourceWarning``) wherever the garbage collector happens to run."""
+    try:
+        yield provider
+    finally:
+        for part in (getattr(provider, "chat", None), getattr(provider, "embedder", None)):
+            close = getattr(part, "close", None)
+            if callable(close):
+                close()
+
+
 @pytest.fixture
 def openai_server() -> Iterator[OpenAITestServer]:
     """A started :class:`OpenAITestServer`, stopped (threads joined) at teardown."""

@@ -8,6 +8,7 @@ and nothing outside the current scope changes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -33,7 +34,12 @@ from memgraph import (
 )
 from memgraph.graph.graph import Graph
 from memgraph.llm_calls.provider import resolve_provider
-from tests.openai_server import OpenAITestServer, openai_server, unused_base_url  # noqa: F401
+from tests.openai_server import (  # noqa: F401
+    OpenAITestServer,
+    closing_provider,
+    openai_server,
+    unused_base_url,
+)
 from tests.test_properties import check_graph
 
 EMPTY = {"entities": [], "relations": [], "expirations": []}
@@ -58,8 +64,11 @@ def scripted(*extract: Any, **phases: Any) -> Provider:
     return Provider("scripted", ScriptedChatModel(script), HashEmbedder())  # as "mock"
 
 
-def open_memory(root: Path, scope: str, provider: Any = "mock") -> Memory:
-    return Memory(root, scope, provider=provider)
+@contextlib.contextmanager
+def open_memory(root: Path, scope: str, provider: Any = "mock") -> Iterator[Memory]:
+    """The scope, opened with ``provider``; a provider object is closed afterwards."""
+    with closing_provider(provider), Memory(root, scope, provider=provider) as memory:
+        yield memory
 
 
 @pytest.fixture

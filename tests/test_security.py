@@ -35,7 +35,11 @@ from memgraph.cli import cli
 from memgraph.faces.conditions import parse_condition
 from memgraph.llm_calls.provider import Provider, resolve_provider
 from tests.memory_state import fresh_memory_state  # noqa: F401
-from tests.openai_server import OpenAITestServer, openai_server  # noqa: F401
+from tests.openai_server import (  # noqa: F401
+    OpenAITestServer,
+    closing_provider,
+    openai_server,
+)
 
 KEY = "sk-CANARY-7d1e4c9a0b3f5e2d8c6a"
 
@@ -136,7 +140,7 @@ def test_the_api_key_never_appears_in_logs_errors_exports_or_files(
     echo = f"Incorrect API key provided: {KEY}"
     provider = openai(openai_server)
     errors: list[ProviderError] = []
-    with Memory(root, "alice", provider=provider) as memory:
+    with closing_provider(provider), Memory(root, "alice", provider=provider) as memory:
         memory.remember("Alice works at Acme.")  # the server's minimal valid reply
         openai_server.enqueue_error("chat", 429, headers={"Retry-After": "1"}, body=echo)
         memory.remember("Bob likes jazz.")  # retried, logged
@@ -188,7 +192,8 @@ def test_a_traceback_of_a_provider_error_never_shows_the_api_key(
 ) -> None:
     openai_server.enqueue_error("chat", 401, body=f"Incorrect API key provided: {KEY}")
     with (
-        Memory(tmp_path / "memory", "alice", provider=openai(openai_server)) as memory,
+        closing_provider(openai(openai_server)) as provider,
+        Memory(tmp_path / "memory", "alice", provider=provider) as memory,
         pytest.raises(MissingCredentials) as caught,
     ):
         memory.remember("Alice works at Acme.")
