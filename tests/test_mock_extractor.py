@@ -103,6 +103,16 @@ def test_a_speaker_introducing_themselves_gives_their_name(text: str) -> None:
     assert not [e for e in extract(text)["entities"] if e["name"].startswith("Marta")]
 
 
+def test_a_name_given_for_the_role_just_spoken_of_names_that_person() -> None:
+    result = extract("My sister lives in Pune. Her name is Kavya.", speaker="Anya")
+    assert entity(result, "Kavya")["observations"] == ["lives in Pune"]
+    assert {"from": "Kavya", "to": "Anya", "type": "sister_of"} in result["relations"]
+    asked = extract("have you met my new roommate? her name is Priyanka", speaker="Nadia")
+    assert {"from": "Priyanka", "to": "Nadia", "type": "roommate_of"} in asked["relations"]
+    # with no role spoken of just before, the pronoun names nobody
+    assert extract("Her name is Kavya.", speaker="Anya")["entities"] == []
+
+
 def test_a_single_capitalised_word_without_an_introduction_is_no_name() -> None:
     assert entity(extract("I'm Canadian."), "User")["observations"] == ["is Canadian"]
 

@@ -1281,9 +1281,42 @@ def extract(
                 extractor.switch_speaker(label, addressee=current)
                 current = label
             line = words_
-        for sentence in split_sentences(_captions(line)):
+        for sentence in _named_roles(split_sentences(_captions(line))):
             extractor.sentence(sentence)
     return extractor.result()
+
+
+_MY_ROLE = re.compile(
+    r"\bmy\s+((?:(?:new|old|best|older|younger|little|big|baby|step|ex)\s+)?(\w+))\b",
+    re.IGNORECASE,
+)
+_ROLE_NAME = re.compile(
+    r"^\W*(?:[Hh]er|[Hh]is|[Tt]heir)\s+name(?:'s|’s|\s+is)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})"
+    r"\s*[.!]*\s*$"
+)
+
+
+def _named_roles(sentences: list[str]) -> list[str]:
+    """ "My sister lives in Pune. Her name is Kavya." as "My sister Kavya lives in
+    Pune.": a name given for the role just spoken of names that person (a question,
+    "have you met my new roommate? her name is Priyanka", gets "My new roommate is
+    Priyanka.")."""
+    out = list(sentences)
+    for index, sentence in enumerate(sentences):
+        named = _ROLE_NAME.match(sentence)
+        if named is None or index == 0:
+            continue
+        before = out[index - 1]
+        roles = [m for m in _MY_ROLE.finditer(before) if m.group(2).lower() in PERSON_ROLES]
+        if not roles:
+            continue
+        role, name = roles[-1], named.group(1)
+        if before.rstrip().endswith("?"):
+            out[index] = f"My {role.group(2)} is {name}."
+        else:
+            out[index - 1] = f"{before[: role.end()]} {name}{before[role.end() :]}"
+            out[index] = ""
+    return [sentence for sentence in out if sentence]
 
 
 def _names_in(text: str, extractor: _Extractor) -> list[str]:
