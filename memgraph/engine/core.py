@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import attribute_cues
 from memgraph.clock import epoch_ms, iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
@@ -880,10 +879,13 @@ class MemoryCore:
         query_vector: np.ndarray | None = None,
         lens: tiers.Lens = tiers.CURRENT,
         floor: float | None = None,
+        analyzed: tiers.Query | None = None,
     ) -> list[tiers.Candidate]:
         """Tiers 1 and 2 over facts and episodes, fused and floored, through ``lens``
-        (at ``floor``, default ``recall.floor``)."""
-        analyzed = self._analyze(graph, query)
+        (at ``floor``, default ``recall.floor``); ``analyzed`` is the query's
+        :meth:`_analyze`, when the caller has it."""
+        if analyzed is None:
+            analyzed = self._analyze(graph, query)
         history = lens.at is not None
         vectors = self._vectors if self.provider.embedder is not None else None
         if vectors is not None and len(vectors) and query_vector is None:
@@ -940,7 +942,7 @@ class MemoryCore:
         note that nothing says it."""
         analyzed = tiers.analyze(graph, query, user=self._user_entity(graph))
         content = analyzed.content_terms
-        if not analyzed.name_terms or not content or analyzed.attributes or answer_cues(query):
+        if not analyzed.name_terms or not content or analyzed.attributes or analyzed.answer_cues:
             # named by no name ("Tell me a joke": "me" is no question about the user), or
             # the words its answers come in are looked for instead
             return analyzed
@@ -1029,7 +1031,7 @@ class MemoryCore:
                 cued = NEWS_SHARE * share / best if now else min(1.0, CUE_WEIGHT * share)
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
         mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name
-        kind_cues = answer_cues(query.text) if query.named else []
+        kind_cues = query.answer_cues if query.named else []
         if kind_cues:
             # "What does Naomi do for work?": texts by or naming her (a speaker's name is
             # in their texts) in the words such answers come in ("she's a pediatric

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from memgraph.answer_kinds import answer_cues, asks_name
+from memgraph.answer_kinds import asks_name
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
@@ -50,6 +50,15 @@ BRIEF_QUESTION_WORDS = 8
 dates are you looking at?") asks for what the news left out."""
 
 
+class _Ranked(NamedTuple):
+    """What tiers 1 and 2 found, what is kept of it, and the query's analysis
+    (``None`` when nothing was searched)."""
+
+    found: list[tiers.Candidate]
+    kept: list[tiers.Candidate]
+    query: tiers.Query | None
+
+
 class ReadMixin(MemoryCore):
     """Reading memory: recall, search, entities, history, episodes."""
 
@@ -61,7 +70,7 @@ class ReadMixin(MemoryCore):
         lens: tiers.Lens = tiers.CURRENT,
         floor: float | None = None,
     ) -> list[tiers.Candidate]:
-        return self._ranked_both(query, rerank=rerank, lens=lens, floor=floor)[1]
+        return self._ranked_both(query, rerank=rerank, lens=lens, floor=floor).kept
 
     def _ranked_both(
         self,
@@ -70,27 +79,27 @@ class ReadMixin(MemoryCore):
         rerank: bool,
         lens: tiers.Lens = tiers.CURRENT,
         floor: float | None = None,
-    ) -> tuple[list[tiers.Candidate], list[tiers.Candidate]]:
-        """What tiers 1 and 2 found, and what is kept of it (tier 3's choice when
-        ``rerank``)."""
+    ) -> _Ranked:
+        """What tiers 1 and 2 found, what is kept of it (tier 3's choice when
+        ``rerank``), and the query's analysis they used."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a string, got {type(query).__name__}")
         with self._lock:
             graph = self._sync()
             if not query.strip() or not (graph.entities or len(self._episodes_indexed())):
-                return [], []
-            ranked = self._candidates(graph, query, lens=lens, floor=floor)
+                return _Ranked([], [], None)
+            asked = self._analyze(graph, query)
+            ranked = self._candidates(graph, query, lens=lens, floor=floor, analyzed=asked)
             if not rerank:
-                return ranked, ranked
+                return _Ranked(ranked, ranked, asked)
             small = len(graph.entities) <= 50
             pool = ranked or (tiers.every_entity(graph, lens) if small else [])
             self._label_episodes(graph, pool[: tiers.RERANK_LIMIT], query)
-            asked = self._analyze(graph, query)
         if not pool:
-            return ranked, []
+            return _Ranked(ranked, [], asked)
         kept = tiers.rerank(self.provider.chat, query, pool)
         if kept is None:
-            return ranked, ranked
+            return _Ranked(ranked, ranked, asked)
         picked = {c.id for c in kept}
         if not tiers.answers_something(kept, asked) and tiers.answers_something(ranked, asked):
             # the model kept nothing that answers what tiers 1 and 2 found an answer to
@@ -98,7 +107,7 @@ class ReadMixin(MemoryCore):
             kept = kept + [c for c in ranked if c.id not in picked]
         else:  # its picks first, and the best of tiers 1 and 2 are never all dropped
             kept = kept + [c for c in ranked[: tiers.FUSED_KEPT] if c.id not in picked]
-        return ranked, kept
+        return _Ranked(ranked, kept, asked)
 
     def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:
         """Give episode candidates the text a re-ranker reads: the message, and the
@@ -248,13 +257,12 @@ class ReadMixin(MemoryCore):
         )
 
     def _recall_text(self, query: str, *, rerank: bool, lens: tiers.Lens) -> str:
-        found, ranked = self._ranked_both(query, rerank=rerank, lens=lens)
-        if not ranked:
+        found, ranked, analyzed = self._ranked_both(query, rerank=rerank, lens=lens)
+        if not ranked or analyzed is None:
             return ""
         with self._lock:
             graph = self._sync()
             indexed = self._episodes_indexed()
-            analyzed = self._analyze(graph, query)
             # asked in words nothing remembered holds: what is shown is only the nearest
             unanswered = bool(analyzed.unheard) or not tiers.answers_something(ranked, analyzed)
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
@@ -271,7 +279,7 @@ class ReadMixin(MemoryCore):
                     episode_docs=docs,
                     frequency=indexed.weight,
                     talk=self._talk(graph),
-                    cues=answer_cues(query),
+                    cues=analyzed.answer_cues,
                 )
                 unanswered = held is not None and held.about_someone_else
             note = None

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes
 from memgraph.chatter import asks_what_was_asked
 from memgraph.dates import asks_about_now, mentions_time
@@ -239,6 +240,12 @@ class Query:
         """A question about what was asked ("What did Rosa ask Evelyn about?"): a
         text that only asks answers it."""
         return asks_what_was_asked(self.text)
+
+    @functools.cached_property
+    def answer_cues(self) -> list[str]:
+        """The words answers of the kind asked for are said in
+        (:func:`memgraph.answer_kinds.answer_cues`)."""
+        return answer_cues(self.text)
 
     @functools.cached_property
     def asks_assistant(self) -> bool:
