@@ -23,6 +23,12 @@ SINGLE_VALUED_RELATIONS = {
     "married_to": "spouse",
     "reports_to": "manager",
 }
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _VERB_ATTRIBUTES = [
     (
         re.compile(
@@ -47,33 +53,11 @@ _VERB_ATTRIBUTES = [
     (re.compile(r"^is\s+married\s+to\s+\S"), "spouse"),
     (re.compile(r"^reports\s+to\s+\S"), "manager"),
 ]
-_VERB_FIRST_WORDS = frozenset(
-    [
-        "now",
-        "works",
-        "is",
-        "worked",
-        "employed",
-        "lives",
-        "resides",
-        "has",
-        "moved",
-        "reports",
-        "just",
-        "recently",
-        "started",
-        "starts",
-        "got",
-        "took",
-        "accepted",
-        "landed",
-    ]
+_VERB_FIRST_WORDS = _word_set(
+    "now works is worked employed lives resides has moved reports just recently started "
+    "starts got took accepted landed"
 )
 """The first word of every text one of :data:`_VERB_ATTRIBUTES` matches."""
-
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 _ATTRIBUTE_IS = re.compile(

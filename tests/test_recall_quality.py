@@ -167,16 +167,23 @@ SANJAY = [
 ]
 
 
-def remember_dialogue(memory: Memory, said: list[tuple[str | None, str]]) -> None:
-    """Remember each ``(speaker, text)`` a minute apart (``None``: no speaker given)."""
+def remember_dialogue(
+    memory: Memory, said: list[tuple[str | None, str]], *, daily: bool = False
+) -> None:
+    """Remember each ``(speaker, text)`` a minute apart, or a day apart when ``daily``
+    (``None``: no speaker given)."""
     for index, (speaker, text) in enumerate(said):
-        memory.remember(text, speaker=speaker, at=f"2024-01-19T10:{index:02d}:00Z")
+        at = f"2025-04-{index + 1:02d}T10:00:00Z" if daily else f"2024-01-19T10:{index:02d}:00Z"
+        memory.remember(text, speaker=speaker, at=at)
 
 
-def recalled(tmp_path: Path, said: list[tuple[str, str]], *questions: str) -> list[str]:
-    """What recall answers each of ``questions`` after the dialogue ``said``."""
+def recalled(
+    tmp_path: Path, said: list[tuple[str, str]], *questions: str, daily: bool = False
+) -> list[str]:
+    """What recall answers each of ``questions`` after the dialogue ``said`` (its turns
+    a day apart when ``daily``)."""
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        remember_dialogue(memory, said)
+        remember_dialogue(memory, said, daily=daily)
         return [memory.recall(question) for question in questions]
 
 
@@ -610,24 +617,16 @@ MEI = [
 ]
 
 
-def recalled_daily(tmp_path: Path, said: list[tuple[str, str]], question: str) -> str:
-    """What recall answers ``question`` after ``said``, one turn a day."""
-    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
-        for day, (speaker, text) in enumerate(said, start=1):
-            memory.remember(text, speaker=speaker, at=f"2025-04-{day:02d}T10:00:00Z")
-        return memory.recall(question)
-
-
 def test_a_speaker_named_before_they_spoke_is_still_whose_texts_not_what(
     tmp_path: Path,
 ) -> None:
-    text = recalled_daily(tmp_path, MEI, "Which database is Mei going with?")
+    (text,) = recalled(tmp_path, MEI, "Which database is Mei going with?", daily=True)
     assert "Postgres 16" in text
     assert "wedding" not in text  # "mei" is in every text of hers: it says whose, not which
 
 
 def test_my_brother_s_wedding_is_the_wedding_of_their_brother(tmp_path: Path) -> None:
-    text = recalled_daily(tmp_path, MEI, "Where was Mei's brother's wedding?")
+    (text,) = recalled(tmp_path, MEI, "Where was Mei's brother's wedding?", daily=True)
     assert not text.startswith(NOTHING_SAID), text
     assert "wedding in Accra" in facts(text)[0]
 

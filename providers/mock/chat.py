@@ -180,11 +180,17 @@ LATEST = 1.0
 question about now ("Where does Wren work now?")."""
 
 
+def _own_part(label: str) -> tuple[str, re.Match[str] | None]:
+    """A candidate's label without the turns quoted after it, and its ``Name (type or
+    day): text`` parts when it has them."""
+    own = _QUOTE_START.split(label, maxsplit=1)[0]
+    return own, _OBSERVATION.match(own)
+
+
 def _said(label: str) -> str:
     """A message's own words: its label (``Speaker (19 January 2024): text``) without
     the speaker and day before them and the turns quoted after them."""
-    own = _QUOTE_START.split(label, maxsplit=1)[0]
-    match = _OBSERVATION.match(own)
+    own, match = _own_part(label)
     return match["content"] if match else own
 
 
@@ -194,7 +200,7 @@ def _lateness(listed: Sequence[tuple[str, str]]) -> dict[str, float]:
     day, are left out."""
     days: dict[str, int] = {}
     for cid, text in listed:
-        match = _OBSERVATION.match(_QUOTE_START.split(text, maxsplit=1)[0])
+        _, match = _own_part(text)
         if match is None:
             continue
         try:

@@ -477,6 +477,12 @@ _INTRODUCING = re.compile(
 """A text that introduces its speaker: "I'm Marta" in it gives a name."""
 
 
+def _first_clause(tokens: list[str]) -> list[str]:
+    """``tokens`` up to the first comma or semicolon."""
+    cut = next((i for i, t in enumerate(tokens) if t in (",", ";")), len(tokens))
+    return tokens[:cut]
+
+
 def _unnegate(pred: list[str]) -> list[str] | None:
     """The positive form of a predicate that ends a fact (``no longer``/``anymore``/``stopped``)."""
     low = [t.lower() for t in pred]
@@ -1030,17 +1036,15 @@ class _Extractor:
         if not stems(text):
             return
         if ent is self.user_entity and self._introduces(pred):
-            # "Hi! I'm Marta.": the speaker's name ("I'm Marta, nice to meet you": the rest
-            # is small talk)
-            cut = pred.index(",") if "," in pred else len(pred)
-            self.possessive(ent, ["name", "is", *pred[1:cut]])  # as "my name is Marta"
+            # "Hi! I'm Marta.": the speaker's name, as "my name is Marta" ("I'm Marta,
+            # nice to meet you": the rest is small talk)
+            self.possessive(ent, ["name", "is", *_first_clause(pred)[1:]])
             return
         positive = _unnegate(pred)
         if positive is not None:
             # "no longer lactose intolerant, the new tests were negative": what ended is
             # the first clause; the rest is why (the episode keeps it)
-            cut = next((i for i, t in enumerate(positive) if t in (",", ";")), len(positive))
-            self.expire(ent, positive[:cut])
+            self.expire(ent, _first_clause(positive))
             return
         if low[:2] == ["used", "to"] and len(low) > 2 and low[2] in VERBS:
             self.expire(ent, [third_person(low[2]), *pred[3:]], only_known=True)
@@ -1076,7 +1080,7 @@ class _Extractor:
         """Whether ``pred`` ("is Marta", "is Priya Raman") gives the speaker's name: a
         capitalised name after "is", of two or three words, or of one in a text that
         greets or says "nice to meet you" ("I'm Canadian" alone is no name)."""
-        name = pred[1 : pred.index(",")] if "," in pred else pred[1:]
+        name = _first_clause(pred)[1:]
         if not name or pred[0].lower() != "is" or len(name) > 3:
             return False
         if not all(_capitalised(t) and t.isalpha() for t in name):
@@ -1299,7 +1303,7 @@ _ROLE_NAME = re.compile(
 def _named_roles(sentences: list[str]) -> list[str]:
     """ "My sister lives in Pune. Her name is Kavya." as "My sister Kavya lives in
     Pune.": a name given for the role just spoken of names that person (a question,
-    "have you met my new roommate? her name is Priyanka", gets "My new roommate is
+    "have you met my new roommate? her name is Priyanka", gets "My roommate is
     Priyanka.")."""
     out = list(sentences)
     for index, sentence in enumerate(sentences):
