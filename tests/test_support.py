@@ -225,3 +225,41 @@ def test_having_the_thing_asked_about_does_not_make_the_rest_of_the_topic_theirs
     ]
     found = judged("What design is featured on Dana's guitar?", said)
     assert found is not None and found.own < 0.5 and found.about_someone_else
+
+
+def test_a_relative_not_said_to_be_anyone_s_is_not_theirs() -> None:
+    # Dana wants to give kids a home: they are not her kids; Marcus's are his
+    said = [
+        (DANA, "My dream is to give a loving home to kids who need one."),
+        (MARCUS, "my kids loved the beach this summer"),
+    ]
+    found = judged("How often does Dana go to the beach with her kids?", said)
+    assert found is not None and found.own == 0.0 and found.about_someone_else
+    # her own kids are hers
+    said = [(DANA, "took my kids to the beach again, third time this month")]
+    found = judged("How often does Dana go to the beach with her kids?", said)
+    assert found is not None and found.own == found.anyone > 0.5
+    assert not found.about_someone_else
+
+
+def test_a_relative_only_ever_spoken_of_as_nobody_s_says_nothing_of_theirs() -> None:
+    said = [(DANA, "He's 8 and wants a brother so badly. He says a sister would be acceptable")]
+    found = judged("What does Dana's sister do?", said)
+    assert found is not None and found.unowned and found.about_someone_else
+    said = [(DANA, "my sister is a nurse in Evanston")]
+    found = judged("What does Dana's sister do?", said)
+    assert found is not None and not found.unowned and not found.about_someone_else
+
+
+def test_a_relative_a_fact_of_theirs_opens_with_is_theirs() -> None:
+    # "My sister is a nurse" is stored as Dana's fact "sister is a nurse"
+    query = ask("What does Dana's sister do?")
+    facts = [
+        Candidate(DANA, {"id": "obs-1", "content": "sister is a nurse in Evanston"}),
+        Candidate(DANA, {"id": "obs-2", "content": "wants to give kids a loving home"}),
+    ]
+    found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+    assert found is not None and found.own == 1.0 and not found.about_someone_else
+    query = ask("How old are Dana's kids?")
+    found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+    assert found is not None and found.about_someone_else

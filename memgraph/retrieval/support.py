@@ -134,10 +134,13 @@ class Support:
         own: the best share held by a text of (or naming) a named entity, or one
             of its facts.
         anyone: the best share held by any text or fact.
+        unowned: the relative the question says is theirs ("Dana's sister") is
+            spoken of, but never as anyone's ("a sister would be nice").
     """
 
     own: float
     anyone: float
+    unowned: bool = False
 
     @property
     def about_someone_else(self) -> bool:
@@ -147,7 +150,11 @@ class Support:
         settling in?" when only Maria has a puppy and John spoke of dogs); or
         someone else's hold all of it and theirs less than half ("What did Jon
         find for his store?" when Gina found it for hers, and Jon only spoke of
-        his store)."""
+        his store); or the relative the question says is theirs is only ever
+        spoken of as nobody's ("What does Evelyn's sister do?" when only "a
+        sister would be acceptable" was said)."""
+        if self.unowned:
+            return True
         if self.anyone >= WHOLE_TOPIC and self.own <= LESS_THAN_HALF:
             return True
         if self.own < MOSTLY_THEIRS <= self.anyone and self.anyone - self.own >= CLEAR_MARGIN:
@@ -178,7 +185,8 @@ def support(
     tortoise"), that thing is also judged alone: when someone else's texts hold
     it and theirs do not, the topic is someone else's, whatever else theirs
     hold; a relative of theirs ("Dana's sister") is judged alone only, as what
-    is said of a relative comes in words of its own.
+    is said of a relative comes in words of its own, and a relative said to be
+    nobody's ("a home for kids who need one") is not theirs.
     """
     named = set(query.named)
     if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
@@ -203,8 +211,19 @@ def support(
     parts: list[tuple[set[str], bool | None]] = []
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
-            said = in_any_form(index_terms(str(item.obs.get("content") or ""))) & set(wanted)
-            parts.append((said, item.entity is not None and item.entity["id"] in named))
+            content = str(item.obs.get("content") or "")
+            said = in_any_form(index_terms(content)) & set(wanted)
+            mine = item.entity is not None and item.entity["id"] in named
+            if (
+                head in _KIN_TERMS
+                and head in said
+                and _owner(content, head, query) is None
+                and not _opens_with(content, head)  # "sister is a nurse": "my" is dropped
+            ):
+                # "goal is to give kids a loving home" says nothing of whose kids
+                parts.append(({head}, None))
+                said = said - {head}
+            parts.append((said, mine))
         elif item.episode is not None and item.episode in episode_docs:
             text = spoken_words(episode_docs[item.episode])
             speaker = item.entity["id"] if item.entity is not None else None
@@ -233,6 +252,9 @@ def support(
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], sum(held.values()) - held[head])
         theirs = Support(*_shares([(said & possessed, mine) for said, mine in parts], held))
+        if head in _KIN_TERMS and theirs.anyone == 0.0:
+            # "a sister would be acceptable": the relative is spoken of as nobody's
+            return Support(0.0, 0.0, unowned=True)
         if theirs.about_someone_else or head in _KIN_TERMS:
             # a relative's news is in words of its own: "my sister moved to Austin"
             # says where Dana's sister lives, whoever else's sister "lives" somewhere
@@ -387,6 +409,10 @@ def _clauses(
                 whose = speaker in named if to is None else to in named
             else:  # "RIP Subaru, the car's dead" after "are you getting a new car?"
                 whose = speaker in named
+        if head in _KIN_TERMS and head in held and owner is None and not named_in_text:
+            # "a home for kids who need it" says nothing of whose kids they are
+            owned.setdefault(None, set()).add(head)
+            held = held - {head}
         owned.setdefault(whose, set()).update(held)
     return [(held, whose) for whose, held in owned.items()]
 
@@ -423,6 +449,13 @@ def _owner(
                 position -= 1
             return None
     return None
+
+
+def _opens_with(content: str, term: str) -> bool:
+    """Whether a fact's content starts with ``term`` ("sister is a nurse"): the
+    subject of a fact stated in the first person, whose "my" the extraction drops."""
+    first = _WORD.match(content.strip())
+    return first is not None and term in in_any_form(index_terms(first.group()))
 
 
 def _owned_by_name(text: str, query: Query) -> bool:
