@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,11 @@ import pytest
 from tests.postgres_server import postgres_dsn  # noqa: F401  (the session fixture, for every module)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A suite started as a background job ignores Ctrl-C, and every process it starts
+    # would inherit that: the tests that press Ctrl-C on a subprocess need it heard.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def fixture_path(name: str) -> Path:
