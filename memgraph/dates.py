@@ -86,7 +86,10 @@ _IRREGULAR_PAST = (
     "thought found ran won lost felt sat slept spent sent wrote heard began flew drove "
     "ate drank fell broke chose forgot knew paid put read rode rose sang sold shot shut sold "
     "spoke stood stole struck swam threw understood woke wore became held kept led meant "
-    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born"
+    "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born "
+    "rang sang sank dug hung lent spun swung bit blew drew grew wept crept slid fled bled "
+    "bent shone sought stuck swore froze forgave shrank sprang withdrew overslept mistook "
+    "sped knelt leapt laid arose awoke dove flung stung strode"
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
@@ -146,11 +149,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     for kind, pattern in [
         ("day_before_yesterday", r"\bthe day before yesterday\b"),
         ("day_after_tomorrow", r"\bthe day after tomorrow\b"),
-        ("yesterday", r"\byesterday(?: (?:morning|afternoon|evening|night))?\b"),
-        ("tomorrow", r"\btomorrow(?: (?:morning|afternoon|evening|night))?\b"),
-        ("last_night", r"\blast night\b"),
+        ("yesterday", r"\byesterday(?: (?:morning|afternoon|arvo|evening|night))?\b"),
+        ("tomorrow", r"\btomorrow(?: (?:morning|afternoon|arvo|evening|night))?\b"),
+        ("last_night", r"\blast (?:night|arvo)\b"),
+        (
+            "before_last",
+            r"\b(?:the )?(?:(?P<unit>week|weekend|month|year)|" + _WEEKDAY + r") before last\b",
+        ),
         ("from_now", _NUMBER + r" (?P<unit>day|week|month|year)s? from (?:now|today)\b"),
-        ("ago", _NUMBER + r" (?P<unit>day|week|month|year|weekend)s? ago\b"),
+        ("ago", _NUMBER + r" (?P<unit>day|week|fortnight|month|year|weekend)s? ago\b"),
         (
             "lasting",
             # "for 3 years", or a sentence that starts with one ("Seven years now.")
@@ -159,7 +166,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"the (?:past|last) )?(?P<n>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|"
             r"ten|eleven|twelve) (?P<unit>day|week|month|year)s?\b",
         ),
-        ("in_n", r"\bin " + _NUMBER + r" (?P<unit>day|week|month|year)s?\b"),
+        ("in_n", r"\bin " + _NUMBER + r" (?P<unit>day|week|fortnight|month|year)s?\b"),
         ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
         ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
@@ -169,7 +176,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("week_weekday", r"\b(?P<rel>last|this|next) week(?:'s)?,? (?:on )?" + _WEEKDAY + r"\b"),
         ("month_of_rel_year", r"\b" + _MONTH + r" (?:of )?(?P<rel>last|this|next) year\b"),
         ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
-        ("today", r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b"),
+        ("today", r"\b(?:today|tonight|this (?:morning|afternoon|arvo|evening))\b"),
         ("rel_weekend", r"\b(?P<rel>last|this|next|this past|this coming) weekend\b"),
         (
             "rel_unit",
@@ -194,7 +201,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 
 _MAY_HOLD_A_DATE = re.compile(
-    r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|evening|night|day|week|"
+    r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|arvo|evening|night|day|week|"
+    r"fortnight|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
     r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
     r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))",
@@ -345,12 +353,26 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         return format_day(said + timedelta(days=2))
     if kind == "today":
         return format_day(said)
+    if kind == "before_last":  # "the Thursday before last", "the week before last"
+        unit = groups.get("unit")
+        if unit is None:
+            return format_day(_weekday(said, _WEEKDAY_INDEX[groups["wd"]], -1) - timedelta(weeks=1))
+        if unit == "week":
+            return f"the week of {format_day(said - timedelta(days=said.weekday(), weeks=2))}"
+        if unit == "weekend":
+            saturday = _coming_saturday(said) - timedelta(weeks=2)
+            return f"the weekend of {format_day(saturday)}"
+        if unit == "month":
+            return format_month(*_add_months(said.year, said.month, -2))
+        return str(said.year - 2)
     if kind in ("ago", "in_n", "from_now"):
         count = _number(groups.get("n"))
         if count is None:
             return None
         sign = -1 if kind == "ago" else 1
         unit = groups["unit"]
+        if unit == "fortnight":  # two weeks
+            unit, count = "week", 2 * count
         if unit == "day":
             return format_day(said + timedelta(days=sign * count))
         if unit == "weekend" and kind == "ago":  # "two weekends ago": that weekend's Saturday
@@ -586,7 +608,8 @@ def asks_about_past(text: str) -> bool:
 
 
 _TIME_WORDS = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|weekend|morning|evening|afternoon|"
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|weekend|morning|evening|afternoon|arvo|"
+    r"fortnight|(?:week|month|year) before last|"
     r"(?:last|next|this|past|coming) (?:week|month|year|night|time)|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -600,7 +623,8 @@ _TIME_WORDS = re.compile(
 # Every match of _TIME_WORDS holds a digit or starts with one of these words (a match
 # starts and ends at word boundaries, so in ASCII text its first word is a whole word).
 _TIME_STARTS = frozenset(
-    b"""yesterday today tonight tomorrow ago weekend morning evening afternoon last next this
+    b"""yesterday today tonight tomorrow ago weekend morning evening afternoon arvo fortnight
+    week month year last next this
     past coming monday tuesday wednesday thursday friday saturday sunday january february
     march april may june july august september october november december jan feb mar apr
     jun jul aug sep sept oct nov dec spring summer autumn fall winter christmas thanksgiving

@@ -120,6 +120,34 @@ def test_a_short_weekday_alone_is_another_word() -> None:
         ("been at it for two years now", MONDAY, "for two years (since 2022) now"),
         # an answer that is a duration alone ("How long have you been painting?")
         ("Seven years now, and I love it", MONDAY, "Seven years (since 2017) now"),
+        # "before last": one more step back than "last"
+        (
+            "last day on the tools was the thursday before last",
+            date(2022, 7, 10),
+            "the thursday before last (30 June 2022)",
+        ),
+        (
+            "moved everything over the week before last",
+            date(2023, 1, 18),
+            "the week before last (the week of 2 January 2023)",
+        ),
+        (
+            "we went camping the weekend before last",
+            date(2023, 1, 18),
+            "the weekend before last (the weekend of 7 January 2023)",
+        ),
+        ("we moved the month before last", date(2023, 1, 18), "(November 2022)"),
+        ("we met the year before last", MONDAY, "the year before last (2022)"),
+        # a fortnight is two weeks; an arvo an afternoon
+        ("I started a fortnight ago", MONDAY, "a fortnight ago (the week of 12 February 2024)"),
+        ("came round last arvo with his dad", MONDAY, "last arvo (25 February 2024)"),
+        ("I'll pop round this arvo", MONDAY, "this arvo (26 February 2024)"),
+        # an irregular past is a past ("rang", "dug", "hung")
+        (
+            "they rang wednesday and I signed up the same day",
+            date(2022, 7, 24),
+            "wednesday (20 July 2022)",
+        ),
     ],
 )
 def test_a_relative_date_is_followed_by_the_date_it_means(
@@ -170,7 +198,10 @@ def test_resolving_only_adds_dates_in_parentheses(text: str, said: date) -> None
 
 def test_a_text_that_says_when_is_marked_timed() -> None:
     assert mentions_time("Launch is Saturday the 22nd")
+    assert mentions_time("moved everything over the week before last")
+    assert mentions_time("came round last arvo")
     assert not mentions_time("the canoe is lovely")
+    assert not mentions_time("a week of rain, a month of sun")
 
 
 _DATE_WORDS = [
@@ -202,6 +233,9 @@ _DATE_WORDS = [
     "from",
     "now",
     "weekend",
+    "before",
+    "fortnight",
+    "arvo",
     "night",
     "winter",
     "2023",
