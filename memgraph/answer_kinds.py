@@ -64,8 +64,10 @@ KINDS: tuple[AnswerKind, ...] = (
         "dachshund greyhound collie kelpie shiba spaniel pug chihuahua boxer "
         "rottweiler doodle golden cocker maltese shih tzu yorkie pomeranian bernese "
         "newfoundland dane akita samoyed malamute pitbull pit bull mutt heeler "
-        "weimaraner vizsla whippet schnauzer tabby siamese persian ragdoll bengal "
-        "sphynx shorthair calico maine coon",
+        "weimaraner vizsla whippet schnauzer lurcher staffie staffy cockapoo cavapoo "
+        "cavoodle labradoodle groodle frenchie dalmatian mastiff sheepdog springer westie "
+        "bichon papillon ridgeback setter pointer tabby siamese persian ragdoll bengal "
+        "sphynx shorthair calico maine coon tortoiseshell tortie tuxedo",
     ),
     _kind(
         "instrument",

@@ -135,3 +135,18 @@ def test_an_age_or_a_weight_is_found_in_the_words_it_is_said_in(tmp_path: Path) 
     ]
     (text,) = recalled(tmp_path, said, "How old is Mateo now?")
     assert "turned 9" in text.split("Related messages:")[-1].splitlines()[1], text
+
+
+def test_a_breed_is_found_when_only_a_shared_photo_names_it(tmp_path: Path) -> None:
+    said = [
+        ("Freya", "how's the beast?"),
+        (
+            "Ellie",
+            "ate half a stollen off the counter. Three years old and no sense whatsoever "
+            "[shared image: a scruffy grey lurcher asleep on a sofa]",
+        ),
+        ("Freya", "sick as a dog this week, honestly"),
+        ("Ellie", "aw no. rest up"),
+    ]
+    (text,) = recalled(tmp_path, said, "What breed of dog does Ellie have?")
+    assert any("lurcher" in line for line in text.splitlines()[:3]), text
