@@ -45,7 +45,9 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
         r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
         r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
-        r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for)\b",
+        r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for|"
+        r"what (?:company|firm|employer|organi[sz]ation|business) (?:does|do|did) [\w ]{1,40}? "
+        r"work (?:for|at))\b",
         "teaches teacher nurse doctor dentist surgeon pharmacist "
         "engineer developer programmer designer architect lawyer accountant manager "
         "lead director chef cook baker barista waiter waitress server cashier "
@@ -53,7 +55,7 @@ KINDS: tuple[AnswerKind, ...] = (
         "officer police paramedic therapist counselor social worker scientist "
         "researcher professor lecturer tutor librarian writer journalist editor "
         "artist musician photographer consultant analyst recruiter realtor "
-        "vet veterinarian student intern retired freelance freelancer owner",
+        "vet veterinarian student intern retired freelance freelancer owner tester qa",
     ),
     _kind(
         "pet",

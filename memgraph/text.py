@@ -252,6 +252,15 @@ SAME_WORDS: tuple[str, ...] = (
     "nickname nicknamed name named",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
+DERIVED_WORDS: dict[str, str] = {
+    "apprenticeship": "apprentice", "internship": "intern", "membership": "member",
+    "ownership": "owner", "championship": "champion", "sponsorship": "sponsor",
+    "friendship": "friend", "citizenship": "citizen", "leadership": "leader",
+    "childhood": "child kid", "parenthood": "parent", "motherhood": "mother mom",
+    "fatherhood": "father dad", "adulthood": "adult",
+}  # fmt: skip
+"""Nouns made from another word that the stemmer leaves whole ("apprenticeship") -> the
+words said for them ("started as an apprentice")."""
 
 
 def _word_forms(groups: Iterable[Iterable[str]]) -> dict[str, tuple[str, ...]]:
@@ -278,7 +287,11 @@ WORD_FORMS: dict[str, tuple[str, ...]] = _word_forms(
 """Index term -> the index terms of the other words that say the same: a verb's other
 forms (``make`` -> ``made``), a family word's everyday ones (``mother`` -> ``mom``)
 clipped words (``veterinari`` -> ``vet``) and everyday equivalents (``boss`` ->
-``manag``), for matching a question's words in any of them."""
+``manag``), and a derived noun's base (``apprenticeship`` -> ``apprentic``, one way),
+for matching a question's words in any of them."""
+for _derived, _bases in DERIVED_WORDS.items():  # one way: "friend" does not ask for "friendship"
+    (_term,) = index_terms(_derived)
+    WORD_FORMS[_term] = tuple(sorted({*WORD_FORMS.get(_term, ()), *index_terms(_bases)}))
 
 
 def in_any_form(terms: Iterable[str]) -> set[str]:

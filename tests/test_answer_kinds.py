@@ -150,3 +150,8 @@ def test_a_breed_is_found_when_only_a_shared_photo_names_it(tmp_path: Path) -> N
     ]
     (text,) = recalled(tmp_path, said, "What breed of dog does Ellie have?")
     assert any("lurcher" in line for line in text.splitlines()[:3]), text
+
+
+def test_asking_which_company_someone_works_for_is_an_occupation_question() -> None:
+    cues = answer_cues("What company did Liam work for in Melbourne?")
+    assert {"tester", "engin"} <= set(cues)

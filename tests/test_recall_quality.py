@@ -748,6 +748,19 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     assert index_terms("manager")[0] in WORD_FORMS["boss"]
 
 
+def test_a_derived_noun_finds_its_base_but_not_the_other_way(tmp_path: Path) -> None:
+    (apprentice,) = index_terms("apprentice")
+    assert apprentice in WORD_FORMS[index_terms("apprenticeship")[0]]
+    assert index_terms("friendship")[0] not in WORD_FORMS.get(index_terms("friend")[0], ())
+    with Memory(tmp_path / "mem", "s", provider="mock") as memory:
+        memory.remember(
+            "41. started as an apprentice in 81 at a firm in hindmarsh", speaker="Graham"
+        )
+        memory.remember("the garden's looking great this week", speaker="Graham")
+        text = memory.recall("In which suburb did Graham begin his apprenticeship?")
+    assert "hindmarsh" in text and not text.startswith(NOTHING_SAID), text
+
+
 def test_a_message_with_a_sentence_no_shown_fact_holds_is_not_covered() -> None:
     message = {
         "text": "my bachelor thing is next weekend, omar's planning it. cannon beach, just us"
