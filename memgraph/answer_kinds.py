@@ -124,7 +124,8 @@ KINDS: tuple[AnswerKind, ...] = (
         r"stay(?:s|ed|ing)? (?:fit|active|in shape))\b",
         "yoga pilates kickboxing boxing weights lifting training circuit crossfit "
         "running jogging swimming cycling spin hiit gym cardio treadmill hiking "
-        "walking stretching karate taekwondo judo martial arts zumba rowing climbing",
+        "walking stretching karate taekwondo judo martial arts zumba rowing climbing "
+        "aerobics aqua barre spinning bootcamp parkrun",
     ),
     _kind(
         "race",

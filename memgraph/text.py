@@ -250,6 +250,7 @@ SAME_WORDS: tuple[str, ...] = (
     "movie film",
     "physician doctor",
     "nickname nicknamed name named",
+    "surgery operation op",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {
