@@ -263,3 +263,23 @@ def test_a_relative_a_fact_of_theirs_opens_with_is_theirs() -> None:
     query = ask("How old are Dana's kids?")
     found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
     assert found is not None and found.about_someone_else
+
+
+def test_a_question_naming_what_is_theirs_by_its_own_name_is_not_judged() -> None:
+    # "Dana's sister Kavya": what is said of Kavya is said of the sister, whoever says it
+    graph = Graph()
+    # Kavya typed a thing, as an extractor that never saw her speak may leave her
+    for number, name, kind in ((1, "Dana", "person"), (3, "Kavya", "thing")):
+        entity = {"id": f"entity-{number}", "name": name, "type": kind, "source": "main"}
+        graph.apply([{"op": "entity", "entity": {**entity, "createdAt": "2024-01-01T00:00:00Z"}}])
+    text = "When was Dana's sister Kavya born?"
+    query = Query(
+        text,
+        tuple(dict.fromkeys(index_terms(text))),
+        frozenset({"entity-1", "entity-3"}),
+        frozenset({"dana", "kavya"}),
+        (frozenset({"dana"}), frozenset({"kavya"})),
+    )
+    ranked, docs = turns((MARCUS, "my sister was born in March, I remember the snow"))
+    found = support(graph, ranked, query, episode_docs=docs, frequency=lambda _term: 1.0)
+    assert found is None

@@ -189,6 +189,8 @@ def support(
     nobody's ("a home for kids who need one") is not theirs.
     """
     named = set(query.named)
+    if _names_theirs(graph, query):
+        return None  # "Ellie's niece Isla": a text about Isla is about the niece, whoever says it
     if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
         named = {e for e in named if (graph.entities.get(e) or {}).get("type") == "person"}
     if len(named) != 1:
@@ -456,6 +458,22 @@ def _opens_with(content: str, term: str) -> bool:
     subject of a fact stated in the first person, whose "my" the extraction drops."""
     first = _WORD.match(content.strip())
     return first is not None and term in in_any_form(index_terms(first.group()))
+
+
+_THEIR_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s (?:[a-z-]+ ){1,2}([A-Z][\w-]*)")
+
+
+def _names_theirs(graph: Graph, query: Query) -> bool:
+    """Whether the question calls what it says is theirs by its own name ("Ellie's
+    niece Isla", "Rosa's husband Frank"), a second entity it names."""
+    names = {
+        word.lower(): entity
+        for entity in query.named
+        for word in (graph.entity_name(entity) or "").split()
+    }
+    return any(
+        names.get(match.group(1).lower()) is not None for match in _THEIR_NAMED.finditer(query.text)
+    )
 
 
 def _owned_by_name(text: str, query: Query) -> bool:
