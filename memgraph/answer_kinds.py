@@ -42,7 +42,8 @@ def _kind(name: str, asks: str, cues: str) -> AnswerKind:
 KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "occupation",
-        r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my) job|"
+        r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my|\w+'s) "
+        r"(?:(?:current|new|old|first|last|previous|day) )?job|"
         r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
         r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for|"

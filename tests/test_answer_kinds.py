@@ -155,3 +155,8 @@ def test_a_breed_is_found_when_only_a_shared_photo_names_it(tmp_path: Path) -> N
 def test_asking_which_company_someone_works_for_is_an_occupation_question() -> None:
     cues = answer_cues("What company did Liam work for in Melbourne?")
     assert {"tester", "engin"} <= set(cues)
+
+
+def test_someone_s_current_job_is_an_occupation_question() -> None:
+    for question in ("What is Liam's current job?", "What was Joanna's job before that?"):
+        assert "tester" in answer_cues(question), question
