@@ -597,6 +597,28 @@ def asks_about_now(text: str) -> bool:
     return _NOW.search(text) is not None
 
 
+_WHEN_ALONE = frozenset(
+    {"when", "wait", "so", "and", "oh", "omg", "ok", "okay", "but", "wow", "wat"}
+)
+
+
+def asks_when_alone(text: str) -> bool:
+    """Whether a message's last question is a bare "when?" ("omg congrats!! when??"):
+    it asks when the news just told happened."""
+    questions = [q for q in _QUESTION.findall(text) if q.strip(" ?")]
+    if not questions:
+        return False
+    said = re.findall(r"[a-z]+", questions[-1].lower())
+    return "when" in said and set(said) <= _WHEN_ALONE
+
+
+def tells_past(text: str) -> bool:
+    """Whether a message tells of something past ("we got engaged!!") and of nothing
+    to come."""
+    cleaned = _HAVE_GOT.sub(" ", text)
+    return bool(_PAST.search(cleaned)) and not _FUTURE.search(cleaned)
+
+
 def asks_about_past(text: str) -> bool:
     """Whether a message asks about something past ("lol did you have a good
     birthday though?", "how was the race?"): its last question says so."""

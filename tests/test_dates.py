@@ -15,10 +15,12 @@ from memgraph.dates import (
     asked_period,
     asks_about_now,
     asks_about_past,
+    asks_when_alone,
     mentions,
     mentions_time,
     mentions_update,
     resolve_relative_dates,
+    tells_past,
 )
 
 MONDAY = date(2024, 2, 26)
@@ -402,3 +404,13 @@ def test_a_question_s_day_or_month_is_the_period_asked_about(
 def test_a_question_without_a_dated_day_or_month_asks_no_period() -> None:
     assert asked_period("When did Jon go to Rome?") is None
     assert asked_period("What did Jon do in 2023?") is None
+
+
+def test_a_bare_when_asks_when_the_news_before_it_happened() -> None:
+    assert asks_when_alone("ELLIE!!! when??")
+    assert asks_when_alone("omg congrats!! wait when?")
+    assert not asks_when_alone("when is the wedding?")
+    assert not asks_when_alone("when did you get back?")  # asks_about_past reads this one
+    assert tells_past("we got engaged!!")
+    assert not tells_past("I'm going to Lisbon")
+    assert not tells_past("I've got an interview")

@@ -883,3 +883,14 @@ def test_where_someone_works_now_is_answered_by_the_news_not_by_the_word_work(
     ]
     texts = searched(tmp_path, said, "Where does Wren work now?", k=5)
     assert any("Brightpath" in text for text in texts), texts
+
+
+def test_a_weekday_answering_a_bare_when_after_news_is_the_one_gone(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "s", provider="mock") as memory:
+        memory.remember("we got engaged!!", speaker="Ellie", at="2025-07-07T08:30:00Z")
+        memory.remember("ELLIE!!! when??", speaker="Freya", at="2025-07-07T08:31:00Z")
+        memory.remember(
+            "Thursday night! he asked at the beach", speaker="Ellie", at="2025-07-07T08:32:00Z"
+        )
+        text = memory.recall("When did Ellie get engaged?")
+    assert "Thursday (3 July 2025)" in text and "10 July" not in text, text

@@ -33,7 +33,7 @@ import numpy.typing as npt
 import orjson
 
 from memgraph.chatter import only_asks
-from memgraph.dates import asks_about_past, mentions
+from memgraph.dates import asks_about_past, asks_when_alone, mentions, tells_past
 from memgraph.id_column import IdColumn, StringSequence, id_column
 from memgraph.text import WORD_FORMS, index_terms, name_key
 
@@ -102,6 +102,7 @@ class _Turn(NamedTuple):
     text: str
     other: str | None  # the speaker before this turn's speaker, in the conversation
     before: tuple[str, ...] = ()  # the previous turn's own terms
+    after_news: bool = False  # it follows another speaker's turn telling of something past
 
 
 def episode_terms(text: str) -> list[str]:
@@ -607,7 +608,13 @@ class EpisodeIndex:
         self._loc.append(location)
         self._facts_known.append(facts is not None)
         timed, updates = mentions(text)
-        answers_past = last is not None and last.speaker != speaker and asks_about_past(last.text)
+        # "did you have a good birthday?", or a bare "when??" right after news of the
+        # past ("we got engaged!!" / "omg when??" / "saturday!")
+        answers_past = (
+            last is not None
+            and last.speaker != speaker
+            and (asks_about_past(last.text) or (last.after_news and asks_when_alone(last.text)))
+        )
         self._flags.append(
             TIMED * timed
             | UPDATE * updates
@@ -639,8 +646,9 @@ class EpisodeIndex:
         if last is not None:
             other = last.speaker if last.speaker != speaker else last.other
         before = last.terms if last is not None else ()
+        after_news = last is not None and last.speaker != speaker and tells_past(last.text)
         self._last = _Turn(
-            conversation, at_ms, tuple(own), speaker, text[:TURN_CHARS], other, before
+            conversation, at_ms, tuple(own), speaker, text[:TURN_CHARS], other, before, after_news
         )
 
     def previous(self, conversation: str, at_ms: int) -> _Turn | None:
@@ -1225,7 +1233,8 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
         return None
     conversation, at_ms, terms, speaker, text, other, *rest = saved
     before = tuple(rest[0]) if rest else ()
-    return _Turn(conversation, int(at_ms), tuple(terms), speaker, text, other, before)
+    after_news = bool(rest[1]) if len(rest) > 1 else False
+    return _Turn(conversation, int(at_ms), tuple(terms), speaker, text, other, before, after_news)
 
 
 def _saved_ids(prefixes: list[str] | None, numbers: memoryview, codes: memoryview) -> Sequence[str]:

@@ -119,8 +119,10 @@ def _said_text(text: str, at: str, past: bool = False) -> str:
     return text
 
 
-def _quote(lead: str, doc: Doc, terms: Sequence[str], limit: int, resolve: bool = True) -> str:
-    text = said_text(doc) if resolve else one_line(doc)
+def _quote(
+    lead: str, doc: Doc, terms: Sequence[str], limit: int, resolve: bool = True, past: bool = False
+) -> str:
+    text = said_text(doc, past=past) if resolve else one_line(doc)
     return f'{lead} {doc.get("speaker") or "someone"}: "{snippet(text, terms, limit=limit)}"'
 
 
@@ -143,12 +145,22 @@ def reply_context(
     )
 
 
-def answered_by(chain: Sequence[Doc], terms: Sequence[str], *, limit: int = CONTEXT_WORDS) -> str:
+def answered_by(
+    chain: Sequence[Doc],
+    terms: Sequence[str],
+    *,
+    limit: int = CONTEXT_WORDS,
+    answers_past: Callable[[str], bool] = lambda _episode: False,
+) -> str:
     """``answered by Wren: "it's called The Rolling Die"``: the reply to a question;
     ``answered by Marcus: "where??" then Dana: "Logan Square"``: a short question
-    asked about news, and its reply."""
+    asked about news, and its reply (``answers_past``: whether a quoted turn answers
+    a question about the past, its bare dates then past ones)."""
     leads = ("answered by", *("then" for _ in chain[1:]))
-    return " ".join(_quote(lead, doc, terms, limit) for lead, doc in zip(leads, chain, strict=True))
+    return " ".join(
+        _quote(lead, doc, terms, limit, past=answers_past(str(doc.get("id"))))
+        for lead, doc in zip(leads, chain, strict=True)
+    )
 
 
 @dataclass
@@ -427,7 +439,7 @@ def _message_lines(
         above = str(item.episode)
         answer = answers.get(str(item.episode)) or ()
         if answer and str(answer[0].get("id")) not in shown:
-            text += f" ({answered_by(answer, query.terms)})"
+            text += f" ({answered_by(answer, query.terms, answers_past=answers_past)})"
         speaker = doc.get("speaker")
         day = said_on(doc.get("at"))
         prefix = f"[{day}] " if day else ""
