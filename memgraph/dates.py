@@ -612,11 +612,24 @@ def asks_when_alone(text: str) -> bool:
     return "when" in said and set(said) <= _WHEN_ALONE
 
 
+_NEWS_STATE = re.compile(
+    r"\b(?:i'm|i am|we're|we are|i['’]m|we['’]re) (?:an? |officially |finally |now )*"
+    r"(?:auntie|aunt|uncle|mom|mum|mama|dad|papa|parents|grandma|grandpa|grandparents|"
+    r"homeowners?|engaged|married|graduates?|retired)\b|"
+    r"\b(?:she|he|they|baby|the baby)(?:'s|['’]s| is| are|['’]re|'re) here\b|"
+    r"\bit(?:'s|['’]s| is) an? (?:boy|girl)\b",
+    re.IGNORECASE,
+)
+"""News of a state something past brought about ("I'm an auntie!!!!", "we're engaged",
+"she's here"): asking "when?" about it asks when that happened."""
+
+
 def tells_past(text: str) -> bool:
-    """Whether a message tells of something past ("we got engaged!!") and of nothing
-    to come."""
+    """Whether a message tells of something past ("we got engaged!!", "I'm an
+    auntie!!!!") and of nothing to come."""
     cleaned = _HAVE_GOT.sub(" ", text)
-    return bool(_PAST.search(cleaned)) and not _FUTURE.search(cleaned)
+    told = bool(_PAST.search(cleaned)) or bool(_NEWS_STATE.search(cleaned))
+    return told and not _FUTURE.search(cleaned)
 
 
 def asks_about_past(text: str) -> bool:

@@ -412,5 +412,9 @@ def test_a_bare_when_asks_when_the_news_before_it_happened() -> None:
     assert not asks_when_alone("when is the wedding?")
     assert not asks_when_alone("when did you get back?")  # asks_about_past reads this one
     assert tells_past("we got engaged!!")
+    assert tells_past("I'm an auntie!!!! 🥹")
+    assert tells_past("she's here!! 3.2kg")
+    assert not tells_past("I'm an accountant")
+    assert not tells_past("we're getting married next June")
     assert not tells_past("I'm going to Lisbon")
     assert not tells_past("I've got an interview")
