@@ -87,8 +87,8 @@ _IRREGULAR_PAST = (
     "ate drank fell broke chose forgot knew paid put read rode rose sang sold shot shut sold "
     "spoke stood stole struck swam threw understood woke wore became held kept led meant "
     "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born "
-    "rang sang sank dug hung lent spun swung bit blew drew grew wept crept slid fled bled "
-    "bent shone sought stuck swore froze forgave shrank sprang withdrew overslept mistook "
+    "rang sank dug hung lent spun swung blew drew grew wept crept slid fled bled "
+    "bent shone sought swore froze forgave shrank sprang withdrew overslept mistook "
     "sped knelt leapt laid arose awoke dove flung stung strode"
 )
 _PAST = re.compile(

@@ -278,21 +278,33 @@ VERB_FORMS: dict[str, tuple[str, ...]] = _word_forms(_verb_groups())
 """Index term of an irregular verb form -> the index terms of its other forms
 (``make`` -> ``made``; ``led`` -> ``lead``), for matching a question's verb in
 any tense."""
-WORD_FORMS: dict[str, tuple[str, ...]] = _word_forms(
-    [
-        *_verb_groups(),
-        *(index_terms(f"{word} {short}") for word, short in (KIN_WORDS | SHORT_WORDS).items()),
-        *map(index_terms, SAME_WORDS),
-    ]
+
+
+def _one_way(forms: dict[str, tuple[str, ...]], more: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """``forms`` with each word of ``more`` also finding its words, not the other way
+    ("apprenticeship" finds "apprentice"; "friend" does not ask for "friendship")."""
+    added = {}
+    for word, bases in more.items():
+        (term,) = index_terms(word)
+        added[term] = tuple(sorted({*forms.get(term, ()), *index_terms(bases)}))
+    return forms | added
+
+
+WORD_FORMS: dict[str, tuple[str, ...]] = _one_way(
+    _word_forms(
+        [
+            *_verb_groups(),
+            *(index_terms(f"{word} {short}") for word, short in (KIN_WORDS | SHORT_WORDS).items()),
+            *map(index_terms, SAME_WORDS),
+        ]
+    ),
+    DERIVED_WORDS,
 )
 """Index term -> the index terms of the other words that say the same: a verb's other
 forms (``make`` -> ``made``), a family word's everyday ones (``mother`` -> ``mom``)
 clipped words (``veterinari`` -> ``vet``) and everyday equivalents (``boss`` ->
 ``manag``), and a derived noun's base (``apprenticeship`` -> ``apprentic``, one way),
 for matching a question's words in any of them."""
-for _derived, _bases in DERIVED_WORDS.items():  # one way: "friend" does not ask for "friendship"
-    (_term,) = index_terms(_derived)
-    WORD_FORMS[_term] = tuple(sorted({*WORD_FORMS.get(_term, ()), *index_terms(_bases)}))
 
 
 def in_any_form(terms: Iterable[str]) -> set[str]:

@@ -145,6 +145,8 @@ def test_a_short_weekday_alone_is_another_word() -> None:
         ("came round last arvo with his dad", MONDAY, "last arvo (25 February 2024)"),
         ("I'll pop round this arvo", MONDAY, "this arvo (26 February 2024)"),
         # an irregular past is a past ("rang", "dug", "hung")
+        # "a bit" is no past
+        ("I'm a bit nervous about friday", MONDAY, "friday (1 March 2024)"),
         (
             "they rang wednesday and I signed up the same day",
             date(2022, 7, 24),

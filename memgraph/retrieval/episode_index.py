@@ -102,7 +102,8 @@ class _Turn(NamedTuple):
     text: str
     other: str | None  # the speaker before this turn's speaker, in the conversation
     before: tuple[str, ...] = ()  # the previous turn's own terms
-    after_news: bool = False  # it follows another speaker's turn telling of something past
+    # a bare "when??" right after another speaker's news of the past ("we got engaged!!")
+    asks_when_news: bool = False
 
 
 def episode_terms(text: str) -> list[str]:
@@ -613,7 +614,7 @@ class EpisodeIndex:
         answers_past = (
             last is not None
             and last.speaker != speaker
-            and (asks_about_past(last.text) or (last.after_news and asks_when_alone(last.text)))
+            and (last.asks_when_news or asks_about_past(last.text))
         )
         self._flags.append(
             TIMED * timed
@@ -646,9 +647,21 @@ class EpisodeIndex:
         if last is not None:
             other = last.speaker if last.speaker != speaker else last.other
         before = last.terms if last is not None else ()
-        after_news = last is not None and last.speaker != speaker and tells_past(last.text)
+        asks_when_news = (
+            last is not None
+            and last.speaker != speaker
+            and asks_when_alone(text)  # cheap, and rare: the news is read only then
+            and tells_past(last.text)
+        )
         self._last = _Turn(
-            conversation, at_ms, tuple(own), speaker, text[:TURN_CHARS], other, before, after_news
+            conversation,
+            at_ms,
+            tuple(own),
+            speaker,
+            text[:TURN_CHARS],
+            other,
+            before,
+            asks_when_news,
         )
 
     def previous(self, conversation: str, at_ms: int) -> _Turn | None:
@@ -1233,8 +1246,10 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
         return None
     conversation, at_ms, terms, speaker, text, other, *rest = saved
     before = tuple(rest[0]) if rest else ()
-    after_news = bool(rest[1]) if len(rest) > 1 else False
-    return _Turn(conversation, int(at_ms), tuple(terms), speaker, text, other, before, after_news)
+    asks_when_news = bool(rest[1]) if len(rest) > 1 else False
+    return _Turn(
+        conversation, int(at_ms), tuple(terms), speaker, text, other, before, asks_when_news
+    )
 
 
 def _saved_ids(prefixes: list[str] | None, numbers: memoryview, codes: memoryview) -> Sequence[str]:
