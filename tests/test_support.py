@@ -283,3 +283,94 @@ def test_a_question_naming_what_is_theirs_by_its_own_name_is_not_judged() -> Non
     ranked, docs = turns((MARCUS, "my sister was born in March, I remember the snow"))
     found = support(graph, ranked, query, episode_docs=docs, frequency=lambda _term: 1.0)
     assert found is None
+
+
+def test_a_reaction_to_the_other_s_news_is_theirs() -> None:
+    # congratulating, being sorry to hear, saying how it sounds: the news is Marcus's
+    for reply in (
+        "Wow, congrats on the promotion!",
+        "Oops, sorry 'bout the promotion news.",
+        "Keep up the great work on that promotion!",
+        "The promotion sounds amazing.",
+        "That's awesome news about the promotion.",
+    ):
+        own, anyone = held(
+            "What did Dana get promoted to?",
+            (MARCUS, "Guess what, I made shift lead today"),
+            (DANA, reply),
+        )
+        assert (own, anyone) == (0.0, 1.0), reply
+    # "I" said of the speaker's own stays theirs, reaction words or not
+    own, _ = held(
+        "What did Dana get promoted to?",
+        (MARCUS, "how was your week?"),
+        (DANA, "My promotion sounds amazing when I say it out loud"),
+    )
+    assert own == 1.0
+
+
+def test_when_recently_or_lately_is_no_part_of_the_topic() -> None:
+    own, anyone = held(
+        "What did Dana recently get promoted to?",
+        (DANA, "Lately I've been so tired, recently everything's a lot"),
+        (MARCUS, "I got promoted to shift lead!"),
+    )
+    assert (own, anyone) == (0.0, 1.0)
+
+
+def _graph(*entities: tuple[int, str, str]) -> Graph:
+    graph = Graph()
+    for number, name, kind in entities:
+        entity = {"id": f"entity-{number}", "name": name, "type": kind, "source": "main"}
+        graph.apply([{"op": "entity", "entity": {**entity, "createdAt": "2024-01-01T00:00:00Z"}}])
+    return graph
+
+
+def _naming(text: str, *names: str) -> Query:
+    ids = frozenset(f"entity-{n}" for n in (1, 3)[: len(names)])
+    return Query(
+        text,
+        tuple(dict.fromkeys(index_terms(text))),
+        ids,
+        frozenset(name.lower() for name in names),
+        tuple(frozenset({name.lower()}) for name in names),
+    )
+
+
+def test_a_text_naming_a_thing_the_question_names_is_not_theirs_for_that() -> None:
+    # "Nike" in Dana's congratulations names the company, not Dana
+    graph = _graph((1, "Dana", "person"), (3, "Nike", "organization"))
+    query = _naming("What deal did Dana sign with Nike?", "Dana", "Nike")
+    said = [(MARCUS, "I just signed a shoe deal with Nike"), (DANA, "That deal with Nike, wow!")]
+    ranked, docs = turns(*said)
+    found = support(
+        graph,
+        ranked,
+        query,
+        episode_docs=docs,
+        frequency=lambda _term: 1.0,
+        talk=talk_between_dana_and_marcus(said, docs),
+    )
+    assert found is not None and found.about_someone_else
+    # "Dana's Nani": a text naming Nani is about what the question says is hers
+    graph = _graph((1, "Dana", "person"), (3, "Nani", "thing"))
+    query = _naming("When did Dana's Nani break her hip?", "Dana", "Nani")
+    said = [(DANA, "Nani fell yesterday. she's broken her hip")]
+    ranked, docs = turns(*said)
+    found = support(
+        graph,
+        ranked,
+        query,
+        episode_docs=docs,
+        frequency=lambda _term: 1.0,
+        talk=talk_between_dana_and_marcus(said, docs),
+    )
+    assert found is not None and found.own == 1.0
+
+
+def test_an_in_law_spoken_of_as_another_s_relative_is_not_someone_else_s() -> None:
+    found = judged(
+        "Which hotel did Dana's father-in-law suggest?",
+        [(DANA, "Arjun's dad suggested a heritage hotel")],
+    )
+    assert found is not None and not found.about_someone_else

@@ -20,12 +20,14 @@ else its speaker's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.graph.graph import Doc, Graph
-from memgraph.retrieval.ranking import FIRST_PERSON, Candidate, Query
+from memgraph.retrieval.names import mention_groups
+from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
 from memgraph.speakers import spoken_words, transcript_turns
 from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
@@ -46,7 +48,8 @@ __all__ = [
 ANSWER_WORDS = frozenset(
     index_terms(
         "name names named called call time times old age much many long kind type sort "
-        "way thing things day date year first last new now currently still ever go going "
+        "way thing things day date year first last new now currently still ever recent recently "
+        "lately go going "
         "went do does did doing get got take took make made have has had"
     )
 )
@@ -195,6 +198,13 @@ def support(
         named = {e for e in named if (graph.entities.get(e) or {}).get("type") == "person"}
     if len(named) != 1:
         return None
+    if named != set(query.named):
+        # a text naming Nike names the company, not them; one naming "Meera's Nani",
+        # what the question says is theirs
+        kept = named | {e for e in query.named if _said_theirs(graph.entity_name(e), query)}
+        query = dataclasses.replace(
+            query, mentions=mention_groups(graph, sorted(kept), partial=PARTIAL_NAMES)
+        )
     their_words = _asks_their_words(query)
     asking = their_words or frozenset()
     topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
@@ -382,7 +392,7 @@ def _clauses(
             whose = to_them if asks_them else None
         elif named_in_text:
             whose = True
-        elif _to_them(spoken):
+        elif _to_them(spoken) or _reacts(clause, spoken):
             whose = to_them
         elif spoken & _FIRST_PERSON or their_words:
             whose = speaker in named
@@ -476,6 +486,15 @@ def _names_theirs(graph: Graph, query: Query) -> bool:
     )
 
 
+def _said_theirs(name: str | None, query: Query) -> bool:
+    """Whether the question says the entity so named is theirs ("Meera's Nani",
+    "her Nani")."""
+    if not name:
+        return False
+    pattern = rf"(?:['’]s|\bhis|\bher|\btheir|\bmy)\s+(?:[\w-]+\s+)?{re.escape(name)}\b"
+    return re.search(pattern, query.text, re.IGNORECASE) is not None
+
+
 def _owned_by_name(text: str, query: Query) -> bool:
     """Whether the text names the asked person as an owner ("Dana's knee")."""
     return any(
@@ -492,6 +511,39 @@ def _is_their_name(word: str, query: Query) -> bool:
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
     return [(m.group(), in_any_form(index_terms(m.group()))) for m in _CLAUSE.finditer(text)]
+
+
+_REACTION = re.compile(
+    r"^\W*(?:(?:wow|whoa|oh|oops|omg|aw+|yay|hey|ah+|ooh|woo+hoo+|yes|haha+|lol|and|also|so|"
+    r"huge|big|many|massive|hearty|belated)\W+){0,3}"
+    r"(?:congrat\w*|kudos|mazel tov|(?:good|best of) luck|way to go|well done|"
+    r"good (?:on|for) (?:you|ya)|keep (?:it|them|that) up|keep up the|"
+    r"(?:i['’]?m |i am |(?:so|really|very|super) )*(?:sorry|glad|happy|thrilled|stoked) "
+    r"(?:to hear|for you|about|['’]bout)|(?:great|good|nice|awesome) to hear|"
+    r"(?:that|this|it)(?:['’]s| is) (?:\w+ ){1,2}(?:news )?about|"
+    r"(?:that|this)(?:['’]s| is) (?:(?:such|so|really|an?|super|truly) )*"
+    r"(?:awesome|amazing|great|beautiful|cool|lovely|gorgeous|incredible|stunning|cute|"
+    r"adorable|impressive|wonderful|fantastic|brilliant|inspiring)\b)",
+    re.IGNORECASE,
+)
+"""A clause that answers the other's news ("Congrats on the promotion!", "sorry to
+hear about the car", "That's awesome about the deal"): what it holds is theirs."""
+_SOUNDS = re.compile(
+    r"\b(?:sounds?|sounded|looks?|looked) (?:so |really |super |like |(?:an? )?)?"
+    r"(?:amazing|great|awesome|fun|cool|incredible|lovely|wonderful|fantastic|exciting|"
+    r"intense|tough|hard|rough|scary|delicious|beautiful|perfect|blast)\b",
+    re.IGNORECASE,
+)
+"""A clause that says how the other's news sounds ("the charity race sounds
+amazing"): said of it, not of the speaker's own."""
+
+
+def _reacts(clause: str, spoken: set[str]) -> bool:
+    """Whether a clause reacts to what the addressee told: congratulates them, is
+    sorry or glad to hear it, or says how it sounds (without "I" or "my")."""
+    if _REACTION.search(clause):
+        return True
+    return not spoken & _FIRST_PERSON and _SOUNDS.search(clause) is not None
 
 
 def _to_them(spoken: set[str]) -> bool:
@@ -525,6 +577,8 @@ def _possessed(query: Query) -> tuple[set[str], str | None]:
         owner, thing = match.group(1), match.group(2)
         if owner is not None and not _kin(index_terms(owner)) <= query.name_terms | found:
             continue  # someone else's, unless it is theirs ("Ifeoma's mother's biopsy")
+        if re.search(r"\bin[- ]laws?\b", thing, re.IGNORECASE):
+            continue  # an in-law is spoken of as another's relative ("Arjun's dad")
         phrase: list[str] = []
         for word in thing.split():  # up to the noun phrase's end
             terms = index_terms(word)
