@@ -21,6 +21,7 @@ else its speaker's.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ ANSWER_WORDS = frozenset(
     index_terms(
         "name names named called call time times old age much many long kind type sort "
         "way thing things day date year first last new now currently still ever recent recently "
-        "lately go going "
+        "lately model brand go going "
         "went do does did doing get got take took make made have has had"
     )
 )
@@ -78,6 +79,7 @@ _SECOND_PERSON = frozenset(
     {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll", "youd"}
 )
 _FIRST_PERSON = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
+_THIRD_PERSON = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their"})
 _KIND = "\x00kind"
 """The term that stands for any of the everyday words of the answer asked for."""
 _GREETINGS = frozenset(
@@ -92,6 +94,13 @@ _ASKS_WHAT = re.compile(
 )
 """A question that takes something for granted and asks about it ("What flavor did
 you make?"), unlike a yes-or-no one ("Have you ever been to Rome?")."""
+_ASKS_HOW = re.compile(
+    r"\W*(?:(?:so|and|but|oh|hey|morning|ok|okay)\W+){0,2}how(?:['’]s| is| was| are| were|"
+    r"['’]re| did| does| do)? (?:the|that|this|those|these) ",
+    re.IGNORECASE,
+)
+"""A question about how a thing is going ("how's the job hunt", "how was the
+race?"): in a chat, the addressee's."""
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _THEIR_WORDS = re.compile(
     r"\b(?:what|how|which)(?: \w+)? (?:did|does|do|has|have|would|will) (?P<who>\w+) (?:\w+ )?"
@@ -174,6 +183,7 @@ def support(
     frequency: Callable[[str], float],
     talk: Talk | None = None,
     cues: Iterable[str] = (),
+    silent: Callable[[str], bool] = lambda _entity: False,
 ) -> Support | None:
     """How much of ``query``'s topic the best of ``ranked`` hold, and whose they are.
 
@@ -205,6 +215,7 @@ def support(
         query = dataclasses.replace(
             query, mentions=mention_groups(graph, sorted(kept), partial=PARTIAL_NAMES)
         )
+    quiet = silent(next(iter(named)))
     their_words = _asks_their_words(query)
     asking = their_words or frozenset()
     topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
@@ -213,7 +224,7 @@ def support(
     kind = set(cues) - set(topic)
     if kind:  # as much as the topic's weightiest word (all of it when none is held)
         weights[_KIND] = max(weights.values(), default=0.0) or 1.0
-    if sum(weights.values()) <= 0:
+    if math.fsum(weights.values()) <= 0:
         return None
     wanted = [*topic, *kind]
     things, head = _possessed(query)
@@ -252,17 +263,20 @@ def support(
                         head=head,
                         chain=frozenset(things),
                         their_words=their_words is not None,
+                        spoken_of=quiet,
                     )
                 )
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
-    found = Support(own, anyone)
+    # someone never heard themselves (Kristen's mother Carol) is told of as "Mom",
+    # "she": only what the question says is theirs ("Carol's sister") is judged
+    found = None if quiet else Support(own, anyone)
     if possessed and own < MOSTLY_THEIRS and any(possessed & said for said, _ in parts):
         # what is theirs, alone: someone else's holds it and theirs do not
         held = {t: w for t, w in weights.items() if t in possessed}
         if head in held:  # a text that holds the kind of thing is about one
-            held[head] = max(held[head], sum(held.values()) - held[head])
+            held[head] = max(held[head], math.fsum(held.values()) - held[head])
         theirs = Support(*_shares([(said & possessed, mine) for said, mine in parts], held))
         if head in _KIN_TERMS and theirs.anyone == 0.0:
             # "a sister would be acceptable": the relative is spoken of as nobody's
@@ -326,12 +340,12 @@ def _shares(
 ) -> tuple[float, float]:
     """The best share of the weights held by a part that is theirs, and by any part
     that is someone's."""
-    total = sum(weights.values())
+    total = math.fsum(weights.values())  # exactly rounded: the same in any order
     own = anyone = 0.0
     for said, theirs in parts:
         if theirs is None or total <= 0:
             continue
-        share = sum(weights.get(t, 0.0) for t in said) / total
+        share = math.fsum(weights.get(t, 0.0) for t in said) / total
         anyone = max(anyone, share)
         if theirs:
             own = max(own, share)
@@ -350,6 +364,7 @@ def _clauses(
     head: str | None = None,
     chain: frozenset[str] = frozenset(),
     their_words: bool = False,
+    spoken_of: bool = False,
 ) -> list[tuple[set[str], bool | None]]:
     """The topic's words a text holds, split by whose they are: theirs (the text
     names them, or goes on from a turn that does), its speaker's own, its
@@ -359,11 +374,13 @@ def _clauses(
     dog"): a clause that says whose that thing is ("my dog", "her grandma's cat")
     is that owner's; ``chain`` the rest of what it says is theirs ("brother" of
     "Mei's brother's wedding"). When the question asks what they say (``their_words``), a
-    plain clause is its speaker's, whatever was said before it."""
+    plain clause is its speaker's, whatever was said before it. ``spoken_of``: they
+    never speak, so "her" and "Mom's" do not say the thing is someone else's."""
     wanted = set(topic)
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
-        return []
+        referred = _referred(clauses, wanted, episode, named, query, talk)
+        return [(referred, True)] if referred else []
     to_them = _is(talk.addressee(episode), named)
     # Said to them, their name only calls them ("That's great, Caroline! Which one?"),
     # unless it says something is theirs ("and Dana's knee?")
@@ -376,23 +393,29 @@ def _clauses(
         if not held:
             continue
         spoken = set(words(clause))
-        owner = _owner(clause, head, query, chain) if head is not None and head in held else None
+        owner = (
+            _owner(clause, head, query, chain, spoken_of=spoken_of)
+            if head is not None and head in held
+            else None
+        )
         if owner is None and head is None and not named_in_text:
             # "I love your turtles": what the clause holds is the addressee's
-            owners = {_owner(clause, term, query) for term in held} - {None}
+            owners = {_owner(clause, term, query, spoken_of=spoken_of) for term in held} - {None}
             owner = "addressee" if owners == {"addressee"} else None
         if owner is not None and not named_in_text:
             whose = {"speaker": speaker in named, "addressee": to_them}.get(owner, owner == "them")
         elif clause.rstrip().endswith("?"):
             # "is your eye surgery still on?" takes it that the addressee has one
             # and "what did you make?" that they made something
-            asks_them = "your" in spoken or (
-                _ASKS_WHAT.match(clause) is not None and bool(spoken & _SECOND_PERSON)
+            asks_them = (
+                "your" in spoken
+                or (_ASKS_WHAT.match(clause) is not None and bool(spoken & _SECOND_PERSON))
+                or _ASKS_HOW.match(clause) is not None
             )
             whose = to_them if asks_them else None
         elif named_in_text:
             whose = True
-        elif _to_them(spoken) or _reacts(clause, spoken):
+        elif _to_them(spoken) or _reacts(clause, spoken) or _ASKS_HOW.match(clause):
             whose = to_them
         elif spoken & _FIRST_PERSON or their_words:
             whose = speaker in named
@@ -425,8 +448,45 @@ def _clauses(
             # "a home for kids who need it" says nothing of whose kids they are
             owned.setdefault(None, set()).add(head)
             held = held - {head}
+        if (
+            spoken_of
+            and whose is False
+            and owner is None
+            and not named_in_text
+            and (spoken & _THIRD_PERSON or not spoken & _FIRST_PERSON)
+        ):
+            # of someone who never speaks, "appointment is on the 11th, I'm going with
+            # her" may well be theirs: only "I" and "my" alone say it is not
+            whose = None
         owned.setdefault(whose, set()).update(held)
     return [(held, whose) for whose, held in owned.items()]
+
+
+_REFERRING = frozenset({"it", "its", "them", "that", "this", "one"})
+
+
+def _referred(
+    clauses: Sequence[tuple[str, set[str]]],
+    wanted: set[str],
+    episode: str,
+    named: set[str],
+    query: Query,
+    talk: Talk,
+) -> set[str]:
+    """The topic's words a text naming them speaks of by a pronoun ("Elsa named it
+    Birgit" after "the canoe is done"): those the two turns before it hold."""
+    naming = [
+        clause
+        for clause, said in clauses
+        if any(group <= said for group in query.mentions) and _REFERRING & set(words(clause))
+    ]
+    if not naming or not _names(clauses, query):
+        return set()
+    if _is(talk.addressee(episode), named) and not any(
+        _owned_by_name(clause, query) for clause in naming
+    ):
+        return set()  # said to them, their name only calls them
+    return {t for _, turn in talk.before(episode) for t in in_any_form(index_terms(turn)) & wanted}
 
 
 _OWNER_WORDS = {"my": "speaker", "our": "speaker", "your": "addressee", "ur": "addressee"}
@@ -435,13 +495,20 @@ _WORD = re.compile(r"[\w'’]+")
 
 
 def _owner(
-    clause: str, head: str, query: Query, chain: frozenset[str] | set[str] = frozenset()
+    clause: str,
+    head: str,
+    query: Query,
+    chain: frozenset[str] | set[str] = frozenset(),
+    *,
+    spoken_of: bool = False,
 ) -> str | None:
     """Whose the clause says the asked thing is, by the words just before it: "my
     dog" the speaker's, "your dog" the addressee's, "Dana's dog" theirs ("them"),
     "her grandma's cat" someone else's ("other"); ``None`` when it does not say
     ("the dog", "a cat"). ``chain``: the other things the question says are theirs
-    ("Mei's brother's wedding"): "my brother's wedding" is then whose the brother is."""
+    ("Mei's brother's wedding"): "my brother's wedding" is then whose the brother is.
+    ``spoken_of``: the person asked about never speaks, so "her" or "Mom's" may be
+    them (Kristen's "Mom's appointment" for Carol's): such a clause does not say."""
     tokens = _WORD.findall(clause)
     for at, token in enumerate(tokens):
         if head in in_any_form(index_terms(token)):
@@ -451,10 +518,12 @@ def _owner(
                 if low in _OWNER_WORDS:
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
-                    return "other"
+                    return None if spoken_of else "other"
                 if low.endswith("'s") and index_terms(low[:-2]):
                     if _is_their_name(low[:-2], query):
                         return "them"
+                    if spoken_of and _kin(index_terms(low[:-2])) & _KIN_TERMS:
+                        return None
                     if not _kin(index_terms(low[:-2])) <= chain:
                         return "other"
                     start = position  # a thing the question says is theirs: whose is it?
@@ -580,12 +649,14 @@ def _possessed(query: Query) -> tuple[set[str], str | None]:
         if re.search(r"\bin[- ]laws?\b", thing, re.IGNORECASE):
             continue  # an in-law is spoken of as another's relative ("Arjun's dad")
         phrase: list[str] = []
+        ended = False  # by a word that is no part of it ("go" of "did her scents go")
         for word in thing.split():  # up to the noun phrase's end
             terms = index_terms(word)
             if not terms or terms[0] in query.name_terms or terms[0] in ANSWER_WORDS:
+                ended = True
                 break
             phrase.append(_KIN.get(terms[0], terms[0]))
-        if len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
+        if not ended and len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
             phrase.pop()  # "Where does Dana's sister live": the verb ends it
         if phrase:
             found.update(phrase)
