@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memgraph.clock import epoch_ms
+from memgraph.holidays import HOLIDAY_PATTERN, resolve_holiday
 
 __all__ = [
     "MONTHS",
@@ -176,6 +177,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("week_weekday", r"\b(?P<rel>last|this|next) week(?:'s)?,? (?:on )?" + _WEEKDAY + r"\b"),
         ("month_of_rel_year", r"\b" + _MONTH + r" (?:of )?(?P<rel>last|this|next) year\b"),
         ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
+        ("holiday", HOLIDAY_PATTERN.pattern),
         ("today", r"\b(?:today|tonight|this (?:morning|afternoon|arvo|evening))\b"),
         ("rel_weekend", r"\b(?P<rel>last|this|next|this past|this coming) weekend\b"),
         (
@@ -204,7 +206,9 @@ _MAY_HOLD_A_DATE = re.compile(
     r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|arvo|evening|night|day|week|"
     r"fortnight|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
-    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|easter|christmas|"
+    r"xmas|boxing|new years?|nye|valentines?|patrick|paddy|fourth|4th|independence|halloween|"
+    r"thanksgiving|memorial|labou?r|"
     r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))",
     re.IGNORECASE,
 )
@@ -257,6 +261,31 @@ def _tense(text: str, start: int, end: int) -> int:
     if future and not past:
         return 1
     return 0
+
+
+_NEAR_DAYS = frozenset({"weekday", "rel_weekday", "day_only", "weekday_day"})
+"""Dates a day or two either way of being past ("on Sunday", "the 23rd"): said as a
+fragment, they go with the clause before."""
+_FILLER_WORDS = (
+    "on at in the around about maybe like yeah yes oh just only actually back since from "
+    "of sometime early late it that was were think i um uh and or so"
+)
+_FILLER = frozenset(_FILLER_WORDS.split())
+"""Words a date said as a fragment ("on Sunday.", "oh, on the 23rd") comes with."""
+
+
+def _fragment_tense(text: str, start: int, end: int) -> int:
+    """The tense of the clause before a date said as a fragment of its own ("Declan
+    and I broke up. on Sunday."): the date goes with it; 0 when the date's clause
+    says more than filler words."""
+    left, right = _clause_around(text, start, end)
+    rest = re.findall(r"[a-z']+", (text[left:start] + " " + text[end:right]).lower())
+    if left == 0 or not set(rest) <= _FILLER:
+        return 0
+    before = text[:left].rstrip(" .!?;,:")
+    clause = _HAVE_GOT.sub(" ", before[max([0, *(m.end() for m in _CLAUSE.finditer(before))]) :])
+    past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
+    return -1 if past and not future else 1 if future and not past else 0
 
 
 def _until_now(text: str, start: int, end: int) -> bool:
@@ -458,6 +487,9 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         elif rel == "next":
             year = year + 1 if said.month >= month else year
         return f"{season} {year}"
+    if kind == "holiday":  # "last Easter", "over Memorial Day weekend"
+        holiday = resolve_holiday(groups["hol"], groups.get("rel"), said, tense)
+        return None if holiday is None else format_day(holiday)
     if kind == "in_month":
         rel, month = groups["rel"], _MONTH_INDEX.get(groups["mon"].rstrip("."))
         if month is None:
@@ -524,8 +556,10 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
             if kind in ("month_day_year", "day_month_year"):
                 taken.append((start, end))
                 continue
-            tense = _tense(text, start, end) or (
-                (LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0
+            tense = (
+                _tense(text, start, end)
+                or (_fragment_tense(text, start, end) if kind in _NEAR_DAYS else 0)
+                or ((LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0)
             )
             resolved = None
             if kind == "lasting" and not _until_now(text, start, end):

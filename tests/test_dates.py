@@ -22,6 +22,7 @@ from memgraph.dates import (
     resolve_relative_dates,
     tells_past,
 )
+from memgraph.holidays import easter
 
 MONDAY = date(2024, 2, 26)
 
@@ -420,3 +421,48 @@ def test_a_bare_when_asks_when_the_news_before_it_happened() -> None:
     assert not tells_past("we're getting married next June")
     assert not tells_past("I'm going to Lisbon")
     assert not tells_past("I've got an interview")
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "expected"),
+    [
+        ("he went out last Easter", date(2024, 10, 8), "last Easter (31 March 2024)"),
+        ("cookout over Memorial Day weekend", date(2025, 5, 9), "Memorial Day (26 May 2025)"),
+        ("see you at Thanksgiving!", date(2024, 10, 20), "Thanksgiving (28 November 2024)"),
+        ("we had a lovely Christmas", date(2025, 1, 5), "Christmas (25 December 2024)"),
+        ("not a drink since New Years", date(2025, 2, 10), "New Years (1 January 2025)"),
+        ("back for Paddy's Day", date(2025, 2, 10), "Paddy's Day (17 March 2025)"),
+        ("next Halloween I'm going all out", date(2024, 11, 2), "Halloween (31 October 2025)"),
+    ],
+)
+def test_a_holiday_is_its_day_of_the_year_meant(text: str, said: date, expected: str) -> None:
+    assert expected in resolve_relative_dates(text, said)
+
+
+def test_a_holiday_s_name_on_a_thing_is_no_date() -> None:
+    text = "got the Christmas tree up and bought Halloween costumes"
+    assert resolve_relative_dates(text, date(2024, 12, 3)) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=1900, max_value=2199))
+def test_easter_is_a_sunday_between_march_22_and_april_25(year: int) -> None:
+    day = easter(year)
+    assert day.weekday() == 6 and date(year, 3, 22) <= day <= date(year, 4, 25)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "expected"),
+    [
+        # a day said as a fragment goes with the clause before it
+        ("Declan and I broke up. on Sunday. I was home", date(2024, 12, 10), "(8 December 2024)"),
+        ("Mintline finally replied. on the 23rd.", date(2024, 12, 28), "(23 December 2024)"),
+        ("I'll ring them. on Sunday.", date(2024, 12, 10), "(15 December 2024)"),
+        # a month and day keeps its own reading ("signed up. October 13": the race)
+        ("I signed up for the marathon. October 13", date(2024, 6, 27), "(13 October 2024)"),
+    ],
+)
+def test_a_day_said_as_a_fragment_goes_with_the_clause_before(
+    text: str, said: date, expected: str
+) -> None:
+    assert expected in resolve_relative_dates(text, said)
