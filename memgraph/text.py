@@ -262,6 +262,11 @@ DERIVED_WORDS: dict[str, str] = {
 }  # fmt: skip
 """Nouns made from another word that the stemmer leaves whole ("apprenticeship") -> the
 words said for them ("started as an apprentice")."""
+SAID_AS: dict[str, str] = {
+    "arrive": "land landed", "depart": "leave left", "departure": "leave left",
+}  # fmt: skip
+"""A question's formal word -> the everyday ones a chat says it in ("When did Tolu
+arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""
 
 
 def _word_forms(groups: Iterable[Iterable[str]]) -> dict[str, tuple[str, ...]]:
@@ -298,7 +303,7 @@ WORD_FORMS: dict[str, tuple[str, ...]] = _one_way(
             *map(index_terms, SAME_WORDS),
         ]
     ),
-    DERIVED_WORDS,
+    DERIVED_WORDS | SAID_AS,
 )
 """Index term -> the index terms of the other words that say the same: a verb's other
 forms (``make`` -> ``made``), a family word's everyday ones (``mother`` -> ``mom``)

@@ -762,6 +762,19 @@ def test_a_derived_noun_finds_its_base_but_not_the_other_way(tmp_path: Path) -> 
     assert "hindmarsh" in text and not text.startswith(NOTHING_SAID), text
 
 
+def test_a_formal_question_word_finds_the_everyday_one_not_the_other_way(
+    tmp_path: Path,
+) -> None:
+    assert index_terms("land")[0] in WORD_FORMS[index_terms("arrive")[0]]
+    assert index_terms("arrive")[0] not in WORD_FORMS.get(index_terms("land")[0], ())
+    with Memory(tmp_path / "mem", "s", provider="mock") as memory:
+        memory.remember("we finally landed thursday, it's like a sauna here", speaker="Liam")
+        for filler in ("the new flat has a pool", "work starts monday", "miss you all"):
+            memory.remember(filler, speaker="Liam")
+        hits = memory.search("When did Liam arrive in Singapore?", k=1, episodes=True)
+    assert hits and hits[0].episode is not None and "landed" in hits[0].episode.text
+
+
 def test_a_message_with_a_sentence_no_shown_fact_holds_is_not_covered() -> None:
     message = {
         "text": "my bachelor thing is next weekend, omar's planning it. cannon beach, just us"
