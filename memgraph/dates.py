@@ -578,6 +578,12 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
 
 
 _QUESTION = re.compile(r"[^.!?]*\?")
+_TAG_QUESTION = re.compile(
+    r"[^.!?]*\b(?:you|u|ya|your)\b[^.!?]*(?:,\s*|\s)(?:right|yeah|yea|innit|correct)\s*$",
+    re.IGNORECASE,
+)
+"""A message ending in a question tag to the other without its "?" ("you started
+Monday right")."""
 
 
 _DATED_DAYS = [p for kind, p in _PATTERNS if kind in ("month_day_year", "day_month_year")]
@@ -669,7 +675,8 @@ def tells_past(text: str) -> bool:
 def asks_about_past(text: str) -> bool:
     """Whether a message asks about something past ("lol did you have a good
     birthday though?", "how was the race?"): its last question says so."""
-    questions = _QUESTION.findall(text)
+    tagged = _TAG_QUESTION.search(text.rstrip())  # "you started Monday right"
+    questions = [tagged.group()] if tagged else _QUESTION.findall(text)
     if not questions:
         return False
     last = _HAVE_GOT.sub(" ", questions[-1])

@@ -365,6 +365,11 @@ def test_an_answer_about_the_past_reads_a_month_and_day_as_past_only_when_recent
         ("are you coming on friday?", False),
         ("plans for the weekend?", False),
         ("I went there yesterday.", False),  # not a question
+        # a question tag to the other, its "?" left off
+        ("how's the new job? you started Monday right", True),
+        ("you went to the show, yeah", True),
+        ("we're going friday, right", False),
+        ("I did it right", False),
     ],
 )
 def test_a_question_about_the_past_is_told_apart(text: str, past: bool) -> None:
