@@ -531,6 +531,35 @@ def _same_month_as_before(
     return format_day(found) if found else None
 
 
+_RESOLVED_DAY = re.compile(r"(?P<day>\d{1,2}) (?P<mon>[A-Z][a-z]+) (?P<year>\d{4})")
+NEAR_DAYS = 3
+"""How far from a day said before "the Sunday" may be to be that day's Sunday."""
+
+
+def _that_weekday_near_before(
+    text: str, start: int, match: re.Match[str], spans: list[tuple[int, int, str]]
+) -> str | None:
+    """ "over Memorial Day weekend, on the Sunday": "the" weekday after a dated day in
+    the same sentence is that day's, within :data:`NEAR_DAYS`."""
+    if not re.search(r"\bthe\s+$", text[max(0, start - 5) : start], re.IGNORECASE):
+        return None
+    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
+    if not earlier:
+        return None
+    found = _RESOLVED_DAY.search(max(earlier)[1])
+    month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
+    day = _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
+    if day is None:
+        return None
+    weekday = _WEEKDAY_INDEX[match.group("wd").lower()]
+    for offset in sorted(range(-NEAR_DAYS, NEAR_DAYS + 1), key=abs):
+        near = day + timedelta(days=offset)
+        if near.weekday() == weekday:
+            return format_day(near)
+    return None
+
+
 def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = False) -> str:
     """``text`` with each relative or partial date followed by the date it means,
     in parentheses.
@@ -566,6 +595,8 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
                 continue  # "for two weeks in July": not since when
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)
+            elif kind == "weekday":
+                resolved = _that_weekday_near_before(text, start, match, spans)
             if resolved is None:
                 resolved = _resolve(kind, match, said, tense)
             if resolved is None:

@@ -444,6 +444,13 @@ def test_a_holiday_is_its_day_of_the_year_meant(text: str, said: date, expected:
     assert expected in resolve_relative_dates(text, said)
 
 
+def test_the_weekday_after_a_dated_day_is_that_day_s() -> None:
+    text = "a cookout over Memorial Day weekend, on the Sunday. kids can bring bikes"
+    assert "the Sunday (25 May 2025)" in resolve_relative_dates(text, date(2025, 5, 9))
+    text = "we're away the weekend of the 14th, back on the Sunday"
+    assert "the Sunday (15 June 2025)" in resolve_relative_dates(text, date(2025, 6, 2))
+
+
 def test_a_holiday_s_name_on_a_thing_is_no_date() -> None:
     text = "got the Christmas tree up and bought Halloween costumes"
     assert resolve_relative_dates(text, date(2024, 12, 3)) == text
