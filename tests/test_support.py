@@ -417,6 +417,12 @@ def test_a_word_that_ends_what_is_theirs_keeps_the_rest_of_it() -> None:
         (DANA, "shop's launching fall scents monday"),
     )
     assert own == anyone > 0.5
+    # the verb before "at" ends it too: "Dana's brother work at" is her brother
+    found = judged(
+        "Which hospital does Dana's brother work at?",
+        [(MARCUS, "my brother Casey is flying in from Denver"), (DANA, "work is so busy")],
+    )
+    assert found is not None and found.about_someone_else
 
 
 def test_a_thing_they_are_named_as_having_done_by_a_pronoun_is_theirs() -> None:

@@ -649,11 +649,11 @@ def _possessed(query: Query) -> tuple[set[str], str | None]:
         if re.search(r"\bin[- ]laws?\b", thing, re.IGNORECASE):
             continue  # an in-law is spoken of as another's relative ("Arjun's dad")
         phrase: list[str] = []
-        ended = False  # by a word that is no part of it ("go" of "did her scents go")
+        ended = False  # by the verb itself ("go" of "did her scents go")
         for word in thing.split():  # up to the noun phrase's end
             terms = index_terms(word)
             if not terms or terms[0] in query.name_terms or terms[0] in ANSWER_WORDS:
-                ended = True
+                ended = bool(terms) and terms[0] in ANSWER_WORDS
                 break
             phrase.append(_KIN.get(terms[0], terms[0]))
         if not ended and len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
