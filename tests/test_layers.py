@@ -32,7 +32,8 @@ FACES = ("mcp", "integrations", "view", "importing", "portable")
 CONTRACTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("foundation",   ("memgraph.errors", "memgraph.models", "memgraph.clock",
                       "memgraph.config", "memgraph.scope", "memgraph.text",
-                      "memgraph.dates", "memgraph.speakers", "memgraph.attributes",
+                      "memgraph.dates", "memgraph.holidays", "memgraph.speakers",
+                      "memgraph.attributes",
                       "memgraph.answer_kinds", "memgraph.background",
                       "memgraph.id_column", "memgraph.chatter"),  ()),
     ("llm_calls",    ("memgraph.llm_calls",),      ("foundation",)),
