@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memgraph.clock import epoch_ms
-from memgraph.holidays import HOLIDAY_PATTERN, resolve_holiday
+from memgraph.holidays import HOLIDAY, HOLIDAY_PATTERN, resolve_holiday
 
 __all__ = [
     "MONTHS",
@@ -206,14 +206,12 @@ _MAY_HOLD_A_DATE = re.compile(
     r"\d|\b(?:yesterday|tomorrow|today|tonight|morning|afternoon|arvo|evening|night|day|week|"
     r"fortnight|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
-    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|easter|christmas|"
-    r"xmas|boxing|new years?|nye|valentines?|patrick|paddy|fourth|4th|independence|halloween|"
-    r"thanksgiving|memorial|labou?r|"
-    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))",
+    r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))|" + HOLIDAY,
     re.IGNORECASE,
 )
-"""A word every pattern above holds (a unit, a day or month name, a digit): a text
-without any is returned as it is, unread by the patterns."""
+"""A word every pattern above holds (a unit, a day, month or holiday name, a digit):
+a text without any is returned as it is, unread by the patterns."""
 
 
 def _coming_saturday(said: date) -> date:
@@ -254,13 +252,14 @@ def _tense(text: str, start: int, end: int) -> int:
     """-1 when the clause around ``text[start:end]`` speaks of the past, 1 of the
     future, 0 when it does not say."""
     left, right = _clause_around(text, start, end)
-    clause = _HAVE_GOT.sub(" ", text[left:start] + " " + text[end:right])
+    return _tense_of(text[left:start] + " " + text[end:right])
+
+
+def _tense_of(clause: str) -> int:
+    """-1 when ``clause`` speaks of the past, 1 of the future, 0 when it does not say."""
+    clause = _HAVE_GOT.sub(" ", clause)
     past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
-    if past and not future:
-        return -1
-    if future and not past:
-        return 1
-    return 0
+    return -1 if past and not future else 1 if future and not past else 0
 
 
 _NEAR_DAYS = frozenset({"weekday", "rel_weekday", "day_only", "weekday_day"})
@@ -283,9 +282,7 @@ def _fragment_tense(text: str, start: int, end: int) -> int:
     if left == 0 or not set(rest) <= _FILLER:
         return 0
     before = text[:left].rstrip(" .!?;,:")
-    clause = _HAVE_GOT.sub(" ", before[max([0, *(m.end() for m in _CLAUSE.finditer(before))]) :])
-    past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
-    return -1 if past and not future else 1 if future and not past else 0
+    return _tense_of(before[max([0, *(m.end() for m in _CLAUSE.finditer(before))]) :])
 
 
 def _until_now(text: str, start: int, end: int) -> bool:
@@ -519,21 +516,28 @@ def _same_month_as_before(
 ) -> str | None:
     """ "November 21, not the 14th": a bare day after a dated day in the same sentence
     is in that month."""
-    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
-    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
-    if not earlier:
-        return None
-    _end, resolved = max(earlier)
-    parts = resolved.split()
-    if len(parts) != 3 or parts[1] not in MONTHS or not parts[2].isdigit():
-        return None
-    found = _day_in(int(parts[2]), MONTHS.index(parts[1]) + 1, int(match.group("day")))
+    before = _day_said_before(text, start, spans)
+    found = before and _day_in(before.year, before.month, int(match.group("day")))
     return format_day(found) if found else None
 
 
 _RESOLVED_DAY = re.compile(r"(?P<day>\d{1,2}) (?P<mon>[A-Z][a-z]+) (?P<year>\d{4})")
+"""A day as :func:`format_day` writes it, inside what a date before was resolved to."""
+
+
+def _day_said_before(text: str, start: int, spans: list[tuple[int, int, str]]) -> date | None:
+    """The day the last date resolved before ``start`` in its sentence says, if it
+    says one ("November 21 (21 November 2023)", "Memorial Day (26 May 2025)")."""
+    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
+    found = _RESOLVED_DAY.search(max(earlier)[1]) if earlier else None
+    month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
+    return _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
+
+
 NEAR_DAYS = 3
 """How far from a day said before "the Sunday" may be to be that day's Sunday."""
+_THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 
 
 def _that_weekday_near_before(
@@ -541,15 +545,9 @@ def _that_weekday_near_before(
 ) -> str | None:
     """ "over Memorial Day weekend, on the Sunday": "the" weekday after a dated day in
     the same sentence is that day's, within :data:`NEAR_DAYS`."""
-    if not re.search(r"\bthe\s+$", text[max(0, start - 5) : start], re.IGNORECASE):
+    if not _THE_BEFORE.search(text, max(0, start - 5), start):
         return None
-    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
-    earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
-    if not earlier:
-        return None
-    found = _RESOLVED_DAY.search(max(earlier)[1])
-    month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
-    day = _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
+    day = _day_said_before(text, start, spans)
     if day is None:
         return None
     weekday = _WEEKDAY_INDEX[match.group("wd").lower()]
@@ -676,6 +674,8 @@ _WHEN_ALONE = frozenset(
 def asks_when_alone(text: str) -> bool:
     """Whether a message's last question is a bare "when?" ("omg congrats!! when??"):
     it asks when the news just told happened."""
+    if "when" not in text.lower():  # most messages, on every remember
+        return False
     questions = [q for q in _QUESTION.findall(text) if q.strip(" ?")]
     if not questions:
         return False

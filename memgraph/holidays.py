@@ -83,7 +83,6 @@ _SPELLINGS = {
     "patrick's day": "st patrick's day",
     "the fourth of july": "fourth of july",
     "4th of july": "fourth of july",
-    "july 4th": "fourth of july",
     "independence day": "fourth of july",
     "labour day": "labor day",
     "easter sunday": "easter",

@@ -288,10 +288,12 @@ any tense."""
 def _one_way(forms: dict[str, tuple[str, ...]], more: dict[str, str]) -> dict[str, tuple[str, ...]]:
     """``forms`` with each word of ``more`` also finding its words, not the other way
     ("apprenticeship" finds "apprentice"; "friend" does not ask for "friendship")."""
-    added = {}
+    added: dict[str, tuple[str, ...]] = {}
     for word, bases in more.items():
         (term,) = index_terms(word)
-        added[term] = tuple(sorted({*forms.get(term, ()), *index_terms(bases)}))
+        added[term] = tuple(
+            sorted({*forms.get(term, ()), *added.get(term, ()), *index_terms(bases)})
+        )
     return forms | added
 
 
@@ -308,8 +310,9 @@ WORD_FORMS: dict[str, tuple[str, ...]] = _one_way(
 """Index term -> the index terms of the other words that say the same: a verb's other
 forms (``make`` -> ``made``), a family word's everyday ones (``mother`` -> ``mom``)
 clipped words (``veterinari`` -> ``vet``) and everyday equivalents (``boss`` ->
-``manag``), and a derived noun's base (``apprenticeship`` -> ``apprentic``, one way),
-for matching a question's words in any of them."""
+``manag``), and, one way, a derived noun's base (``apprenticeship`` -> ``apprentic``)
+and a formal word's everyday ones (``arriv`` -> ``land``), for matching a question's
+words in any of them."""
 
 
 def in_any_form(terms: Iterable[str]) -> set[str]:
