@@ -55,7 +55,6 @@ from memgraph.speakers import ASSISTANT, spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
-from memgraph.text import name_key
 
 __all__ = ["CONTEXT_BUDGET", "MAX_TEXT_CHARS", "MemoryCore", "coerce_time", "default_dir"]
 
@@ -985,7 +984,7 @@ class MemoryCore:
             t
             for e in query.named
             if (graph.entities.get(e) or {}).get("type") == "person"
-            or name_key(graph.entity_name(e) or "") in index.voices  # named as a thing first
+            or index.heard(graph.entity_name(e))  # named as a thing first
             for t in episode_terms(graph.entity_name(e) or "")
         }
         asked = [
@@ -1072,7 +1071,7 @@ class MemoryCore:
         # A speaker's name is near every turn of their conversations (in the turn
         # before, or calling them: "Wow, John!"): naming them says little of whose
         # the words are. Only a name of someone who does not speak is evidence.
-        voiced = {e for e in query.named if name_key(graph.entity_name(e) or "") in index.voices}
+        voiced = {e for e in query.named if index.heard(graph.entity_name(e))}
         unvoiced = sorted(query.named - voiced)
         if not voiced:
             telling = mentioned

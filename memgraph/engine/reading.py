@@ -32,7 +32,7 @@ from memgraph.retrieval.recall_text import (
 )
 from memgraph.retrieval.support import LOOKED_AT, Talk, support
 from memgraph.speakers import spoken_words
-from memgraph.text import index_terms, name_key, words
+from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
 
@@ -280,7 +280,11 @@ class ReadMixin(MemoryCore):
                     frequency=indexed.weight,
                     talk=self._talk(graph),
                     cues=analyzed.answer_cues,
-                    silent=self._silent(graph, indexed.voices),
+                    # someone a conversation speaks of who never speaks in it (Kristen's
+                    # mother Carol); nobody, when no remembered text has a speaker
+                    silent=lambda entity: (
+                        bool(indexed.voices) and not indexed.heard(graph.entity_name(entity))
+                    ),
                 )
                 unanswered = held is not None and held.about_someone_else
             note = None
@@ -303,17 +307,6 @@ class ReadMixin(MemoryCore):
                 note=note,
                 answers_past=indexed.after_past_question,
             )
-
-    @staticmethod
-    def _silent(graph: Graph, voices: set[str]) -> Callable[[str], bool]:
-        """Whether an entity is someone a conversation speaks of who never speaks in
-        it (Kristen's mother Carol); ``False`` for all when nothing remembered was
-        said by a named speaker."""
-
-        def silent(entity: str) -> bool:
-            return bool(voices) and name_key(graph.entity_name(entity) or "") not in voices
-
-        return silent
 
     def _talk(self, graph: Graph) -> Talk:
         """Whom a remembered turn speaks to, and what was said before it."""

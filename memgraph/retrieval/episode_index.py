@@ -892,6 +892,10 @@ class EpisodeIndex:
             hidden |= ~self.sources.equal(source)
         return hidden
 
+    def heard(self, name: str | None) -> bool:
+        """Whether someone of that name said any remembered text (is a speaker)."""
+        return bool(name) and name_key(str(name)) in self.voices
+
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ids.position(episode_id)
         return None if ordinal is None else self.speakers[ordinal]

@@ -393,6 +393,7 @@ def _clauses(
         if not held:
             continue
         spoken = set(words(clause))
+        asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
         owner = (
             _owner(clause, head, query, chain, spoken_of=spoken_of)
             if head is not None and head in held
@@ -410,12 +411,12 @@ def _clauses(
             asks_them = (
                 "your" in spoken
                 or (_ASKS_WHAT.match(clause) is not None and bool(spoken & _SECOND_PERSON))
-                or _ASKS_HOW.match(clause) is not None
+                or asks_how
             )
             whose = to_them if asks_them else None
         elif named_in_text:
             whose = True
-        elif _to_them(spoken) or _reacts(clause, spoken) or _ASKS_HOW.match(clause):
+        elif asks_how or _to_them(spoken) or _reacts(clause, spoken):
             whose = to_them
         elif spoken & _FIRST_PERSON or their_words:
             whose = speaker in named
