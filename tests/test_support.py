@@ -60,17 +60,24 @@ def judged(
     frequency: Callable[[str], float] = lambda _term: 1.0,
     cues: Iterable[str] = (),
     by_dana: bool = False,
+    graph: Graph | None = None,
+    query: Query | None = None,
+    talk: Callable[[dict[str, dict[str, str]]], Talk] | None = None,
+    silent: Callable[[str], bool] = lambda _entity: False,
 ) -> Support | None:
-    """What the someone-else check makes of ``question`` after the chat ``said``."""
+    """What the someone-else check makes of ``question`` after the chat ``said``
+    (``query``: the question as analyzed, when it names more than Dana; ``talk``:
+    whom each turn speaks to, from the texts, when not between Dana and Marcus)."""
     ranked, docs = turns(*said)
     return support(
-        Graph(),
+        graph or Graph(),
         ranked,
-        ask(question, by_dana=by_dana),
+        query or ask(question, by_dana=by_dana),
         episode_docs=docs,
         frequency=frequency,
-        talk=talk_between_dana_and_marcus(said, docs),
+        talk=talk(docs) if talk else talk_between_dana_and_marcus(said, docs),
         cues=cues,
+        silent=silent,
     )
 
 
@@ -340,31 +347,21 @@ def _naming(text: str, *names: str) -> Query:
 
 def test_a_text_naming_a_thing_the_question_names_is_not_theirs_for_that() -> None:
     # "Nike" in Dana's congratulations names the company, not Dana
-    graph = _graph((1, "Dana", "person"), (3, "Nike", "organization"))
-    query = _naming("What deal did Dana sign with Nike?", "Dana", "Nike")
-    said = [(MARCUS, "I just signed a shoe deal with Nike"), (DANA, "That deal with Nike, wow!")]
-    ranked, docs = turns(*said)
-    found = support(
-        graph,
-        ranked,
-        query,
-        episode_docs=docs,
-        frequency=lambda _term: 1.0,
-        talk=talk_between_dana_and_marcus(said, docs),
+    question = "What deal did Dana sign with Nike?"
+    found = judged(
+        question,
+        [(MARCUS, "I just signed a shoe deal with Nike"), (DANA, "That deal with Nike, wow!")],
+        graph=_graph((1, "Dana", "person"), (3, "Nike", "organization")),
+        query=_naming(question, "Dana", "Nike"),
     )
     assert found is not None and found.about_someone_else
     # "Dana's Nani": a text naming Nani is about what the question says is hers
-    graph = _graph((1, "Dana", "person"), (3, "Nani", "thing"))
-    query = _naming("When did Dana's Nani break her hip?", "Dana", "Nani")
-    said = [(DANA, "Nani fell yesterday. she's broken her hip")]
-    ranked, docs = turns(*said)
-    found = support(
-        graph,
-        ranked,
-        query,
-        episode_docs=docs,
-        frequency=lambda _term: 1.0,
-        talk=talk_between_dana_and_marcus(said, docs),
+    question = "When did Dana's Nani break her hip?"
+    found = judged(
+        question,
+        [(DANA, "Nani fell yesterday. she's broken her hip")],
+        graph=_graph((1, "Dana", "person"), (3, "Nani", "thing")),
+        query=_naming(question, "Dana", "Nani"),
     )
     assert found is not None and found.own == 1.0
 
@@ -427,22 +424,19 @@ def test_a_word_that_ends_what_is_theirs_keeps_the_rest_of_it() -> None:
 
 def test_a_thing_they_are_named_as_having_done_by_a_pronoun_is_theirs() -> None:
     # "Elsa named it Birgit": "it" is the canoe of the turns before
-    said = [
-        (MARCUS, "the canoe is done, launch is Saturday"),
-        (MARCUS, "OMG does it have a name?"),
-        (MARCUS, "Dana named it Birgit"),
-    ]
-    ranked, docs = turns(*said)
-    spoken_to_chidi = Talk(
-        lambda _episode: "entity-9",
-        lambda episode: [(e, docs[e]["text"]) for e in sorted(docs) if e < episode][::-1][:2],
-    )
-    found = support(
-        Graph(),
-        ranked,
-        ask("What did Dana name the canoe?"),
-        episode_docs=docs,
-        frequency=lambda _term: 1.0,
+    def spoken_to_chidi(docs: dict[str, dict[str, str]]) -> Talk:
+        return Talk(
+            lambda _episode: "entity-9",
+            lambda episode: [(e, docs[e]["text"]) for e in sorted(docs) if e < episode][::-1][:2],
+        )
+
+    found = judged(
+        "What did Dana name the canoe?",
+        [
+            (MARCUS, "the canoe is done, launch is Saturday"),
+            (MARCUS, "OMG does it have a name?"),
+            (MARCUS, "Dana named it Birgit"),
+        ],
         talk=spoken_to_chidi,
     )
     assert found is not None and found.own == 1.0
@@ -451,30 +445,22 @@ def test_a_thing_they_are_named_as_having_done_by_a_pronoun_is_theirs() -> None:
 def test_someone_who_never_speaks_is_told_of_as_mom_or_her() -> None:
     # Carol never speaks: Kristen's "Mom's appointment" may be hers, and is not
     # someone else's for want of her name
-    graph = _graph((1, "Dana", "person"))
-    said = [
-        (MARCUS, "Mom's appointment is Tuesday"),
-        (MARCUS, "appointment is on the 11th, I'm going with her"),
-    ]
-    ranked, docs = turns(*said)
-    found = support(
-        graph,
-        ranked,
-        ask("When is Dana's appointment?"),
-        episode_docs=docs,
-        frequency=lambda _term: 1.0,
-        talk=talk_between_dana_and_marcus(said, docs),
-        silent=lambda entity: entity == DANA["id"],
+    def never_speaks(entity: str) -> bool:
+        return entity == DANA["id"]
+
+    found = judged(
+        "When is Dana's appointment?",
+        [
+            (MARCUS, "Mom's appointment is Tuesday"),
+            (MARCUS, "appointment is on the 11th, I'm going with her"),
+        ],
+        silent=never_speaks,
     )
     assert found is None or not found.about_someone_else
     # "my sister" still says whose: someone else's
-    ranked, docs = turns((MARCUS, "my sister is a nurse"))
-    found = support(
-        graph,
-        ranked,
-        ask("What does Dana's sister do?"),
-        episode_docs=docs,
-        frequency=lambda _term: 1.0,
-        silent=lambda entity: entity == DANA["id"],
+    found = judged(
+        "What does Dana's sister do?",
+        [(MARCUS, "my sister is a nurse")],
+        silent=never_speaks,
     )
     assert found is not None and found.about_someone_else
