@@ -207,7 +207,7 @@ _MAY_HOLD_A_DATE = re.compile(
     r"fortnight|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
     r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))|" + HOLIDAY,
+    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))|\b" + HOLIDAY,
     re.IGNORECASE,
 )
 """A word every pattern above holds (a unit, a day, month or holiday name, a digit):
