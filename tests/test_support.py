@@ -366,6 +366,18 @@ def test_a_text_naming_a_thing_the_question_names_is_not_theirs_for_that() -> No
     assert found is not None and found.own == 1.0
 
 
+def test_a_word_the_question_writes_in_lower_case_names_no_one() -> None:
+    # an entity "Surgery" (from "Surgery went well!") is not named by "her eye surgery"
+    question = "Which hospital did Dana have her eye surgery at?"
+    said = [(MARCUS, "my eye surgery is at Mercy on Friday"), (DANA, "good luck!")]
+    graph = _graph((1, "Dana", "person"), (3, "Surgery", "person"))
+    found = judged(question, said, graph=graph, query=_naming(question, "Dana", "Surgery"))
+    assert found is not None and found.about_someone_else
+    # written with a capital, a second person named is still two people asked about
+    question = "Which hospital did Dana and Surgery pick?"
+    assert judged(question, said, graph=graph, query=_naming(question, "Dana", "Surgery")) is None
+
+
 def test_an_in_law_spoken_of_as_another_s_relative_is_not_someone_else_s() -> None:
     found = judged(
         "Which hotel did Dana's father-in-law suggest?",

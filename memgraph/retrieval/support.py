@@ -206,6 +206,8 @@ def support(
         return None  # "Ellie's niece Isla": a text about Isla is about the niece, whoever says it
     if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
         named = {e for e in named if (graph.entities.get(e) or {}).get("type") == "person"}
+    if len(named) > 1:  # "her eye surgery" does not name an entity "Surgery"
+        named = {e for e in named if _capitalised_in(graph.entity_name(e), query.text)} or named
     if len(named) != 1:
         return None
     if named != set(query.named):
@@ -663,6 +665,11 @@ def _possessed(query: Query) -> tuple[set[str], str | None]:
             found.update(phrase)
             head = phrase[-1]
     return found, head
+
+
+def _capitalised_in(name: str | None, text: str) -> bool:
+    """Whether ``text`` writes ``name`` with a capital, as a name."""
+    return bool(name) and re.search(rf"\b{re.escape(str(name))}\b", text) is not None
 
 
 def _kin(terms: Iterable[str]) -> set[str]:
