@@ -366,6 +366,25 @@ def test_a_text_naming_a_thing_the_question_names_is_not_theirs_for_that() -> No
     assert found is not None and found.own == 1.0
 
 
+def test_a_plain_clause_after_the_speaker_s_own_is_the_speaker_s() -> None:
+    # "It's a waterfall" goes on from "a photo I took", not from Dana's waterfalls
+    own, anyone = held(
+        "Where did Dana take a photo of a waterfall?",
+        (DANA, "I love waterfalls so much"),
+        (MARCUS, "here's a photo I took last week! It's a waterfall near Sedona."),
+    )
+    assert own < anyone == 1.0
+
+
+def test_a_shared_photo_s_caption_is_the_sharer_s() -> None:
+    own, anyone = held(
+        "What did Dana see at the lake at sunset?",
+        (DANA, "we spent the whole day at the lake"),
+        (MARCUS, "[shared image: a canoe on a lake at sunset]"),
+    )
+    assert own < anyone
+
+
 def test_a_word_the_question_writes_in_lower_case_names_no_one() -> None:
     # an entity "Surgery" (from "Surgery went well!") is not named by "her eye surgery"
     question = "Which hospital did Dana have her eye surgery at?"

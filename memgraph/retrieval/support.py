@@ -15,7 +15,8 @@ of the addressee's; one with "I" or "my" of the speaker's; any other question
 (a yes-or-no one about "you": "have you been to Rome?") of nobody's. A plain
 clause ("Full knee replacement.") is theirs when one of the two turns before it
 names them, the other speaker's when it echoes their words ("smart tortoise."),
-else its speaker's.
+else its speaker's; but one that goes on from the speaker's own ("here's a photo I
+took! It's a waterfall") and a shared photo's caption are always its speaker's.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ _SECOND_PERSON = frozenset(
 )
 _FIRST_PERSON = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
 _THIRD_PERSON = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their"})
+_CAPTION = "[shared image"
+"""How a shared photo's caption starts in a remembered text."""
 _KIND = "\x00kind"
 """The term that stands for any of the everyday words of the answer asked for."""
 _GREETINGS = frozenset(
@@ -390,6 +393,7 @@ def _clauses(
     # the turns before, by clause, and whether a name of theirs in it only calls them
     before: list[tuple[list[tuple[str, set[str]]], bool]] | None = None
     owned: dict[bool | None, set[str]] = {}
+    telling_own = False  # a clause before said, with "I" or "my", what the topic is of theirs
     for clause, said in clauses:
         held = said & wanted
         if not held:
@@ -421,6 +425,11 @@ def _clauses(
         elif asks_how or _to_them(spoken) or _reacts(clause, spoken):
             whose = to_them
         elif spoken & _FIRST_PERSON or their_words:
+            whose = speaker in named
+            telling_own = telling_own or bool(spoken & _FIRST_PERSON)
+        elif telling_own or _CAPTION in clause.lower():
+            # "here's a picture I snapped. It's a waterfall", or the caption of a
+            # photo they shared: the speaker's, whatever the turn before held
             whose = speaker in named
         else:
             if before is None:
