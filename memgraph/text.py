@@ -232,7 +232,7 @@ SHORT_WORDS: dict[str, str] = {
     "graduation": "grad", "undergraduate": "undergrad", "laboratory": "lab",
     "mathematics": "math maths", "chemistry": "chem", "biology": "bio",
     "psychology": "psych", "economics": "econ", "statistics": "stats",
-    "examination": "exam", "photograph": "photo pic", "picture": "pic",
+    "examination": "exam", "photograph": "photo pic picture", "picture": "pic photo",
     "bicycle": "bike", "motorcycle": "motorbike",
     "application": "app", "advertisement": "ad", "apartment": "apt", "gymnasium": "gym",
     "rehabilitation": "rehab", "physiotherapy": "physio", "refrigerator": "fridge",

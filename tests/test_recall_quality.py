@@ -747,6 +747,9 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     assert index_terms("mother")[0] in WORD_FORMS["mom"]
     assert index_terms("manager")[0] in WORD_FORMS["boss"]
     assert "op" in WORD_FORMS[index_terms("operation")[0]]
+    # a photo, a picture and a pic are one thing, whichever the question says
+    assert index_terms("picture")[0] in WORD_FORMS[index_terms("photo")[0]]
+    assert index_terms("photo")[0] in WORD_FORMS[index_terms("picture")[0]]
 
 
 def test_a_derived_noun_finds_its_base_but_not_the_other_way(tmp_path: Path) -> None:
