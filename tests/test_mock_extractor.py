@@ -484,6 +484,11 @@ def test_shouting_punctuation_contractions_chat_words_and_instructions_make_no_n
         ("Music keeps me going. Yoga too.", {"Music", "Yoga"}),
         ("Exploring Japan was amazing.", {"Exploring", "Exploring Japan"}),
         ("Anyway I have NEWS. Three of us signed up.", {"NEWS", "Three"}),
+        ("Surgery went well last Tuesday! He's home, on a walker.", {"Surgery"}),
+        ("Paper got accepted!! Finally.", {"Paper"}),
+        ("Bye Dre, talk soon.", {"Bye", "Bye Dre"}),
+        ("Merci Dre! You're the best.", {"Merci", "Merci Dre"}),
+        ("Poor Walter got sick again.", {"Poor", "Poor Walter"}),
     ],
 )
 def test_common_words_that_open_a_sentence_are_not_names(text: str, junk: set[str]) -> None:

@@ -116,7 +116,8 @@ COMMON_STARTS = STOP_WORDS | _set(
     both each any more another other those these must gonna gotta wanna never lots still
     however always even keep together like mine that one woah yea dang agreed bummer sweet
     alright bet kinda sorta though anyways everything everyone nothing something anything
-    someone life love kids people friends pets animals"""
+    someone life love kids people friends pets animals bye goodbye byee cya ciao cheers
+    merci gracias danke obrigado joyeux feliz bonne buon poor dear"""
 )
 COMMON_NOUNS = _set(
     """art arts music yoga dance pottery clay ceramics painting paintings drawing drawings
@@ -143,7 +144,9 @@ COMMON_NOUNS = _set(
     orange difference experience independence influence persistence resilience performance
     importance acceptance assistance appearance distance silence science violence perseverance
     fully determined hiccups places fantasy miss
-    one two three four five six seven eight nine ten twenty hundred news update"""
+    one two three four five six seven eight nine ten twenty hundred news update
+    surgery appointment physio rehab recovery treatment interview meeting flight
+    inspection shift rent wifi paper paperwork"""
 )
 """Everyday nouns (and a few adjectives) that often start a sentence ("Music keeps
 me going", "Progress is slow"): capitalised first, they are not names. Words that
