@@ -326,6 +326,15 @@ def test_something_said_to_the_listener_is_a_fact_when_it_says_enough() -> None:
     assert entity(result, "Sam")["observations"] == ["loves Evan's paintings of the lake"]
 
 
+def test_a_clause_about_the_listener_after_a_comma_or_and_is_theirs() -> None:
+    text = "Ha, we'll get an Airbnb, you have one bedroom and a dog who eats butter"
+    result = extract(text, speaker="Camille", addressee="Dre")
+    assert entity(result, "Dre")["observations"] == ["has one bedroom and a dog who eats butter"]
+    assert entity(result, "Camille")["observations"] == ["will get an Airbnb"]
+    result = extract("we went hiking and you stayed home", speaker="Camille", addressee="Dre")
+    assert entity(result, "Dre")["observations"] == ["stayed home"]
+
+
 def test_i_inside_a_fact_is_the_speaker_with_its_verb_agreeing() -> None:
     result = extract("Ingrid thinks I've lost it.", speaker="Marcus", addressee="Dana")
     assert entity(result, "Ingrid")["observations"] == ["thinks Marcus has lost it"]

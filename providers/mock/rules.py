@@ -921,7 +921,7 @@ class _Extractor:
 
     def starts_clause(self, toks: list[str], j: int, conj: bool) -> bool:
         low = toks[j].lower()
-        if low in ("i", "he", "she", "they", "we", "it"):
+        if low in ("i", "he", "she", "they", "we", "it", "you"):
             return j + 1 < len(toks)
         k = j
         while k < len(toks) and toks[k].lower() in FILLERS | KEEP_ADVERBS:
