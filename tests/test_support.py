@@ -273,6 +273,22 @@ def test_a_relative_a_fact_of_theirs_opens_with_is_theirs() -> None:
     assert found is not None and found.about_someone_else
 
 
+def test_a_fact_of_theirs_about_someone_else_s_thing_is_not_theirs_for_it() -> None:
+    # "I love your paintings" is stored as Dana's fact "loves Marcus's paintings"
+    query = ask("What does Dana paint?")
+    facts = [
+        Candidate(DANA, {"id": "obs-1", "content": "loves Marcus's paintings of the lake"}),
+        Candidate(MARCUS, {"id": "obs-2", "content": "paints the lake at dawn"}),
+    ]
+    found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+    assert found is not None and found.own == 0.0 and found.about_someone_else
+    # her own ("loves her paintings", "Dana's paintings") stays hers
+    for content in ("loves her paintings of the lake", "sold Dana's paintings"):
+        facts[0] = Candidate(DANA, {"id": "obs-1", "content": content})
+        found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+        assert found is not None and found.own == 1.0, content
+
+
 def test_a_question_naming_what_is_theirs_by_its_own_name_is_not_judged() -> None:
     # "Dana's sister Kavya": what is said of Kavya is said of the sister, whoever says it
     graph = Graph()

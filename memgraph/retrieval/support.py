@@ -251,6 +251,12 @@ def support(
                 # "goal is to give kids a loving home" says nothing of whose kids
                 parts.append(({head}, None))
                 said = said - {head}
+            if mine and said:
+                # "loves Evan's paintings" on their entity: the paintings are Evan's
+                others = {t for t in said if _owner(content, t, query, spoken_of=True) == "other"}
+                if others:
+                    parts.append((others, False))
+                    said = said - others
             parts.append((said, mine))
         elif item.episode is not None and item.episode in episode_docs:
             text = spoken_words(episode_docs[item.episode])
