@@ -411,6 +411,12 @@ def test_a_word_the_question_writes_in_lower_case_names_no_one() -> None:
     # written with a capital, a second person named is still two people asked about
     question = "Which hospital did Dana and Surgery pick?"
     assert judged(question, said, graph=graph, query=_naming(question, "Dana", "Surgery")) is None
+    # and a thing so named ("DOG", from "I WANT A DOG") leaves its word to the topic
+    question = "What is the name of Dana's dog?"
+    said = [(MARCUS, "my dog is called Bjorn"), (DANA, "I love Bjorn")]
+    graph = _graph((1, "Dana", "person"), (3, "DOG", "thing"))
+    found = judged(question, said, graph=graph, query=_naming(question, "Dana", "DOG"))
+    assert found is not None and found.about_someone_else
 
 
 def test_an_in_law_spoken_of_as_another_s_relative_is_not_someone_else_s() -> None:

@@ -204,13 +204,12 @@ def support(
     is said of a relative comes in words of its own, and a relative said to be
     nobody's ("a home for kids who need one") is not theirs.
     """
+    query = _as_written(graph, query)
     named = set(query.named)
     if _names_theirs(graph, query):
         return None  # "Ellie's niece Isla": a text about Isla is about the niece, whoever says it
     if len(named) > 1:  # "Melanie's painting for the Art show": the one person named
         named = {e for e in named if (graph.entities.get(e) or {}).get("type") == "person"}
-    if len(named) > 1:  # "her eye surgery" does not name an entity "Surgery"
-        named = {e for e in named if _capitalised_in(graph.entity_name(e), query.text)} or named
     if len(named) != 1:
         return None
     if named != set(query.named):
@@ -680,6 +679,26 @@ def _possessed(query: Query) -> tuple[set[str], str | None]:
             found.update(phrase)
             head = phrase[-1]
     return found, head
+
+
+def _as_written(graph: Graph, query: Query) -> Query:
+    """The query without the entities it writes only in lower case where it writes
+    others with a capital: "her eye surgery" and "Owen's dog" name no entities
+    "Surgery" or "DOG" (an extractor's slips), and "surgery" and "dog" are what is
+    asked about."""
+    written = {e for e in query.named if _capitalised_in(graph.entity_name(e), query.text)}
+    if not written or written == query.named:
+        return query
+    kept = {t for e in written for t in index_terms(graph.entity_name(e) or "")}
+    dropped = {
+        t for e in query.named - written for t in index_terms(graph.entity_name(e) or "")
+    } - kept
+    return dataclasses.replace(
+        query,
+        named=frozenset(written),
+        name_terms=query.name_terms - dropped,
+        mentions=mention_groups(graph, sorted(written), partial=PARTIAL_NAMES),
+    )
 
 
 def _capitalised_in(name: str | None, text: str) -> bool:
