@@ -137,6 +137,7 @@ def test_check_reports_broken_data(tmp_path: Path) -> None:
     abstention = next(q for q in doc["questions"] if q["category"] == "abstention")
     abstention["answers"] = ["something"]
     doc["questions"] = [*doc["questions"][:58], abstention]  # 59 questions
+    doc["speakers"] = doc["speakers"][:1]  # a group chat has several; a chat has two
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "c1.json").write_text(json.dumps(doc), "utf-8")
     errors = "\n".join(check(load(tmp_path / "bad")).errors)
@@ -147,6 +148,7 @@ def test_check_reports_broken_data(tmp_path: Path) -> None:
         "category 'trivia'",
         "abstention question has no answers",
         "59 questions, at least 60 needed",
+        "speakers must be two or more full names",
     ):
         assert expected in errors
     assert main(["--check", "--data", str(tmp_path / "bad")]) == 1

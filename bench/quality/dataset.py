@@ -241,8 +241,8 @@ def check(conversations: list[Conversation]) -> Problems:
     all_questions: Counter[str] = Counter()
     for conv in conversations:
         where = conv.path.name
-        if len(conv.speakers) != 2 or any(not s.strip() for s in conv.speakers):
-            err(f"{where}: speakers must be two full names, got {list(conv.speakers)}")
+        if len(conv.speakers) < 2 or any(not s.strip() for s in conv.speakers):
+            err(f"{where}: speakers must be two or more full names, got {list(conv.speakers)}")
         first_names = {s.split()[0] for s in conv.speakers if s.split()}
         session_ids = Counter(sid for sid, _ in conv.sessions)
         for sid, count in session_ids.items():
