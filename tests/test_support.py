@@ -259,6 +259,15 @@ def test_a_relative_only_ever_spoken_of_as_nobody_s_says_nothing_of_theirs() -> 
     assert found is not None and not found.unowned and not found.about_someone_else
 
 
+def test_a_relative_is_judged_alone_however_much_else_of_theirs_holds_the_topic() -> None:
+    # Dana's "stroke" text says nothing of her father; Marcus's dad had the stroke
+    found = judged(
+        "When did Dana's father have a stroke?",
+        [(DANA, "I read a stroke recovery guide today"), (MARCUS, "my dad had a stroke on monday")],
+    )
+    assert found is not None and found.own == 0.0 and found.about_someone_else
+
+
 def test_a_relative_a_fact_of_theirs_opens_with_is_theirs() -> None:
     # "My sister is a nurse" is stored as Dana's fact "sister is a nurse"
     query = ask("What does Dana's sister do?")

@@ -282,7 +282,11 @@ def support(
     # someone never heard themselves (Kristen's mother Carol) is told of as "Mom",
     # "she": only what the question says is theirs ("Carol's sister") is judged
     found = None if quiet else Support(own, anyone)
-    if possessed and own < MOSTLY_THEIRS and any(possessed & said for said, _ in parts):
+    if (
+        possessed
+        and (own < MOSTLY_THEIRS or head in _KIN_TERMS)
+        and any(possessed & said for said, _ in parts)
+    ):
         # what is theirs, alone: someone else's holds it and theirs do not
         held = {t: w for t, w in weights.items() if t in possessed}
         if head in held:  # a text that holds the kind of thing is about one
