@@ -100,7 +100,9 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:car|vehicle|drive|drives|truck|bike)\b",
         "car minivan van suv sedan truck pickup hatchback wagon convertible "
         "motorcycle scooter honda toyota subaru ford tesla "
-        "volkswagen vw mazda hyundai kia nissan chevy jeep bmw audi volvo prius",
+        "volkswagen vw mazda hyundai kia nissan chevy jeep bmw audi volvo prius "
+        "skoda vauxhall peugeot renault citroen fiat opel dacia lexus acura "
+        "mitsubishi suzuki jaguar porsche mercedes rivian polestar",
     ),
     _kind(
         "school",

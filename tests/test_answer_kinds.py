@@ -17,6 +17,10 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     )
     assert set(index_terms("greyhound kelpie")) <= set(answer_cues("What breed is Kuma?"))
     assert "splint" in answer_cues("What injury did Dana get while training?")
+    # "I have bought the Skoda": a car is often said by its make alone
+    assert set(index_terms("skoda vauxhall peugeot")) <= set(
+        answer_cues("How much did Alasdair pay for his new car?")
+    )
     # where someone works is often said with what they do there
     assert "engin" in answer_cues("And where does she work?")
     assert set(index_terms("engaged fiance")) <= set(
