@@ -20,6 +20,7 @@ from memgraph.speakers import split_speaker
 from memgraph.text import words
 
 __all__ = [
+    "CAPTION",
     "REACTION_CHARS",
     "REACTION_WORDS",
     "asks_what_was_asked",
@@ -41,7 +42,8 @@ REACTION_CHARS = 80
 short: "hahaha omg congrats!!! so happy for you" is 40)."""
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
-_CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
+CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
+"""A shared photo's caption as a remembered text holds it ("[shared image: a dog]")."""
 _ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
 
 
@@ -50,7 +52,7 @@ def only_asks(text: str) -> bool:
     question: "Is work far from there?" asks about work, it says nothing of it."""
     if "?" not in text:
         return False
-    spoken = _CAPTION.sub(" ", text)
+    spoken = CAPTION.sub(" ", text)
     sentences = [s.strip() for s in _SENTENCE.findall(spoken) if any(c.isalnum() for c in s)]
     return bool(sentences) and all(s.endswith("?") for s in sentences)
 
@@ -69,7 +71,7 @@ def nothing_to_extract(text: str, previous: str | None = None) -> bool:
     if "?" not in text and len(text) > REACTION_CHARS:
         return False  # no question, and too long for a reaction alone (most texts)
     _label, spoken = split_speaker(text)
-    if _CAPTION.search(spoken):
+    if CAPTION.search(spoken):
         return False
     said = words(spoken)
     if not said:

@@ -268,33 +268,35 @@ def test_a_relative_is_judged_alone_however_much_else_of_theirs_holds_the_topic(
     assert found is not None and found.own == 0.0 and found.about_someone_else
 
 
+def judged_facts(question: str, *facts: tuple[dict[str, str], str]) -> Support | None:
+    """What the someone-else check makes of ``question`` from stored facts alone,
+    each ``(entity, content)``."""
+    ranked = [
+        Candidate(who, {"id": f"obs-{n}", "content": content})
+        for n, (who, content) in enumerate(facts)
+    ]
+    return support(Graph(), ranked, ask(question), episode_docs={}, frequency=lambda _term: 1.0)
+
+
 def test_a_relative_a_fact_of_theirs_opens_with_is_theirs() -> None:
     # "My sister is a nurse" is stored as Dana's fact "sister is a nurse"
-    query = ask("What does Dana's sister do?")
-    facts = [
-        Candidate(DANA, {"id": "obs-1", "content": "sister is a nurse in Evanston"}),
-        Candidate(DANA, {"id": "obs-2", "content": "wants to give kids a loving home"}),
-    ]
-    found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+    facts = [(DANA, "sister is a nurse in Evanston"), (DANA, "wants to give kids a loving home")]
+    found = judged_facts("What does Dana's sister do?", *facts)
     assert found is not None and found.own == 1.0 and not found.about_someone_else
-    query = ask("How old are Dana's kids?")
-    found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+    found = judged_facts("How old are Dana's kids?", *facts)
     assert found is not None and found.about_someone_else
 
 
 def test_a_fact_of_theirs_about_someone_else_s_thing_is_not_theirs_for_it() -> None:
     # "I love your paintings" is stored as Dana's fact "loves Marcus's paintings"
-    query = ask("What does Dana paint?")
-    facts = [
-        Candidate(DANA, {"id": "obs-1", "content": "loves Marcus's paintings of the lake"}),
-        Candidate(MARCUS, {"id": "obs-2", "content": "paints the lake at dawn"}),
-    ]
-    found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+    marcus = (MARCUS, "paints the lake at dawn")
+    found = judged_facts(
+        "What does Dana paint?", (DANA, "loves Marcus's paintings of the lake"), marcus
+    )
     assert found is not None and found.own == 0.0 and found.about_someone_else
     # her own ("loves her paintings", "Dana's paintings") stays hers
     for content in ("loves her paintings of the lake", "sold Dana's paintings"):
-        facts[0] = Candidate(DANA, {"id": "obs-1", "content": content})
-        found = support(Graph(), facts, query, episode_docs={}, frequency=lambda _term: 1.0)
+        found = judged_facts("What does Dana paint?", (DANA, content), marcus)
         assert found is not None and found.own == 1.0, content
 
 

@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from memgraph.chatter import CAPTION
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
@@ -81,8 +82,6 @@ _SECOND_PERSON = frozenset(
 )
 _FIRST_PERSON = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
 _THIRD_PERSON = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their"})
-_CAPTION = "[shared image"
-"""How a shared photo's caption starts in a remembered text."""
 _KIND = "\x00kind"
 """The term that stands for any of the everyday words of the answer asked for."""
 _GREETINGS = frozenset(
@@ -251,7 +250,8 @@ def support(
                 parts.append(({head}, None))
                 said = said - {head}
             if mine and said:
-                # "loves Evan's paintings" on their entity: the paintings are Evan's
+                # "loves Evan's paintings" on their entity: the paintings are Evan's (a
+                # fact tells of its entity as "her", so only a name says another's)
                 others = {t for t in said if _owner(content, t, query, spoken_of=True) == "other"}
                 if others:
                     parts.append((others, False))
@@ -402,7 +402,7 @@ def _clauses(
     # the turns before, by clause, and whether a name of theirs in it only calls them
     before: list[tuple[list[tuple[str, set[str]]], bool]] | None = None
     owned: dict[bool | None, set[str]] = {}
-    telling_own = False  # a clause before said, with "I" or "my", what the topic is of theirs
+    telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
     for clause, said in clauses:
         held = said & wanted
         if not held:
@@ -436,7 +436,7 @@ def _clauses(
         elif spoken & _FIRST_PERSON or their_words:
             whose = speaker in named
             telling_own = telling_own or bool(spoken & _FIRST_PERSON)
-        elif telling_own or _CAPTION in clause.lower():
+        elif telling_own or CAPTION.search(clause):
             # "here's a picture I snapped. It's a waterfall", or the caption of a
             # photo they shared: the speaker's, whatever the turn before held
             whose = speaker in named
