@@ -257,6 +257,13 @@ def test_the_keyword_tier_keeps_a_named_entitys_fact_among_thousands_matching_as
     assert "obs-1" in ranking.keyword_matches(busy, ["work"], facts=["obs-1"])
 
 
+def test_the_named_facts_come_in_one_order_whatever_order_the_names_come_in() -> None:
+    # a query's named entities are a set: their facts must not follow its order
+    graph = reopen(smiths(count=40))
+    named = [entity_id(graph, "Maria Smith"), entity_id(graph, f"{first_name(3)} Smith")]
+    assert ranking.named_facts(graph, named) == ranking.named_facts(graph, named[::-1])
+
+
 # ------------------------------------------------------------------------- recall
 @pytest.fixture(scope="module")
 def smith_memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:

@@ -431,7 +431,7 @@ def named_facts(graph: Graph, entity_ids: Iterable[str], *, history: bool = Fals
     among thousands of facts that match as well, nor missed by the approximate
     vector index."""
     found: list[str] = []
-    for entity_id in entity_ids:
+    for entity_id in sorted(entity_ids):  # the same order in every process (a set's is not)
         entity = graph.entities.get(entity_id)
         taken = 0
         for obs in reversed(entity["observations"]) if entity is not None else ():
