@@ -218,3 +218,17 @@ def test_a_when_question_prefers_a_fact_that_says_when() -> None:
         graph, query, keywords={undated: 0.65, dated: 0.6}, episodes=signals, floor=0.0
     )
     assert [c.id for c in ranked][:2] == [dated, undated]
+
+
+def test_facts_scored_alike_are_read_the_same_whatever_order_the_tiers_list_them() -> None:
+    # more facts than are read, all scored alike: which are read must not follow the
+    # order a tier happened to list them in (a set's, which differs by process)
+    graph = people(40)
+    ids = [f"obs-{i}-{j}" for i in range(1, 41) for j in range(3)]
+    assert len(ids) > tiers.READ_FACTS
+
+    def read(order: list[str]) -> list[str]:
+        found = tiers.fuse(graph, keywords=dict.fromkeys(order, 0.5), floor=0.0)
+        return sorted(c.id for c in found)
+
+    assert read(ids) == read(ids[::-1])

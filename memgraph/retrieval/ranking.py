@@ -716,17 +716,21 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
     return factor
 
 
-def _first_look(graph: Graph, named: set[str]) -> Callable[[tuple[str, dict[str, float]]], float]:
-    """A fact's score before it is read: its signals and whether a named entity owns it."""
+def _first_look(
+    graph: Graph, named: set[str]
+) -> Callable[[tuple[str, dict[str, float]]], tuple[float, int, str]]:
+    """A fact's score before it is read: its signals and whether a named entity owns
+    it; at equal scores the newer fact (so the cut does not follow the order the
+    tiers happened to list them in)."""
 
     owner_of = graph.owner_of
 
-    def score(item: tuple[str, dict[str, float]]) -> float:
+    def score(item: tuple[str, dict[str, float]]) -> tuple[float, int, str]:
         obs_id, signals = item
         best = max(signals.values(), default=0.0)
         if named:  # only a named entity's facts gain
-            return best * (2.0 if owner_of(obs_id) in named else OFF_NAME)
-        return best
+            best *= 2.0 if owner_of(obs_id) in named else OFF_NAME
+        return best, id_number(obs_id), obs_id
 
     return score
 
