@@ -135,6 +135,26 @@ def test_a_word_a_few_names_share_names_all_of_them_newest_first() -> None:
     assert named_entities(crowded, "Tovan", partial=PARTIAL_NAMES) == ([], [])
 
 
+def test_a_word_written_in_lower_case_names_nothing_partly_where_names_have_capitals() -> None:
+    graph = Graph()
+    names = [("entity-1", "John", "person"), ("entity-2", "Seattle", "place")]
+    names.append(("entity-3", "Game of Thrones", "show"))
+    graph.apply(
+        [
+            {"op": "entity", "entity": {"id": i, "name": n, "type": t, "createdAt": T1}}
+            for i, n, t in names
+        ]
+    )
+    asked = ranking.analyze(graph, "When was John in Seattle for a game?")
+    assert asked.named == frozenset({"entity-1", "entity-2"})
+    assert "game" in asked.content_terms  # the word is what is asked about
+    # a title written as a title still names it; a text typed in lower case may name
+    # anything in lower case
+    assert "entity-3" in ranking.analyze(graph, "Did John finish Game of Thrones?").named
+    assert "entity-3" in ranking.analyze(graph, "does john like the game").named
+    assert named_entities(graph, "John played a game") == (["entity-1"], ["entity-3"])
+
+
 def graph_names(graph: Graph) -> Iterator[str]:
     for key in graph.entities:
         name = graph.entity_name(key)

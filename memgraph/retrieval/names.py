@@ -97,6 +97,7 @@ def named_entities(
     max_words: int = MAX_NAME_WORDS,
     partial: int = PARTIAL_NAMES,
     lookups: NameLookups | None = None,
+    as_written: bool = False,
 ) -> tuple[list[str], list[str]]:
     """Ids of the entities ``text`` names exactly, and of those it names partly.
 
@@ -105,6 +106,8 @@ def named_entities(
     Partly: a word outside those runs that at most ``partial`` entity names
     contain. Names under 3 characters are skipped, as in recall's name tier.
     ``lookups``: what earlier texts learnt of this same, unchanged graph.
+    ``as_written``: in a text that writes names with a capital, a word written
+    in lower case names nothing partly ("a game" is not "Game of Thrones").
     """
     # An ASCII text is already NFKC and casefolds as it lowers.
     tokens = (
@@ -169,8 +172,9 @@ def named_entities(
             for entity_id in postings[term]
         ]
     )
+    lower = _lower_case_words(text, count) if as_written else [False] * count
     for position, terms in enumerate(held):
-        if not terms or covered[position]:
+        if not terms or covered[position] or lower[position]:
             continue
         for term in terms:
             if not counts[term] or counts[term] > partial:
@@ -180,6 +184,19 @@ def named_entities(
                 if entity_id not in exact and _usable(graph.entities.get(entity_id)):
                     partly.setdefault(entity_id, None)
     return list(exact), list(partly)
+
+
+def _lower_case_words(text: str, count: int) -> list[bool]:
+    """Per word of ``text``: whether it is written in lower case in a text that
+    writes some other word, past its first, with a capital (all ``False`` for a
+    text typed in lower case, where a name may be too)."""
+    words = text.split()
+    if len(words) != count:
+        return [False] * count
+    starts = [w.lstrip("\"'(“‘[")[:1] for w in words]
+    if not any(c.isupper() for c in starts[1:]):
+        return [False] * count
+    return [c.islower() for c in starts]
 
 
 class _Postings:

@@ -328,7 +328,7 @@ def name_matches(graph: Graph, query: str) -> set[str]:
     Names shorter than 3 characters are skipped. The cost follows the query's
     words, not the number of entities, even when thousands share a surname.
     """
-    exact, partly = named_entities(graph, query, partial=PARTIAL_NAMES)
+    exact, partly = named_entities(graph, query, partial=PARTIAL_NAMES, as_written=True)
     return {*exact, *partly}
 
 
