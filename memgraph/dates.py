@@ -636,8 +636,130 @@ class Period:
         )
 
 
+_ORDINAL_WEEK = re.compile(
+    r"\b(?P<which>first|second|third|fourth|last) (?P<unit>weekend|week|two weeks|half) of "
+    + _MONTH
+    + r",? (?P<year>\d{4})\b",
+    re.IGNORECASE,
+)
+_PART_OF_MONTH = re.compile(
+    r"\b(?P<part>early|mid|late|(?:the )?(?:beginning|start|middle|end) of) "
+    + _MONTH
+    + r",? (?P<year>\d{4})\b",
+    re.IGNORECASE,
+)
+_AROUND_DAY = re.compile(
+    r"\bthe (?P<unit>week|weekend|day) (?P<side>before|after|of) (?:(?P<date>"
+    + _MONTH
+    + " "
+    + _DAY
+    + r",? (?P<year>\d{4}))|(?P<date2>"
+    + _DAY.replace("day>", "day2>")
+    + " (?:of )?"
+    + _MONTH.replace("mon>", "mon2>")
+    + r",? (?P<year2>\d{4})))",
+    re.IGNORECASE,
+)
+_BETWEEN_DAYS = re.compile(
+    r"\bbetween "
+    + _MONTH
+    + " "
+    + _DAY
+    + r" and (?:"
+    + _MONTH.replace("mon>", "mon2>")
+    + " )?"
+    + _DAY.replace("day>", "day2>")
+    + r",? (?P<year>\d{4})\b",
+    re.IGNORECASE,
+)
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+
+
+def _month_bounds(year: int, month: int) -> tuple[date, date]:
+    following_year, following = _add_months(year, month, 1)
+    return date(year, month, 1), date(following_year, following, 1)
+
+
+def _part_of_month(text: str) -> Period | None:
+    """A stretch of a month a question names: "the first weekend of October 2023",
+    "the last week of August 2023", "the last two weeks of", "the first half of",
+    "early", "mid", "late", "the end of"."""
+    found = _ORDINAL_WEEK.search(text)
+    if found is not None:
+        month = _MONTH_INDEX.get(found["mon"].lower().rstrip("."))
+        if month is None:
+            return None
+        first, end = _month_bounds(int(found["year"]), month)
+        which, unit = found["which"].lower(), found["unit"].lower()
+        if unit == "weekend":
+            saturdays = [first + timedelta(days=(5 - first.weekday()) % 7)]
+            while saturdays[-1] + timedelta(weeks=1) < end:
+                saturdays.append(saturdays[-1] + timedelta(weeks=1))
+            pick = len(saturdays) - 1 if which == "last" else _ORDINALS[which]
+            if pick >= len(saturdays):
+                return None
+            return Period(saturdays[pick], saturdays[pick] + timedelta(days=2))
+        days = {"week": 7, "two weeks": 14}.get(unit, (end - first).days // 2)
+        if which == "last":
+            return Period(end - timedelta(days=days), end)
+        start = first + timedelta(days=days * _ORDINALS[which])
+        return Period(start, min(start + timedelta(days=days), end)) if start < end else None
+    found = _PART_OF_MONTH.search(text)
+    if found is not None:
+        month = _MONTH_INDEX.get(found["mon"].lower().rstrip("."))
+        if month is None:
+            return None
+        first, end = _month_bounds(int(found["year"]), month)
+        part = found["part"].lower().split()[-2 if " of" in found["part"].lower() else -1]
+        if part in ("early", "beginning", "start"):
+            return Period(first, first + timedelta(days=10))
+        if part in ("mid", "middle"):
+            return Period(first + timedelta(days=9), first + timedelta(days=20))
+        return Period(end - timedelta(days=11), end)
+    found = _AROUND_DAY.search(text)
+    if found is not None:
+        mon = found["mon"] or found["mon2"]
+        day_text, year = found["day"] or found["day2"], found["year"] or found["year2"]
+        month = _MONTH_INDEX.get(mon.lower().rstrip("."))
+        day = _day_in(int(year), month, int(day_text)) if month else None
+        if day is None:
+            return None
+        unit, side = found["unit"].lower(), found["side"].lower()
+        if side == "of":  # "the week of 2 June 2023": the week that starts that day
+            return Period(day, day + timedelta(days={"day": 1, "weekend": 2}.get(unit, 7)))
+        if unit == "day":
+            near = day + timedelta(days=-1 if side == "before" else 1)
+            return Period(near, near + timedelta(days=1))
+        if unit == "weekend":  # the Saturday before (or after) and its Sunday
+            step = -1 if side == "before" else 1
+            saturday = day + timedelta(days=step)
+            while saturday.weekday() != 5:
+                saturday += timedelta(days=step)
+            return Period(saturday, saturday + timedelta(days=2))
+        if side == "before":
+            return Period(day - timedelta(days=7), day)
+        return Period(day + timedelta(days=1), day + timedelta(days=8))
+    found = _BETWEEN_DAYS.search(text)
+    if found is not None:
+        month = _MONTH_INDEX.get(found["mon"].lower().rstrip("."))
+        other = _MONTH_INDEX.get((found["mon2"] or found["mon"]).lower().rstrip("."))
+        year = int(found["year"])
+        first_day = _day_in(year, month, int(found["day"])) if month else None
+        last = _day_in(year, other, int(found["day2"])) if other else None
+        if first_day is None or last is None or last < first_day:
+            return None
+        return Period(first_day, last + timedelta(days=1))
+    return None
+
+
 def asked_period(text: str) -> Period | None:
-    """The day or month (with its year) a question names, if any."""
+    """The stretch of days a question names, if any: a day ("on 9 November 2022"),
+    a part of a month ("the first weekend of October 2023", "late May 2023",
+    "between August 11 and August 15 2023") or a month ("in August 2023"), each
+    with its year."""
+    part = _part_of_month(text)
+    if part is not None:
+        return part
     for pattern in _DATED_DAYS:
         found = pattern.search(text)
         month = _MONTH_INDEX.get(found["mon"].lower().rstrip(".")) if found else None
@@ -793,3 +915,42 @@ def mentions(text: str) -> tuple[bool, bool]:
     """:func:`mentions_time` and :func:`mentions_update` of ``text``, its words split once."""
     found = _ascii_words(text)
     return mentions_time(text, found), mentions_update(text, found)
+
+
+_SPOKEN_DAY = re.compile(
+    r"(?:\b(?P<kind>the weekend of|the week of|the week before|the week after) )?"
+    r"\b(?P<day>\d{1,2}) (?P<mon>" + "|".join(MONTHS) + r") (?P<year>\d{4})\b"
+)
+_SPOKEN_MONTH = re.compile(r"\b(?P<mon>" + "|".join(MONTHS) + r") (?P<year>\d{4})\b")
+
+
+def periods_spoken_of(text: str, said_at: datetime | date) -> list[Period]:
+    """The days, weeks and months a text speaks of, its relative dates resolved
+    against when it was said ("I went yesterday", said on 5 December 2023: 4 December
+    2023). Years and seasons are left out: they name too long a stretch to tell
+    which of its days a question means."""
+    resolved = resolve_relative_dates(text, said_at)
+    found: list[Period] = []
+    taken: list[tuple[int, int]] = []
+    for match in _SPOKEN_DAY.finditer(resolved):
+        month = _MONTH_INDEX[match["mon"].lower()]
+        day = _day_in(int(match["year"]), month, int(match["day"]))
+        if day is None:
+            continue
+        taken.append(match.span())
+        kind = match["kind"] or ""
+        if kind == "the weekend of":
+            found.append(Period(day, day + timedelta(days=2)))
+        elif kind == "the week of":
+            found.append(Period(day, day + timedelta(days=7)))
+        elif kind == "the week before":
+            found.append(Period(day - timedelta(days=7), day))
+        elif kind == "the week after":
+            found.append(Period(day + timedelta(days=1), day + timedelta(days=8)))
+        else:
+            found.append(Period(day, day + timedelta(days=1)))
+    for match in _SPOKEN_MONTH.finditer(resolved):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        found.append(Period(*_month_bounds(int(match["year"]), _MONTH_INDEX[match["mon"].lower()])))
+    return found

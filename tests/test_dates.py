@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from memgraph.dates import (
     _TIME_WORDS,
     _UPDATE_WORDS,
+    Period,
     asked_period,
     asks_about_now,
     asks_about_past,
@@ -19,6 +20,7 @@ from memgraph.dates import (
     mentions,
     mentions_time,
     mentions_update,
+    periods_spoken_of,
     resolve_relative_dates,
     tells_past,
 )
@@ -407,6 +409,69 @@ def test_a_question_s_day_or_month_is_the_period_asked_about(
 ) -> None:
     period = asked_period(question)
     assert period is not None and (period.start, period.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        # October 2023 begins on a Sunday: its first weekend is the 7th and 8th
+        (
+            "What was Dave doing in the first weekend of October 2023?",
+            date(2023, 10, 7),
+            date(2023, 10, 9),
+        ),
+        ("Where was Jolene in the last week of August 2023?", date(2023, 8, 25), date(2023, 9, 1)),
+        (
+            "Where was Dave in the last two weeks of August 2023?",
+            date(2023, 8, 18),
+            date(2023, 9, 1),
+        ),
+        (
+            "Was the first half of September 2022 good for Nate?",
+            date(2022, 9, 1),
+            date(2022, 9, 16),
+        ),
+        ("What did Tim do in the second week of March 2024?", date(2024, 3, 8), date(2024, 3, 15)),
+        ("What did Ana do in late May 2023?", date(2023, 5, 21), date(2023, 6, 1)),
+        ("What happened at the beginning of March 2024?", date(2024, 3, 1), date(2024, 3, 11)),
+        (
+            "Where was Tim in the week before 16 November 2023?",
+            date(2023, 11, 9),
+            date(2023, 11, 16),
+        ),
+        (
+            "Where was Sam the weekend before October 17, 2023?",
+            date(2023, 10, 14),
+            date(2023, 10, 16),
+        ),
+        ("What did Mel do the day after May 3, 2023?", date(2023, 5, 4), date(2023, 5, 5)),
+        (
+            "Where was John between August 11 and August 15 2023?",
+            date(2023, 8, 11),
+            date(2023, 8, 16),
+        ),
+    ],
+)
+def test_a_question_s_part_of_a_month_is_the_period_asked_about(
+    question: str, start: date, end: date
+) -> None:
+    period = asked_period(question)
+    assert period is not None and (period.start, period.end) == (start, end)
+
+
+def test_a_text_s_days_are_read_with_its_relative_dates_resolved() -> None:
+    said = date(2023, 12, 5)  # a Tuesday
+    assert periods_spoken_of("I went to a Weight Watchers meeting yesterday", said) == [
+        Period(date(2023, 12, 4), date(2023, 12, 5))
+    ]
+    assert periods_spoken_of("the hike on sunday is off", date(2026, 4, 16)) == [
+        Period(date(2026, 4, 19), date(2026, 4, 20))
+    ]
+    week, month = periods_spoken_of("Last week was wild, and March 2023 was worse", said)
+    assert week == Period(date(2023, 11, 28), date(2023, 12, 5))
+    assert month == Period(date(2023, 3, 1), date(2023, 4, 1))
+    assert periods_spoken_of("Ten years ago I was in Lisbon", said) == []  # a year: too long
+    assert periods_spoken_of("Great to hear from you!", said) == []
 
 
 def test_a_question_without_a_dated_day_or_month_asks_no_period() -> None:

@@ -397,3 +397,19 @@ def test_a_word_every_text_holds_does_not_reorder_them_and_alone_still_finds_the
     assert [e for e, _ in both] == [e for e, _ in alone]
     assert {e for e, _ in both} == {f"e-{n}" for n in range(0, 300, 30)}
     assert len(index.search(episode_terms("Northwind"), k=20)) == 20
+
+
+def test_the_texts_said_in_a_stretch_are_listed_by_speaker_in_order() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "before it", at_ms=0, speaker="Sam", conversation="c")
+    index.add("e-2", "in it", at_ms=10 * MINUTE, speaker="Sam", conversation="c")
+    index.add("e-3", "in it too", at_ms=11 * MINUTE, speaker="Evan", conversation="c")
+    index.add("e-4", "in it, last", at_ms=12 * MINUTE, speaker="Sam", conversation="c")
+    index.add("e-5", "after it", at_ms=20 * MINUTE, speaker="Sam", conversation="c")
+    assert index.said_between(10 * MINUTE, 20 * MINUTE) == ["e-2", "e-3", "e-4"]
+    assert index.said_between(10 * MINUTE, 20 * MINUTE, speakers=["Sam"]) == ["e-2", "e-4"]
+    assert index.said_between(10 * MINUTE, 20 * MINUTE, speakers=["Ana"]) == []
+    assert index.said_between(0, 30 * MINUTE, at_ms=11 * MINUTE) == ["e-1", "e-2", "e-3"]
+    assert sorted(index.speaker_names()) == ["Evan", "Sam"]
+    # the same once the index is in its saved form
+    assert index.sealed().said_between(10 * MINUTE, 20 * MINUTE, speakers=["Sam"]) == ["e-2", "e-4"]

@@ -910,3 +910,36 @@ def test_a_weekday_answering_a_bare_when_after_news_is_the_one_gone(tmp_path: Pa
         )
         text = memory.recall("When did Ellie get engaged?")
     assert "Thursday (3 July 2025)" in text and "10 July" not in text, text
+
+
+SAM_AND_EVAN = [
+    ("2023-11-28T20:00:00Z", "Sam", "Hey Evan! Work has been hectic, three deadlines this week."),
+    ("2023-11-28T20:01:00Z", "Evan", "Oof. Hang in there, buddy."),
+    ("2023-11-28T20:02:00Z", "Sam", "I'm thinking of getting a bike for the commute."),
+    ("2023-12-05T20:00:00Z", "Sam", "Good news: I went to a Weight Watchers meeting yesterday!"),
+    ("2023-12-05T20:01:00Z", "Evan", "Nice one, how did it go?"),
+    ("2023-12-05T20:02:00Z", "Sam", "Really motivating. Everyone was so supportive."),
+    ("2023-12-12T20:00:00Z", "Sam", "The bike arrived, a blue one, and I love it."),
+    ("2023-12-12T20:01:00Z", "Evan", "Sweet! Where are you riding first?"),
+    ("2023-12-12T20:02:00Z", "Sam", "Along the river probably, then the coffee place."),
+    ("2023-12-19T20:00:00Z", "Sam", "Haven't slept much, the neighbours had a party."),
+]
+
+
+def test_a_question_about_a_day_finds_the_text_that_speaks_of_that_day(tmp_path: Path) -> None:
+    # no word of the question is in the answer: "yesterday", said on 5 December, is the day
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        for at, speaker, text in SAM_AND_EVAN:
+            memory.remember(text, speaker=speaker, at=at)
+        hits = memory.search("What was Sam doing on December 4, 2023?", k=2)
+        assert any("Weight Watchers" in said(hit) for hit in hits)
+        # what Sam said in a week asked about tells what he was up to then
+        hits = memory.search("What was Sam up to in the week of 12 December 2023?", k=3)
+        assert any("blue one" in said(hit) for hit in hits)
+
+
+def said(hit: Any) -> str:
+    """A hit's words: its text's, or its fact's."""
+    if hit.episode is not None:
+        return str(hit.episode.text)
+    return str(hit.observation.content) if hit.observation is not None else ""

@@ -49,6 +49,7 @@ from memgraph.retrieval.episode_index import (
 )
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.names import mention_groups
+from memgraph.retrieval.periods import period_shares
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
 from memgraph.speakers import ASSISTANT, spoken_words
@@ -993,6 +994,17 @@ class MemoryCore:
             if t not in query.unheard
         ]
         terms = [t for t in asked if t not in names] or list(asked)
+        speakers: dict[str, str | None] = {}
+
+        def speaker_entity(name: str) -> str | None:
+            if name not in speakers:
+                entity = graph.entity_by_name(name)
+                speakers[name] = str(entity["id"]) if entity is not None else None
+            return speakers[name]
+
+        def speaker(episode_id: str) -> str | None:
+            return speaker_entity(index.speaker_of(episode_id) or DEFAULT_SPEAKER)
+
         period = asked_period(query.text)  # "What did Tim start in August 2023?"
         within = None if period is None else period.epoch_ms()
         lexical = dict(
@@ -1000,6 +1012,22 @@ class MemoryCore:
                 terms, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source, said_within=within
             )
         )
+        if period is not None:
+            # "What was Sam doing on December 4, 2023?": the texts that speak of that day
+            voices = [n for n in index.speaker_names() if speaker_entity(n) in query.named]
+            lexical.update(
+                period_shares(
+                    index,
+                    period,
+                    lexical,
+                    speakers=voices if query.named else None,
+                    texts=lambda ids: {
+                        e: spoken_words(doc) for e, doc in self._episode_docs(graph, ids).items()
+                    },
+                    at_ms=at_ms,
+                    source=lens.source,
+                )
+            )
         topical = None
         if query.name_terms - names:  # a named topic counted: what the other words hold
             unnamed = [t for t in terms if t not in query.name_terms]
@@ -1008,14 +1036,6 @@ class MemoryCore:
                 if unnamed
                 else {}
             )
-        speakers: dict[str, str | None] = {}
-
-        def speaker(episode_id: str) -> str | None:
-            name = index.speaker_of(episode_id) or DEFAULT_SPEAKER
-            if name not in speakers:
-                entity = graph.entity_by_name(name)
-                speakers[name] = str(entity["id"]) if entity is not None else None
-            return speakers[name]
 
         cues = attribute_cues(query.attributes) if query.named else ""
         if cues:

@@ -892,6 +892,33 @@ class EpisodeIndex:
             hidden |= ~self.sources.equal(source)
         return hidden
 
+    def speaker_names(self) -> list[str]:
+        """Every name a remembered text's speaker goes by."""
+        return [name for name in self.speakers.values if name]
+
+    def said_between(
+        self,
+        start_ms: int,
+        end_ms: int,
+        *,
+        speakers: Iterable[str] | None = None,
+        at_ms: int | None = None,
+        source: str | None = None,
+    ) -> list[str]:
+        """The episodes said from ``start_ms`` (included) to ``end_ms`` (not), in the
+        order they were remembered; only those ``speakers`` said, when given."""
+        times = self._at.view()
+        inside = (times >= start_ms) & (times < end_ms)
+        if speakers is not None:
+            said_by = np.zeros(len(inside), dtype=bool)
+            for name in speakers:
+                said_by |= self.speakers.equal(name)
+            inside &= said_by
+        hidden = self._hidden(at_ms, source)
+        if hidden is not None:
+            inside &= ~hidden
+        return [self.ids[o] for o in np.flatnonzero(inside).tolist()]
+
     def heard(self, name: str | None) -> bool:
         """Whether someone of that name said any remembered text (is a speaker)."""
         return bool(name) and name_key(str(name)) in self.voices

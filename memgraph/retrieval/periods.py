@@ -1,0 +1,112 @@
+"""The texts a question about a stretch of days points to.
+
+"What was Sam doing on December 4, 2023?" is answered by "I went to a Weight
+Watchers meeting yesterday", said on 5 December: a text that speaks of that day,
+though it holds none of the question's words. "What was Dave doing in the first
+weekend of October 2023?" is answered by what Dave said that weekend. The
+episode tier finds texts by their words; this module adds the texts the named
+people said in that stretch (or in the days after it, speaking of it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timedelta, timezone
+
+from memgraph.dates import Period, periods_spoken_of
+from memgraph.retrieval.episode_index import SAID_WITHIN_BONUS, EpisodeIndex
+
+__all__ = [
+    "PERIOD_TEXTS",
+    "REACH_DAYS",
+    "SAID_IN_SHARE",
+    "SHORT_DAYS",
+    "SPOKEN_OF_BONUS",
+    "SPOKEN_OF_SHARE",
+    "period_shares",
+]
+
+REACH_DAYS = 14
+"""How long before or after a stretch a text may still speak of it ("next
+weekend", "last week")."""
+SHORT_DAYS = 8
+"""A stretch this long or shorter (a day, a weekend, a week) is asked about as a
+whole: everything the named people said in it is a candidate."""
+SAID_IN_SHARE = 0.45
+"""The share of a text said in a short stretch by a person the question names,
+when it holds none of the question's words."""
+SPOKEN_OF_BONUS = SAID_WITHIN_BONUS
+"""What a text gains for speaking of a day inside the stretch."""
+WORDED_FACTOR = 0.5
+"""How much of :data:`SAID_IN_SHARE` a wordless text keeps when other texts of
+theirs said in the stretch hold the question's words."""
+SPOKEN_OF_SHARE = 0.6
+"""The least share of a text that speaks of a day inside a short stretch."""
+PERIOD_TEXTS = 300
+"""At most this many texts of the stretch are read."""
+
+
+def period_shares(
+    index: EpisodeIndex,
+    period: Period,
+    lexical: Mapping[str, float],
+    *,
+    speakers: Iterable[str] | None,
+    texts: Callable[[list[str]], Mapping[str, str]],
+    at_ms: int | None = None,
+    source: str | None = None,
+) -> dict[str, float]:
+    """New lexical shares for the texts ``period`` points to: those that speak of a
+    day inside it gain :data:`SPOKEN_OF_BONUS` (unless the episode tier already
+    gave them the bonus for being said in it); for a short stretch, the texts the
+    named ``speakers`` said in it that hold none of the question's words get
+    :data:`SAID_IN_SHARE`. ``texts`` reads episodes' words by id; ``lexical`` is
+    the tier's shares so far (with the said-within bonus)."""
+    start_ms, end_ms = period.epoch_ms()
+    reach_ms = REACH_DAYS * 86_400_000
+    names = list(speakers) if speakers is not None else None
+    if names is not None and not names:
+        return {}
+    found = index.said_between(
+        start_ms - reach_ms, end_ms + reach_ms, speakers=names, at_ms=at_ms, source=source
+    )
+    timed = [e for e in found if index.timed(e)][:PERIOD_TEXTS]
+    shares: dict[str, float] = {}
+    short = (period.end - period.start).days <= SHORT_DAYS
+    if short and names is not None:
+        inside = [e for e in found if start_ms <= (index.at_of(e) or 0) < end_ms]
+        # when some of their texts of that day hold the question's words, those answer it
+        worded = any(lexical.get(e, 0.0) > 0.0 for e in inside)
+        share = SAID_IN_SHARE * (WORDED_FACTOR if worded else 1.0)
+        for episode_id in inside[:PERIOD_TEXTS]:
+            if lexical.get(episode_id, 0.0) > 0.0 or index.asks_only(episode_id):
+                continue
+            if index.says_nothing(episode_id):
+                continue
+            shares[episode_id] = share
+    widest = max(period.end - period.start, timedelta(days=7))
+    closest = max(period.end - period.start, timedelta(days=2))  # "this week" is no day
+    words = texts(timed) if timed else {}
+    for episode_id in timed:
+        said = index.at_of(episode_id)
+        text = words.get(episode_id)
+        if said is None or not text:
+            continue
+        day = datetime.fromtimestamp(said / 1000, tz=timezone.utc).date()
+        spoken = [
+            p.end - p.start
+            for p in periods_spoken_of(text, day)
+            if p.start < period.end and period.start < p.end and p.end - p.start <= widest
+        ]
+        if not spoken:
+            continue
+        before = lexical.get(episode_id, 0.0)
+        if before > 0.0 and start_ms <= said < end_ms:
+            before -= SAID_WITHIN_BONUS  # said in it and holding the question's words
+        share = before + SPOKEN_OF_BONUS
+        if short and min(spoken) <= closest:  # that very stretch is what is asked about
+            share = max(share, SPOKEN_OF_SHARE)
+        elif before <= 0.0:
+            continue
+        shares[episode_id] = min(1.0, max(share, shares.get(episode_id, 0.0)))
+    return shares
