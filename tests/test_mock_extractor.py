@@ -498,6 +498,8 @@ def test_shouting_punctuation_contractions_chat_words_and_instructions_make_no_n
         ("Bye Dre, talk soon.", {"Bye", "Bye Dre"}),
         ("Merci Dre! You're the best.", {"Merci", "Merci Dre"}),
         ("Poor Walter got sick again.", {"Poor", "Poor Walter"}),
+        ("Already signed! No more law firm.", {"Already"}),
+        ("Almost there. Just one more exam.", {"Almost", "Just"}),
     ],
 )
 def test_common_words_that_open_a_sentence_are_not_names(text: str, junk: set[str]) -> None:

@@ -49,6 +49,7 @@ from memgraph.retrieval.episode_index import (
 )
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.names import mention_groups
+from memgraph.retrieval.news import tells_another_s_news
 from memgraph.retrieval.periods import period_shares
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
@@ -121,6 +122,9 @@ text most in the words such news comes in counts as ("Brightpath made me an
 offer"), the others in proportion: all of the question, as much as a text that
 only says "work" ("I have a work offsite on the 8th") holds, so the news is told
 from such texts by what was said last."""
+NEWS_READ = 12
+"""How many of the best texts found in the words of such news are read to drop those
+that tell someone else's."""
 KIND_HITS = 10
 """Of those, how many of the named person's count."""
 KIND_SHARE = 0.5
@@ -1044,6 +1048,7 @@ class MemoryCore:
             extra = [t for t in episode_terms(cues) if t not in asked]
             found = index.search(extra, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source)
             theirs = [(e, share) for e, share in found if speaker(e) in query.named]
+            theirs = self._own_news(graph, theirs[:NEWS_READ], query.named) + theirs[NEWS_READ:]
             best = max((share for _, share in theirs), default=0.0)
             now = query.asks_now  # the news itself, not the texts that say "work" most
             for episode_id, share in theirs:
@@ -1135,6 +1140,29 @@ class MemoryCore:
             index.asks_only,
             lambda episode_id: index.speaker_of(episode_id) == ASSISTANT,
         )
+
+    def _own_news(
+        self, graph: Graph, found: list[tuple[str, float]], named: frozenset[str]
+    ) -> list[tuple[str, float]]:
+        """``found`` without the texts that tell someone else's news ("chidi got a part
+        time job btw", said by the person asked about)."""
+        if not found:
+            return found
+        docs = self._episode_docs(graph, [e for e, _ in found])
+
+        def someone_else(word: str) -> bool:
+            entity = graph.entity_by_name(word)
+            return (
+                entity is not None
+                and entity.get("type") == "person"
+                and str(entity["id"]) not in named
+            )
+
+        return [
+            (e, share)
+            for e, share in found
+            if e not in docs or not tells_another_s_news(spoken_words(docs[e]), someone_else)
+        ]
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:
         """The records of these episodes: from the journal, else read where the store keeps them."""

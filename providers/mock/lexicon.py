@@ -117,7 +117,8 @@ COMMON_STARTS = STOP_WORDS | _set(
     however always even keep together like mine that one woah yea dang agreed bummer sweet
     alright bet kinda sorta though anyways everything everyone nothing something anything
     someone life love kids people friends pets animals bye goodbye byee cya ciao cheers
-    merci gracias danke obrigado joyeux feliz bonne buon poor dear"""
+    merci gracias danke obrigado joyeux feliz bonne buon poor dear already almost just soon
+    again anyway"""
 )
 COMMON_NOUNS = _set(
     """art arts music yoga dance pottery clay ceramics painting paintings drawing drawings
