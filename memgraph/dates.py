@@ -150,14 +150,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     for kind, pattern in [
         ("day_before_yesterday", r"\bthe day before yesterday\b"),
         ("day_after_tomorrow", r"\bthe day after tomorrow\b"),
-        ("yesterday", r"\byesterday(?: (?:morning|afternoon|arvo|evening|night))?\b"),
-        ("tomorrow", r"\btomorrow(?: (?:morning|afternoon|arvo|evening|night))?\b"),
+        ("yesterday", r"\b(?:yesterday|yday)(?: (?:morning|afternoon|arvo|evening|night))?\b"),
+        (
+            "tomorrow",
+            r"(?<!from )\b(?:tomorrow|tmrw|tmr|tmw|tomoz|2morrow|2moro)"
+            r"(?: (?:morning|afternoon|arvo|evening|night))?\b",
+        ),
         ("last_night", r"\blast (?:night|arvo)\b"),
         (
             "before_last",
             r"\b(?:the )?(?:(?P<unit>week|weekend|month|year)|" + _WEEKDAY + r") before last\b",
         ),
-        ("from_now", _NUMBER + r" (?P<unit>day|week|month|year)s? from (?:now|today)\b"),
+        (
+            "from_now",
+            _NUMBER
+            + r" (?P<unit>day|week|month|year)s? from (?:now|today|"
+            + r"(?P<tomorrow>tomorrow|tmrw|tmr|tmw|2morrow|2moro))\b",
+        ),
         ("ago", _NUMBER + r" (?P<unit>day|week|fortnight|month|year|weekend)s? ago\b"),
         (
             "lasting",
@@ -168,6 +177,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"ten|eleven|twelve) (?P<unit>day|week|month|year)s?\b",
         ),
         ("in_n", r"\bin " + _NUMBER + r" (?P<unit>day|week|fortnight|month|year)s?\b"),
+        (
+            "weekday_near_holiday",
+            r"\b" + _WEEKDAY + r" (?P<side>after|before) (?:(?P<rel>last|this|next) )?" + HOLIDAY,
+        ),
+        (
+            "month_day_range",
+            r"\b"
+            + _MONTH
+            + r" "
+            + _DAY
+            + r"\s*(?:-|–|to|through|thru|until|till)\s*(?P<last>[0-3]?\d)(?:st|nd|rd|th)?\b"
+            + r"(?!,? \d{4})(?!:)(?! (?:am|pm|days|weeks|months|years|hours|people)\b)",
+        ),
         ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
         ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
@@ -207,7 +229,8 @@ _MAY_HOLD_A_DATE = re.compile(
     r"fortnight|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
     r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun))|\b" + HOLIDAY,
+    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun)|"
+    r"tmrw|tmr|tmw|tomoz|2morrow|2moro|yday)|\b" + HOLIDAY,
     re.IGNORECASE,
 )
 """A word every pattern above holds (a unit, a day, month or holiday name, a digit):
@@ -399,6 +422,8 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         unit = groups["unit"]
         if unit == "fortnight":  # two weeks
             unit, count = "week", 2 * count
+        if groups.get("tomorrow"):  # "a week from tomorrow"
+            said += timedelta(days=1)
         if unit == "day":
             return format_day(said + timedelta(days=sign * count))
         if unit == "weekend" and kind == "ago":  # "two weekends ago": that weekend's Saturday
@@ -425,6 +450,23 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         return f"{since} {said.year - count}"
     if kind in ("month_day_year", "day_month_year"):
         return None  # already absolute
+    if kind == "weekday_near_holiday":  # "the Tuesday after Labor Day"
+        holiday = resolve_holiday(groups["hol"], groups.get("rel"), said, tense)
+        if holiday is None:
+            return None
+        step = 1 if groups["side"] == "after" else -1
+        return format_day(_weekday(holiday, _WEEKDAY_INDEX[groups["wd"]], step))
+    if kind == "month_day_range":  # "july 12 to 19": one stretch of days
+        month, day, last = (
+            _MONTH_INDEX.get(groups["mon"].rstrip(".")),
+            int(groups["day"]),
+            int(groups["last"]),
+        )
+        if month is None or not 1 <= day < last <= 31:
+            return None
+        found = _nearest_year(month, day, said, tense)
+        end = _day_in(found.year, month, last) if found else None
+        return f"{day}-{format_day(end)}" if end else None
     if kind in ("month_day", "day_month"):
         month, day = _MONTH_INDEX.get(groups["mon"].rstrip(".")), int(groups["day"])
         if month is None or not 1 <= day <= 31:

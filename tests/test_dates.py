@@ -38,6 +38,17 @@ def test_a_short_weekday_alone_is_another_word() -> None:
     [
         ("I went there yesterday", MONDAY, "yesterday (25 February 2024)"),
         ("see you tomorrow", MONDAY, "tomorrow (27 February 2024)"),
+        # chat spellings, and a stretch counted from tomorrow
+        ("see u tmrw!", MONDAY, "tmrw (27 February 2024)!"),
+        ("interview is a week from tmrw", MONDAY, "a week from tmrw (5 March 2024)"),
+        # a weekday told by a holiday, and a stretch of days in one month
+        (
+            "starting the Tuesday after Labor Day",
+            date(2024, 8, 18),
+            "Tuesday after Labor Day (3 September 2024)",
+        ),
+        ("we fly july 12 to 19", MONDAY, "july 12 to 19 (12-19 July 2024)"),
+        ("the conference is June 3-5", MONDAY, "June 3-5 (3-5 June 2024)"),
         ("we met 3 days ago", MONDAY, "3 days ago (23 February 2024)"),
         ("camping two weekends ago", MONDAY, "two weekends ago (the weekend of 17 February 2024)"),
         ("we moved last Saturday", MONDAY, "last Saturday (24 February 2024)"),
