@@ -943,3 +943,22 @@ def said(hit: Any) -> str:
     if hit.episode is not None:
         return str(hit.episode.text)
     return str(hit.observation.content) if hit.observation is not None else ""
+
+
+def test_search_with_texts_lists_each_text_once_and_without_them_each_fact(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        memory.remember(
+            "I work at Feedzai. I live in Lisbon. My sister Ana is a nurse.",
+            speaker="Dana",
+            at="2024-06-01T10:00:00Z",
+        )
+        memory.remember("Nice, I love Lisbon!", speaker="Marcus", at="2024-06-01T10:01:00Z")
+        with_texts = memory.search("Where does Dana work and live?", k=10, episodes=True)
+        facts = memory.search("Where does Dana work and live?", k=10)
+    sources = [hit.episode.id for hit in with_texts if hit.episode is not None]
+    assert len(sources) == len(set(sources)) == 2  # Dana's text once, then Marcus's
+    assert {"works at Feedzai", "lives in Lisbon"} <= {
+        hit.observation.content for hit in facts if hit.observation is not None
+    }

@@ -351,7 +351,8 @@ class ReadMixin(MemoryCore):
             query: what to look for.
             k: how many hits at most.
             rerank: also run tier 3 (the LLM re-ranker).
-            episodes: attach the episode each fact came from to its hit.
+            episodes: attach the episode each fact came from to its hit; a text
+                is then listed once, with the best fact drawn from it.
             from_: read one source namespace (see :meth:`recall`).
 
         Raises:
@@ -362,13 +363,17 @@ class ReadMixin(MemoryCore):
         lens = tiers.Lens(source=read_namespace(from_))
         floor = min(self.config.recall.floor, tiers.SEARCH_FLOOR)
         ranked = self._ranked(query, rerank=rerank, lens=lens, floor=floor)
-        return self._hits(self._top_hits(ranked, k), episodes, lens)
+        return self._hits(self._top_hits(ranked, k, texts=episodes), episodes, lens)
 
     @staticmethod
-    def _top_hits(ranked: list[tiers.Candidate], k: int) -> list[tiers.Candidate]:
+    def _top_hits(
+        ranked: list[tiers.Candidate], k: int, *, texts: bool = False
+    ) -> list[tiers.Candidate]:
         """The first ``k`` candidates, one per remembered text: an episode gives way to
         a fact drawn from it that matched nearly as well (the fact carries the text as
-        its provenance), and a fact's text is not listed again after it."""
+        its provenance), and a fact's text is not listed again after it. With
+        ``texts`` (the hits carry their texts), neither is another fact drawn from
+        the same text: its text is already in hand."""
         best_fact: dict[str, tiers.Candidate] = {}
         for item in ranked:
             source = item.obs.get("episode") if item.obs is not None else None
@@ -388,7 +393,10 @@ class ReadMixin(MemoryCore):
                     item = fact
                 covered.add(item.episode or str((item.obs or {}).get("episode")))
             elif item.obs is not None and item.obs.get("episode"):
-                covered.add(str(item.obs["episode"]))
+                source = str(item.obs["episode"])
+                if texts and source in covered:
+                    continue  # another fact of the same text is listed already
+                covered.add(source)
             if item.id in taken:
                 continue
             taken.add(item.id)

@@ -46,7 +46,7 @@ class MemoryView:
             raise ValueError(f"k must be a positive integer (how many hits at most), got {k!r}")
         lens = self._lens(from_)
         ranked = self._memory._ranked(query, rerank=False, lens=lens, floor=tiers.SEARCH_FLOOR)
-        return self._memory._hits(self._memory._top_hits(ranked, k), episodes, lens)
+        return self._memory._hits(self._memory._top_hits(ranked, k, texts=episodes), episodes, lens)
 
     def _visible(self, doc: Doc, lens: tiers.Lens) -> Entity | None:
         observations = tuple(
