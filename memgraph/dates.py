@@ -94,7 +94,7 @@ _IRREGULAR_PAST = (
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
-    r"used to|ago|already|yesterday|since|been(?! \w+ing\b))\b",
+    r"used to|ago|yesterday|since|been(?! \w+ing\b))\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
@@ -822,6 +822,19 @@ _NOW = re.compile(
     r"what(?:'s|\u2019s| is) new|anything new|any news|updates? (?:on|about)|catch me up)\b",
     re.IGNORECASE,
 )
+
+
+_WHEN = re.compile(
+    r"^\W*(?:when\b|since when\b|how long ago\b|"
+    r"(?:on |in |at )?(?:what|which) (?:date|day|year|month|time|week)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_when(text: str) -> bool:
+    """Whether a question asks about time ("When did ...", "On what date ...",
+    "What day ...")."""
+    return _WHEN.search(text) is not None
 
 
 def asks_about_now(text: str) -> bool:

@@ -16,6 +16,7 @@ from memgraph.dates import (
     asked_period,
     asks_about_now,
     asks_about_past,
+    asks_when,
     asks_when_alone,
     mentions,
     mentions_time,
@@ -48,6 +49,12 @@ def test_a_short_weekday_alone_is_another_word() -> None:
             "Tuesday after Labor Day (3 September 2024)",
         ),
         ("we fly july 12 to 19", MONDAY, "july 12 to 19 (12-19 July 2024)"),
+        # "already" with a present is no past: the Christmas to come
+        (
+            "My head is already full of Christmas.",
+            date(2025, 12, 9),
+            "Christmas (25 December 2025)",
+        ),
         ("the conference is June 3-5", MONDAY, "June 3-5 (3-5 June 2024)"),
         ("we met 3 days ago", MONDAY, "3 days ago (23 February 2024)"),
         ("camping two weekends ago", MONDAY, "two weekends ago (the weekend of 17 February 2024)"),
@@ -483,6 +490,22 @@ def test_a_text_s_days_are_read_with_its_relative_dates_resolved() -> None:
     assert month == Period(date(2023, 3, 1), date(2023, 4, 1))
     assert periods_spoken_of("Ten years ago I was in Lisbon", said) == []  # a year: too long
     assert periods_spoken_of("Great to hear from you!", said) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "when"),
+    [
+        ("When did Jon go to Rome?", True),
+        ("On what date was Maggie's last day of teaching?", True),
+        ("What day is the party?", True),
+        ("In which month did Ada move?", True),
+        ("How long ago did Tim start?", True),
+        ("What did Jon eat in Rome?", False),
+        ("Where was the wedding on that day?", False),
+    ],
+)
+def test_a_question_about_time_is_told_apart(question: str, when: bool) -> None:
+    assert asks_when(question) is when
 
 
 def test_a_question_without_a_dated_day_or_month_asks_no_period() -> None:

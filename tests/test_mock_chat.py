@@ -122,6 +122,19 @@ def test_rerank_puts_a_message_that_only_asks_below_one_that_tells() -> None:
     assert ask(RERANK_SYSTEM, asked, RERANK_SCHEMA)["ids"] == ["episode-1", "episode-2"]
 
 
+def test_rerank_puts_a_message_that_says_when_first_for_a_question_about_when() -> None:
+    listed = [
+        ("episode-1", "Maggie (7 October 2025): the bird club outings sound lovely"),
+        ("episode-2", "Maggie (15 November 2025): I'm officially a member of the bird club now"),
+        ("episode-3", "Maggie (25 October 2025): our bird club outing was last Sunday"),
+    ]
+    when = rerank_message("When did Maggie go on a bird club outing?", listed)
+    assert ask(RERANK_SYSTEM, when, RERANK_SCHEMA)["ids"][0] == "episode-3"
+    # a question that does not ask when keeps the order it was handed between equals
+    what = rerank_message("How were Maggie's bird club outings?", listed)
+    assert ask(RERANK_SYSTEM, what, RERANK_SCHEMA)["ids"][0] == "episode-1"
+
+
 def test_listed_weight_halves_at_the_tenth_place() -> None:
     from memgraph.providers.mock.chat import LISTED_FIRST, LISTED_HALF, listed_weight
 

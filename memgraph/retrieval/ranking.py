@@ -40,7 +40,7 @@ import numpy as np
 from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes
 from memgraph.chatter import asks_what_was_asked
-from memgraph.dates import asks_about_now, mentions_time
+from memgraph.dates import asks_about_now, asks_when, mentions_time
 from memgraph.graph.graph import Doc, Graph
 from memgraph.graph.lazy import PostingIndex
 from memgraph.llm_calls.ask import ask_json
@@ -102,11 +102,6 @@ RECENCY = 0.3  # how much a "now" question prefers what was said last
 ASKING = 0.8  # what a text that only asks keeps of its score (unless what was asked is asked)
 ASSISTANT_TEXT = 0.8  # what an assistant's message keeps: its words are no one's facts
 UPDATE_BOOST = 1.1  # a text that says something changed ("moved to", "now", "not the 14th")
-_WHEN = re.compile(
-    r"^\W*(?:when\b|since when\b|how long ago\b|what (?:date|day|year|month|time|week)\b|"
-    r"(?:on |in )?which (?:date|day|year|month|week)\b)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -233,7 +228,7 @@ class Query:
     @functools.cached_property
     def asks_when(self) -> bool:
         """A question about time ("When did ...", "What day ...")."""
-        return _WHEN.search(self.text) is not None
+        return asks_when(self.text)
 
     @functools.cached_property
     def asks_asked(self) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
 from memgraph.chatter import asks_what_was_asked, only_asks
-from memgraph.dates import asks_about_now
+from memgraph.dates import asks_about_now, asks_when, mentions_time
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
 from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
@@ -172,6 +172,9 @@ def listed_weight(index: int) -> float:
     return LISTED_FIRST * LISTED_HALF / (LISTED_HALF + index)
 
 
+SAYS_WHEN = 1.5
+"""What saying when ("last Sunday", "on the 3rd") is worth, in shared words, for a
+question that asks when."""
 ASKING = 2.0
 """What a message that only asks ("Is work far from there?") loses, in shared
 words, unless the question asks what was asked."""
@@ -350,11 +353,14 @@ class MockChatModel:
         listed = _candidates(_tagged(messages, "candidates") or "")
         late = _lateness(listed) if asks_about_now(asked) else {}
         asks_asked = asks_what_was_asked(asked)
+        when = asks_when(asked)
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(listed):
             score = relevance(query, text, cues=cues, news=news)
             if score > 0:  # the order it was handed counts only among the relevant
                 order = listed_weight(index) + LATEST * late.get(cid, 0.0)
+                if when and mentions_time(_said(text)):
+                    order += SAYS_WHEN  # "When did ...?" is answered by a text that says when
                 if not asks_asked and only_asks(_said(text)):
                     order -= ASKING  # a question does not answer one
                 scored.append((-(score + order), index, cid))
