@@ -413,3 +413,15 @@ def test_the_texts_said_in_a_stretch_are_listed_by_speaker_in_order() -> None:
     assert sorted(index.speaker_names()) == ["Evan", "Sam"]
     # the same once the index is in its saved form
     assert index.sealed().said_between(10 * MINUTE, 20 * MINUTE, speakers=["Sam"]) == ["e-2", "e-4"]
+    # the first or the last few of them
+    assert index.said_between(0, 30 * MINUTE, limit=2) == ["e-1", "e-2"]
+    assert index.said_between(0, 30 * MINUTE, limit=2, last=True) == ["e-4", "e-5"]
+
+
+def test_the_texts_said_in_a_stretch_can_be_those_that_say_when_or_that_tell() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "we went hiking yesterday", at_ms=0, speaker="Sam", conversation="c")
+    index.add("e-2", "how was it?", at_ms=MINUTE, speaker="Evan", conversation="c")
+    index.add("e-3", "muddy but great", at_ms=2 * MINUTE, speaker="Sam", conversation="c")
+    assert index.said_between(0, 10 * MINUTE, timed=True) == ["e-1"]
+    assert index.said_between(0, 10 * MINUTE, telling=True) == ["e-1", "e-3"]

@@ -904,11 +904,23 @@ class EpisodeIndex:
         speakers: Iterable[str] | None = None,
         at_ms: int | None = None,
         source: str | None = None,
+        timed: bool = False,
+        telling: bool = False,
+        limit: int | None = None,
+        last: bool = False,
     ) -> list[str]:
         """The episodes said from ``start_ms`` (included) to ``end_ms`` (not), in the
-        order they were remembered; only those ``speakers`` said, when given."""
+        order they were remembered (the first ``limit``, or the last with ``last``);
+        only those ``speakers`` said, when given; with ``timed``, only those that
+        say when something happened; with ``telling``, none that only asks or says
+        nothing of its own."""
         times = self._at.view()
         inside = (times >= start_ms) & (times < end_ms)
+        flags = self._flags.view()
+        if timed:
+            inside &= (flags & TIMED) != 0
+        if telling:
+            inside &= (flags & (ASKS_ONLY | SAYS_NOTHING)) == 0
         if speakers is not None:
             said_by = np.zeros(len(inside), dtype=bool)
             for name in speakers:
@@ -917,7 +929,10 @@ class EpisodeIndex:
         hidden = self._hidden(at_ms, source)
         if hidden is not None:
             inside &= ~hidden
-        return [self.ids[o] for o in np.flatnonzero(inside).tolist()]
+        found = np.flatnonzero(inside)
+        if limit is not None:
+            found = found[len(found) - limit :] if last else found[:limit]
+        return [self.ids[o] for o in found.tolist()]
 
     def heard(self, name: str | None) -> bool:
         """Whether someone of that name said any remembered text (is a speaker)."""

@@ -42,8 +42,9 @@ WORDED_FACTOR = 0.5
 theirs said in the stretch hold the question's words."""
 SPOKEN_OF_SHARE = 0.6
 """The least share of a text that speaks of a day inside a short stretch."""
-PERIOD_TEXTS = 300
-"""At most this many texts of the stretch are read."""
+PERIOD_TEXTS = 80
+"""At most this many texts around the stretch are read for the days they speak of
+(reading one's dates takes about a millisecond)."""
 
 
 def period_shares(
@@ -67,23 +68,49 @@ def period_shares(
     names = list(speakers) if speakers is not None else None
     if names is not None and not names:
         return {}
-    found = index.said_between(
-        start_ms - reach_ms, end_ms + reach_ms, speakers=names, at_ms=at_ms, source=source
+    # what was said in it and after it ("yesterday"), then the nearest said before it
+    # ("on Sunday"), at most PERIOD_TEXTS in all: reading a text's dates is not cheap
+    timed = index.said_between(
+        start_ms,
+        end_ms + reach_ms,
+        speakers=names,
+        at_ms=at_ms,
+        source=source,
+        timed=True,
+        limit=PERIOD_TEXTS,
     )
-    timed = [e for e in found if index.timed(e)][:PERIOD_TEXTS]
+    if len(timed) < PERIOD_TEXTS:
+        timed += index.said_between(
+            start_ms - reach_ms,
+            start_ms,
+            speakers=names,
+            at_ms=at_ms,
+            source=source,
+            timed=True,
+            limit=PERIOD_TEXTS - len(timed),
+            last=True,
+        )
     shares: dict[str, float] = {}
     short = (period.end - period.start).days <= SHORT_DAYS
     if short and names is not None:
-        inside = [e for e in found if start_ms <= (index.at_of(e) or 0) < end_ms]
+        inside = index.said_between(
+            start_ms, end_ms, speakers=names, at_ms=at_ms, source=source, limit=PERIOD_TEXTS
+        )
         # when some of their texts of that day hold the question's words, those answer it
         worded = any(lexical.get(e, 0.0) > 0.0 for e in inside)
         share = SAID_IN_SHARE * (WORDED_FACTOR if worded else 1.0)
-        for episode_id in inside[:PERIOD_TEXTS]:
-            if lexical.get(episode_id, 0.0) > 0.0 or index.asks_only(episode_id):
-                continue
-            if index.says_nothing(episode_id):
-                continue
-            shares[episode_id] = share
+        telling = index.said_between(
+            start_ms,
+            end_ms,
+            speakers=names,
+            at_ms=at_ms,
+            source=source,
+            telling=True,
+            limit=PERIOD_TEXTS,
+        )
+        for episode_id in telling:
+            if lexical.get(episode_id, 0.0) <= 0.0:
+                shares[episode_id] = share
     widest = max(period.end - period.start, timedelta(days=7))
     closest = max(period.end - period.start, timedelta(days=2))  # "this week" is no day
     words = texts(timed) if timed else {}
