@@ -1018,7 +1018,11 @@ class MemoryCore:
         )
         if period is not None:
             # "What was Sam doing on December 4, 2023?": the texts that speak of that day
-            voices = [n for n in index.speaker_names() if speaker_entity(n) in query.named]
+            voices: list[str | None] = [
+                n for n in index.speaker_names() if speaker_entity(n) in query.named
+            ]
+            if speaker_entity(DEFAULT_SPEAKER) in query.named:
+                voices.append(None)  # texts remembered without a speaker are the user's
             lexical.update(
                 period_shares(
                     index,

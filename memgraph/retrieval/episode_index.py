@@ -901,7 +901,7 @@ class EpisodeIndex:
         start_ms: int,
         end_ms: int,
         *,
-        speakers: Iterable[str] | None = None,
+        speakers: Iterable[str | None] | None = None,
         at_ms: int | None = None,
         source: str | None = None,
         timed: bool = False,
@@ -911,7 +911,8 @@ class EpisodeIndex:
     ) -> list[str]:
         """The episodes said from ``start_ms`` (included) to ``end_ms`` (not), in the
         order they were remembered (the first ``limit``, or the last with ``last``);
-        only those ``speakers`` said, when given; with ``timed``, only those that
+        only those ``speakers`` said, when given (``None`` among them: the texts
+        remembered without one); with ``timed``, only those that
         say when something happened; with ``telling``, none that only asks or says
         nothing of its own."""
         times = self._at.view()

@@ -52,7 +52,7 @@ def period_shares(
     period: Period,
     lexical: Mapping[str, float],
     *,
-    speakers: Iterable[str] | None,
+    speakers: Iterable[str | None] | None,
     texts: Callable[[list[str]], Mapping[str, str]],
     at_ms: int | None = None,
     source: str | None = None,
