@@ -42,7 +42,7 @@ WORDED_FACTOR = 0.5
 theirs said in the stretch hold the question's words."""
 SPOKEN_OF_SHARE = 0.6
 """The least share of a text that speaks of a day inside a short stretch."""
-PERIOD_TEXTS = 80
+PERIOD_TEXTS = 40
 """At most this many texts around the stretch are read for the days they speak of
 (reading one's dates takes about a millisecond)."""
 
