@@ -373,7 +373,8 @@ class ReadMixin(MemoryCore):
         a fact drawn from it that matched nearly as well (the fact carries the text as
         its provenance), and a fact's text is not listed again after it. With
         ``texts`` (the hits carry their texts), neither is another fact drawn from
-        the same text: its text is already in hand."""
+        the same text that matched the query's words: its text is already in hand
+        (a query for who someone is, "Alice", still lists each of her facts)."""
         best_fact: dict[str, tiers.Candidate] = {}
         for item in ranked:
             source = item.obs.get("episode") if item.obs is not None else None
@@ -394,8 +395,8 @@ class ReadMixin(MemoryCore):
                 covered.add(item.episode or str((item.obs or {}).get("episode")))
             elif item.obs is not None and item.obs.get("episode"):
                 source = str(item.obs["episode"])
-                if texts and source in covered:
-                    continue  # another fact of the same text is listed already
+                if texts and source in covered and "content" in item.signals:
+                    continue  # another fact of the same text matched already
                 covered.add(source)
             if item.id in taken:
                 continue
