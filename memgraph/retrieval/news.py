@@ -22,30 +22,9 @@ _THIRD = frozenset(
     {"he", "hes", "she", "shes", "they", "theyre", "theyve", "his", "her", "their", "him", "them"}
 )
 _OPENERS = frozenset(
-    [
-        "so",
-        "and",
-        "but",
-        "oh",
-        "omg",
-        "ok",
-        "okay",
-        "also",
-        "btw",
-        "well",
-        "anyway",
-        "other",
-        "news",
-        "guess",
-        "what",
-        "update",
-        "actually",
-        "lol",
-        "haha",
-        "yeah",
-        "yep",
-        "wow",
-    ]
+    {"so", "and", "but", "oh", "omg", "ok", "okay", "also", "btw", "well", "anyway"}
+    | {"other", "news", "guess", "what", "update", "actually", "lol", "haha", "yeah"}
+    | {"yep", "wow"}
 )
 """Words a message opens with before its subject ("omg chidi got in!!")."""
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]")

@@ -23,6 +23,7 @@ __all__ = [
     "SHORT_DAYS",
     "SPOKEN_OF_BONUS",
     "SPOKEN_OF_SHARE",
+    "WORDED_FACTOR",
     "period_shares",
 ]
 
@@ -44,7 +45,7 @@ SPOKEN_OF_SHARE = 0.6
 """The least share of a text that speaks of a day inside a short stretch."""
 PERIOD_TEXTS = 40
 """At most this many texts around the stretch are read for the days they speak of
-(reading one's dates takes about a millisecond)."""
+(reading a text's dates the first time takes about half a millisecond)."""
 
 
 def period_shares(
@@ -57,12 +58,19 @@ def period_shares(
     at_ms: int | None = None,
     source: str | None = None,
 ) -> dict[str, float]:
-    """New lexical shares for the texts ``period`` points to: those that speak of a
-    day inside it gain :data:`SPOKEN_OF_BONUS` (unless the episode tier already
-    gave them the bonus for being said in it); for a short stretch, the texts the
-    named ``speakers`` said in it that hold none of the question's words get
-    :data:`SAID_IN_SHARE`. ``texts`` reads episodes' words by id; ``lexical`` is
-    the tier's shares so far (with the said-within bonus)."""
+    """New lexical shares for the texts ``period`` points to.
+
+    A text that speaks of a day inside it gains :data:`SPOKEN_OF_BONUS` over its
+    share without the episode tier's said-within bonus, and holds at least
+    :data:`SPOKEN_OF_SHARE` when the stretch is short and the text speaks of
+    that stretch itself; over a long stretch, only a text holding some of the
+    question's words gains. For a short stretch, the texts the ``speakers``
+    said in it that hold none of the question's words get :data:`SAID_IN_SHARE`
+    (times :data:`WORDED_FACTOR` when others of theirs hold some).
+    ``speakers``: the names of the people the question names (``None`` among
+    them: texts remembered without a speaker), or ``None`` for anyone's texts;
+    ``texts`` reads episodes' words by id; ``lexical`` is the tier's shares so
+    far (with the said-within bonus)."""
     start_ms, end_ms = period.epoch_ms()
     reach_ms = REACH_DAYS * 86_400_000
     names = list(speakers) if speakers is not None else None
