@@ -528,3 +528,16 @@ def test_someone_who_never_speaks_is_told_of_as_mom_or_her() -> None:
         silent=never_speaks,
     )
     assert found is not None and found.about_someone_else
+
+
+def test_a_question_typed_without_its_question_mark_is_nobody_s() -> None:
+    # "whos the new boss" asks Marcus about his boss: Dana has none
+    own, anyone = held(
+        "Who is Dana's manager?",
+        (DANA, "whos the new boss"),
+        (MARCUS, "Sam is my boss now"),
+    )
+    assert own == 0.0 and anyone == 1.0
+    # a sentence that only opens with "what" is no question
+    own, _ = held("Who is Dana's boss?", (DANA, "what a week my boss quit"))
+    assert own == 1.0

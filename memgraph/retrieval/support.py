@@ -92,10 +92,17 @@ _POSSESSED = re.compile(
     r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their|my))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
 )
 _ASKS_WHAT = re.compile(
-    r"\s*(?:so |and |but |oh,? )?(?:what|which|where|when|how|who|why)\b", re.IGNORECASE
+    r"\s*(?:so |and |but |oh,? )?(?:what|which|where|when|how|who|why)s?\b", re.IGNORECASE
 )
 """A question that takes something for granted and asks about it ("What flavor did
-you make?"), unlike a yes-or-no one ("Have you ever been to Rome?")."""
+you make?", "whats ur new job"), unlike a yes-or-no one ("Have you ever been to
+Rome?")."""
+_BARE_QUESTION = re.compile(
+    r"\W*(?:(?:so|and|but|oh|ok|okay|wait)\W+)?(?:what|which|where|when|how|who)"
+    r"(?:s|['’]s| is| are| was| were| did| do| does)\b",
+    re.IGNORECASE,
+)
+"""A question typed without its "?" ("whos the new boss", "where is it")."""
 _ASKS_HOW = re.compile(
     r"\W*(?:(?:so|and|but|oh|hey|morning|ok|okay)\W+){0,2}how(?:['’]s| is| was| are| were|"
     r"['’]re| did| does| do)? (?:the|that|this|those|these) ",
@@ -420,7 +427,7 @@ def _clauses(
             owner = "addressee" if owners == {"addressee"} else None
         if owner is not None and not named_in_text:
             whose = {"speaker": speaker in named, "addressee": to_them}.get(owner, owner == "them")
-        elif clause.rstrip().endswith("?"):
+        elif clause.rstrip().endswith("?") or _BARE_QUESTION.match(clause):
             # "is your eye surgery still on?" takes it that the addressee has one
             # and "what did you make?" that they made something
             asks_them = (
