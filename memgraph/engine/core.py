@@ -41,6 +41,7 @@ from memgraph.models import (
 )
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.amounts import amount_shares, asks_amount, topic_of_amount
 from memgraph.retrieval.episode_index import (
     EpisodeIndex,
     OlderIndexFormat,
@@ -1074,6 +1075,20 @@ class MemoryCore:
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
                 if topical is not None:  # the answer's words are the topic's, too
                     topical[episode_id] = max(topical.get(episode_id, 0.0), cued)
+        if asks_amount(query.text):
+            # "How much did the oven repair cost?": "it was £1,800 to fix", said two
+            # turns after "the deck oven died" and holding none of the question's words
+            topic = topic_of_amount(terms)
+            for episode_id, share in amount_shares(
+                index,
+                sorted(topic),
+                texts=lambda ids: {
+                    e: spoken_words(doc) for e, doc in self._episode_docs(graph, ids).items()
+                },
+                at_ms=at_ms,
+                source=lens.source,
+            ).items():
+                lexical[episode_id] = max(lexical.get(episode_id, 0.0), share)
         semantic: dict[str, float] = {}
         vectors = self._vectors
         if near is None and vectors is not None and query_vector is not None and len(vectors):

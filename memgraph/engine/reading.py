@@ -21,6 +21,7 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.amounts import AMOUNT_REACH, asks_amount, states_amount, topic_of_amount
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
@@ -287,6 +288,8 @@ class ReadMixin(MemoryCore):
                     ),
                 )
                 unanswered = held is not None and held.about_someone_else
+                if not unanswered and asks_amount(query):
+                    unanswered = not self._amount_found(graph, docs, analyzed)
             note = None
             if unanswered:
                 names = sorted(graph.entity_name(e) or e for e in analyzed.named)
@@ -307,6 +310,33 @@ class ReadMixin(MemoryCore):
                 note=note,
                 answers_past=indexed.after_past_question,
             )
+
+    def _amount_found(self, graph: Graph, docs: Mapping[str, Doc], query: tiers.Query) -> bool:
+        """Whether one of these texts states a sum of money and speaks of what the
+        question asks the amount of, in its own words or in one of the two turns
+        before it ("the deck oven died" ... "what happened" ... "£1,800 to fix")."""
+        stating = {e: doc for e, doc in docs.items() if states_amount(spoken_words(doc))}
+        topic = topic_of_amount(query.content_terms)
+        if not stating or not topic:
+            return bool(stating)
+        index = self._episodes_indexed()
+        chains: dict[str, list[str]] = {}
+        for episode_id in stating:
+            chain: list[str] = []
+            previous = index.context_of(episode_id)
+            while previous is not None and len(chain) < AMOUNT_REACH:
+                chain.append(previous)
+                previous = index.context_of(previous)
+            chains[episode_id] = chain
+        before = self._episode_docs(graph, sorted({p for c in chains.values() for p in c}))
+        for episode_id, doc in stating.items():
+            said = set(index_terms(spoken_words(doc)))
+            for previous in chains[episode_id]:
+                if previous in before:
+                    said.update(index_terms(spoken_words(before[previous])))
+            if topic & said:
+                return True
+        return False
 
     def _talk(self, graph: Graph) -> Talk:
         """Whom a remembered turn speaks to, and what was said before it."""

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 MESSAGES_HEADER = "Related messages:"
-NOTHING_SAID = "(Nothing remembered says this about"
+NOTHING_SAID = "(Nothing remembered says this"
 """How the note starts that recall puts first when what it found is someone else's."""
 MAX_MESSAGES = 10
 RELATIONS_SHOWN = 3
@@ -65,8 +65,10 @@ CONTEXT_WORDS = 25
 
 
 def nothing_said_about(names: Sequence[str]) -> str:
-    """``(Nothing remembered says this about Dana; the nearest matches follow.)``"""
-    return f"{NOTHING_SAID} {' or '.join(names)}; the nearest matches follow.)"
+    """``(Nothing remembered says this about Dana; the nearest matches follow.)``
+    (``(Nothing remembered says this; ...`` when the question names nobody)."""
+    about = f" about {' or '.join(names)}" if names else ""
+    return f"{NOTHING_SAID}{about}; the nearest matches follow.)"
 
 
 def said_on(timestamp: str | None) -> str:

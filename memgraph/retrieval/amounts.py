@@ -1,0 +1,136 @@
+"""Questions that ask for a sum of money, and texts that state one.
+
+"How much rent does Meera pay in Bengaluru?" is answered only by a text that
+states an amount ("₹38,000 a month", "$1,450", "72k", "six grand") and speaks
+of the rent, or follows a turn that does ("how much is the rent?" then
+"38k!!"). When none of what recall found does, what it found is only the
+nearest, and recall says so instead of handing over another price.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from memgraph.retrieval.episode_index import EpisodeIndex
+from memgraph.retrieval.support import ANSWER_WORDS
+from memgraph.text import index_terms
+
+__all__ = [
+    "AMOUNT_REACH",
+    "AMOUNT_READ",
+    "AMOUNT_SHARE",
+    "AMOUNT_WORDS",
+    "amount_shares",
+    "asks_amount",
+    "states_amount",
+    "topic_of_amount",
+]
+
+AMOUNT_READ = 8
+"""How many of the texts best holding what a sum was for are followed."""
+AMOUNT_REACH = 2
+"""How many turns after such a text a sum may be stated ("the deck oven died",
+"what happened", "£1,800 to fix")."""
+AMOUNT_SHARE = 0.8
+"""A text stating a sum after one that speaks of what it was for: this share of
+that text's."""
+
+_MONEY_WORDS = (
+    "cost costs costed pay pays paid paying spend spends spent spending charge charges "
+    "charged earn earns earned earning salary salaries rent rents price priced prices fee "
+    "fees wage wages rate rates budget worth owe owes owed borrow borrowed loan deposit "
+    "fare fares tuition bill bills offer offered sell sold sale donate donated severance "
+    "bonus refund tickets ticket money"
+)
+AMOUNT_WORDS = frozenset(
+    index_terms(
+        "cost costs pay pays paid paying spend spends spent charge charges charged earn "
+        "earns earned owe owed worth money much roughly approximately around"
+    )
+)
+"""The words that ask for an amount, not what it was for ("rent", "ring"): a text
+need not hold them to speak of the same thing."""
+
+_MONEY_TERMS = frozenset(index_terms(_MONEY_WORDS))
+_HOW_MUCH = re.compile(
+    r"^\s*(?:(?:roughly|about|approximately|around|so) )?how much\b(?! (?:time|longer|weight))",
+    re.IGNORECASE,
+)
+_WHAT_SUM = re.compile(
+    r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:salary|rent|price|fee|wage|hourly rate|"
+    r"interest rate|budget|deposit|fare|tuition|severance|bonus|asking price)\b",
+    re.IGNORECASE,
+)
+_NOT_MONEY = re.compile(r"\b(?:weigh\w*|heavy|tall|far|long|time)\b", re.IGNORECASE)
+
+_NUMBER_WORD = (
+    r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a few|few|couple)"
+)
+_AMOUNT = re.compile(
+    r"[$£€¥₹]\s?\d"  # $1,450  £72  ₹38,000
+    r"|\b\d[\d,.]*\s?(?:k|K|grand|mil|m|bn|million|billion|thousand)\b"  # 72k  1.2 million
+    r"|\b\d[\d,.]*\s?(?:dollars?|bucks|pounds?|quid|euros?|rand|rupees?|lakhs?|crores?|"
+    r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf)\b"
+    r"|\b(?:usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|rs\.?)\s?\d"
+    r"|\b" + _NUMBER_WORD + r"(?:[ -]\w+)? (?:grand|hundred|thousand|million|bucks|quid|k)\b"
+    r"|\b\d{1,3}(?:,\d{3})+\b"  # 6,500 (a year is never written with a comma)
+    r"|\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)"
+    r"|\b\d[\d,.]*\s?(?:an|a|per|/)\s?(?:hour|hr|month|mo|week|wk|year|yr|night)\b"
+    r"|\b(?:rent|rents|cost|costs|paid|pay|pays|price|salary|spent|fee|charges?|deposit|"
+    r"budget|offer(?:ed)?|sold|sell|worth)\b[^.!?\d]{0,30}\b(?!(?:19|20)\d\d\b)\d{2,}\b(?!\s?(?:am|pm|years?|"
+    r"yrs?|days?|weeks?|months?|hours?|minutes?|mins?|miles?|km|kg|lbs?|pounds? of)\b)"
+    r"|\b\w+ (?:weeks?|months?|years?)['’]? (?:pay|salary|wages|rent)\b"
+    r"|\b(?:for free|was free|were free|free of charge|cost nothing|paid nothing)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_amount(question: str) -> bool:
+    """Whether ``question`` asks for a sum of money ("How much did Arjun pay for
+    the ring?", "What salary came with the offer?"), not a weight or a time."""
+    if _WHAT_SUM.search(question):
+        return True
+    if not _HOW_MUCH.search(question) or _NOT_MONEY.search(question):
+        return False
+    return bool(_MONEY_TERMS.intersection(index_terms(question)))
+
+
+def states_amount(text: str) -> bool:
+    """Whether ``text`` states a sum of money or a rate ("$1,450", "72k", "six
+    grand", "38,000 rupees", "4.5%", "£30 an hour", "it was free")."""
+    return bool(_AMOUNT.search(text))
+
+
+def topic_of_amount(content_terms: Iterable[str]) -> frozenset[str]:
+    """What the amount is for: the question's content terms without the words
+    that ask for an amount or for any answer ("rent", "ring", "flights"; not
+    "much", "pay", "get")."""
+    return frozenset(t for t in content_terms if t not in AMOUNT_WORDS and t not in ANSWER_WORDS)
+
+
+def amount_shares(
+    index: EpisodeIndex,
+    topic: Iterable[str],
+    *,
+    texts: Callable[[list[str]], Mapping[str, str]],
+    at_ms: int | None = None,
+    source: str | None = None,
+) -> dict[str, float]:
+    """The texts that state a sum within :data:`AMOUNT_REACH` turns after one of
+    the texts best holding ``topic`` (what the sum was for), each at
+    :data:`AMOUNT_SHARE` of that text's share; ``texts`` reads episodes' words."""
+    found = index.search(list(topic), k=AMOUNT_READ, at_ms=at_ms, source=source)
+    following: dict[str, float] = {}
+    for episode_id, share in found:
+        step: str | None = episode_id
+        for _ in range(AMOUNT_REACH):
+            step = index.reply_to(step) if step is not None else None
+            if step is None:
+                break
+            following[step] = max(following.get(step, 0.0), AMOUNT_SHARE * share)
+    if not following:
+        return {}
+    said = texts(sorted(following))
+    return {e: share for e, share in following.items() if e in said and states_amount(said[e])}

@@ -1,0 +1,102 @@
+"""Questions that ask for a sum of money, and the texts that state one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgraph.retrieval.amounts import asks_amount, states_amount, topic_of_amount
+from memgraph.retrieval.recall_text import NOTHING_SAID
+from memgraph.text import index_terms
+from tests.test_recall_quality import recalled
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much rent does Meera pay in Bengaluru?",
+        "How much did Arjun pay for the engagement ring?",
+        "roughly how much did the flights cost?",
+        "What salary came with Tolu's Kestrel offer?",
+        "What interest rate is Dre paying on his loan?",
+        "What was the asking price for Hiroshi's house?",
+    ],
+)
+def test_a_question_asking_a_sum(question: str) -> None:
+    assert asks_amount(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much does Dana weigh?",
+        "How much time did the drive take?",
+        "How much weight did Sam lose?",
+        "How much did Jess enjoy the concert?",
+        "What did Arjun buy for Meera?",
+    ],
+)
+def test_a_question_asking_something_else(question: str) -> None:
+    assert not asks_amount(question)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Engineer came Thursday and it was £1,800 to fix",
+        "Senior PM on the payments team, £72k, and they're sponsoring the visa",
+        "the extension closed. 1.2 million",
+        "made like $640 lol",
+        "six grand for the lot",
+        "rent is 1450 a month",
+        "a 4.5% fixed rate",
+        "she charges 30 an hour",
+        "they're paying three months' salary",
+        "the adoption was free",
+        "38,000 rupees",
+    ],
+)
+def test_a_text_stating_a_sum(text: str) -> None:
+    assert states_amount(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we sold it in 2019",
+        "the rent went up in May",
+        "I paid 2 years ago",
+        "ran 10 miles on Sunday",
+        "the flights were expensive",
+    ],
+)
+def test_a_text_stating_no_sum(text: str) -> None:
+    assert not states_amount(text)
+
+
+def test_the_topic_of_a_sum_keeps_what_it_was_for() -> None:
+    topic = topic_of_amount(index_terms("How much rent does Meera pay in Bengaluru?"))
+    assert set(index_terms("rent Bengaluru")) <= topic
+    assert not set(index_terms("much pay")) & topic
+
+
+OVEN = [
+    ("Ellie", "awful. The deck oven died on Tuesday, right in the middle of the morning bake"),
+    ("Freya", "oh no! what happened"),
+    ("Ellie", "the element went. Engineer came Thursday and it was £1,800 to fix"),
+    ("Freya", "the van is booked for the 14th, it cost me £35"),
+    ("Ellie", "my new flat is tiny but the rent is fine, and I love the view of the canal"),
+]
+
+
+def test_a_sum_said_two_turns_after_what_it_was_for_answers(tmp_path: Path) -> None:
+    (text,) = recalled(tmp_path, OVEN, "How much did the repair of Ellie's oven cost?")
+    assert "1,800" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_sum_nobody_stated_is_said_to_be_missing(tmp_path: Path) -> None:
+    # the rent is spoken of, and another sum (the van's) is stated: neither answers
+    (text,) = recalled(tmp_path, OVEN, "How much rent does Ellie pay for her new flat?")
+    assert text.startswith(NOTHING_SAID), text
+    assert "rent" in text  # the nearest matches still follow
