@@ -370,9 +370,16 @@ def _weekday(said: date, weekday: int, direction: int, *, strictly: bool = True)
     return said + timedelta(days=delta)
 
 
+WEEKDAY_DAY_MONTHS = 3
+"""How many months either way "Tuesday the 3rd" is looked for (the nearest 3rd that
+is a Tuesday)."""
+
+
 def _day_of_month(said: date, day: int, direction: int, weekday: int | None) -> date | None:
     candidates = []
-    for offset in (-1, 0, 1):
+    # a weekday with the day ("Tuesday the 3rd") may be months off: the 3rd that is a Tuesday
+    reach = WEEKDAY_DAY_MONTHS if weekday is not None else 1
+    for offset in range(-reach, reach + 1):
         year, month = _add_months(said.year, said.month, offset)
         found = _day_in(year, month, day)
         if found is not None and (weekday is None or found.weekday() == weekday):

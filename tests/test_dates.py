@@ -91,6 +91,12 @@ def test_a_short_weekday_alone_is_another_word() -> None:
             date(2023, 6, 4),
             "Tuesday the 30th (30 May 2023)",
         ),
+        # ... though it lies months away: the 3rd that is a Tuesday
+        (
+            "we land Friday, August 30, and fly out Tuesday the 3rd",
+            date(2024, 7, 21),
+            "Tuesday the 3rd (3 September 2024)",
+        ),
         (
             "the bowling one? yeah, the 15th right?",
             date(2023, 12, 4),
