@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.retrieval.amounts import asks_amount, states_amount, topic_of_amount
+from memgraph.retrieval.amounts import asks_amount, paid_as, states_amount, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.text import index_terms
 from tests.test_recall_quality import recalled
@@ -100,3 +100,28 @@ def test_a_sum_nobody_stated_is_said_to_be_missing(tmp_path: Path) -> None:
     (text,) = recalled(tmp_path, OVEN, "How much rent does Ellie pay for her new flat?")
     assert text.startswith(NOTHING_SAID), text
     assert "rent" in text  # the nearest matches still follow
+
+
+def test_a_sum_said_the_way_rent_is_paid_is_the_rent(tmp_path: Path) -> None:
+    said = [
+        ("Omar", "I'm moving next month btw, found a place in Leith"),
+        ("Lena", "omg finally!! how much is it?"),
+        ("Omar", "950 a month. one bed, tiny kitchen, but there's a view of the water"),
+    ]
+    (text,) = recalled(tmp_path, said, "How much is Omar's new rent?")
+    assert "950 a month" in text and not text.startswith(NOTHING_SAID), text
+
+
+@pytest.mark.parametrize(
+    ("words", "text", "paid"),
+    [
+        ("rent", "950 a month. one bed", True),
+        ("rent", "£180 pw plus bills", True),
+        ("salary", "£72k and they sponsor the visa", True),
+        ("hourly rate", "a raise from $29 to $34 an hour", True),
+        ("rent", "flights were 230 euros return", False),
+        ("salary", "950 a month", False),
+    ],
+)
+def test_a_sum_is_said_the_way_its_kind_is_paid(words: str, text: str, paid: bool) -> None:
+    assert paid_as(set(index_terms(words)), text) is paid

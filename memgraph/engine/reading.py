@@ -21,7 +21,13 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.amounts import AMOUNT_REACH, asks_amount, states_amount, topic_of_amount
+from memgraph.retrieval.amounts import (
+    AMOUNT_REACH,
+    asks_amount,
+    paid_as,
+    states_amount,
+    topic_of_amount,
+)
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
@@ -334,8 +340,8 @@ class ReadMixin(MemoryCore):
             for previous in chains[episode_id]:
                 if previous in before:
                     said.update(index_terms(spoken_words(before[previous])))
-            if topic & said:
-                return True
+            if topic & said or paid_as(topic, spoken_words(doc)):
+                return True  # "950 a month" after "found a place in Leith": the rent
         return False
 
     def _talk(self, graph: Graph) -> Talk:

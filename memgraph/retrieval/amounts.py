@@ -23,6 +23,7 @@ __all__ = [
     "AMOUNT_WORDS",
     "amount_shares",
     "asks_amount",
+    "paid_as",
     "states_amount",
     "topic_of_amount",
 ]
@@ -95,6 +96,26 @@ def asks_amount(question: str) -> bool:
     if not _HOW_MUCH.search(question) or _NOT_MONEY.search(question):
         return False
     return bool(_MONEY_TERMS.intersection(index_terms(question)))
+
+
+_PER = r"(?:\s?(?:a|an|per|/|each)\s?)"
+_PAID_SO = {
+    term: re.compile(pattern, re.IGNORECASE)
+    for words, pattern in (
+        ("rent", r"\d[\d,.]*k?" + _PER + r"(?:month|mo|week|wk|fortnight)\b|\d\s?(?:pcm|pw)\b"),
+        ("salary", r"\d[\d,.]*\s?k\b|\d[\d,.]*" + _PER + r"(?:year|yr|annum)\b"),
+        ("wage rate", r"\d[\d,.]*" + _PER + r"(?:hour|hr|h)\b"),
+    )
+    for term in index_terms(words)
+}
+"""How a sum of the kind a word names is said: rent by the month or week, a salary
+by the year or in thousands, a wage by the hour."""
+
+
+def paid_as(topic: Iterable[str], text: str) -> bool:
+    """Whether ``text`` states a sum the way one of ``topic``'s payments is paid
+    ("950 a month" for rent, "72k" for a salary, "$34 an hour" for a wage)."""
+    return any(term in _PAID_SO and _PAID_SO[term].search(text) for term in topic)
 
 
 def states_amount(text: str) -> bool:
