@@ -741,6 +741,17 @@ def test_a_reply_about_the_past_shows_the_day_before_not_the_coming_one(tmp_path
     assert "friday (3 November 2023)" in text, text
 
 
+def test_a_turn_quoted_before_a_reply_shows_the_day_its_own_line_shows() -> None:
+    said = {
+        "id": "ep-2",
+        "speaker": "Wren",
+        "at": "2023-11-05T18:02:00Z",
+        "text": "the best. dinner at Fet-Fisk on friday",
+    }
+    quoted = recall_text.reply_context([said], [], answers_past=lambda e: e == "ep-2")
+    assert quoted == 'in reply to Wren: "the best. dinner at Fet-Fisk on friday (3 November 2023)"'
+
+
 def test_a_clipped_word_finds_the_full_one() -> None:
     assert "vet" in WORD_FORMS[index_terms("veterinary")[0]]
     assert "tech" in WORD_FORMS[index_terms("technician")[0]]

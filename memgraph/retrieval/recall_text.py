@@ -135,15 +135,18 @@ def reply_context(
     speaker: str | None = None,
     limit: int = CONTEXT_WORDS,
     resolve: bool = True,
+    answers_past: Callable[[str], bool] = lambda _episode: False,
 ) -> str:
     """``in reply to Tariq: "which one?" after Wren: "a café emailed …"``: the turns a
     message answers, nearest first, quoted. A turn the message's own ``speaker``
     said just before it (a message that goes on from it) is quoted ``after``.
-    ``resolve=False`` quotes the words as said, their relative dates unresolved."""
+    ``resolve=False`` quotes the words as said, their relative dates unresolved;
+    ``answers_past`` as for :func:`answered_by`."""
     first = "after" if speaker and chain and chain[0].get("speaker") == speaker else "in reply to"
     leads = (first, *("after" for _ in chain[1:]))
     return " ".join(
-        _quote(lead, doc, terms, limit, resolve) for lead, doc in zip(leads, chain, strict=True)
+        _quote(lead, doc, terms, limit, resolve, past=answers_past(str(doc.get("id"))))
+        for lead, doc in zip(leads, chain, strict=True)
     )
 
 
@@ -437,7 +440,10 @@ def _message_lines(
         # a turn shown on a line of its own is not quoted again further back
         chain = chain[:1] + [turn for turn in chain[1:] if str(turn.get("id")) not in shown]
         if chain and str(chain[0].get("id")) != above:
-            text += f" ({reply_context(chain, query.terms, speaker=doc.get('speaker'))})"
+            quoted = reply_context(
+                chain, query.terms, speaker=doc.get("speaker"), answers_past=answers_past
+            )
+            text += f" ({quoted})"
         above = str(item.episode)
         answer = answers.get(str(item.episode)) or ()
         if answer and str(answer[0].get("id")) not in shown:
