@@ -35,6 +35,7 @@ def test_a_question_asking_a_sum(question: str) -> None:
         "How much weight did Sam lose?",
         "How much did Jess enjoy the concert?",
         "What did Arjun buy for Meera?",
+        "What reasons did Gerry give for holding back part of Ciara's deposit?",
     ],
 )
 def test_a_question_asking_something_else(question: str) -> None:

@@ -135,6 +135,18 @@ def test_rerank_puts_a_message_that_says_when_first_for_a_question_about_when() 
     assert ask(RERANK_SYSTEM, what, RERANK_SCHEMA)["ids"][0] == "episode-1"
 
 
+def test_rerank_puts_a_message_stating_a_sum_first_for_a_question_asking_how_much() -> None:
+    listed = [
+        ("episode-1", "Rohan (25 March 2025): Little Bird Coffee asked for 40 custom mugs"),
+        ("episode-2", "Rohan (30 June 2025): Little Bird posted the mugs on Instagram"),
+        ("episode-3", "Rohan (25 March 2025): $32 a mug. Neha says that's too low"),
+    ]
+    much = rerank_message("How much is Rohan charging per mug?", listed)
+    assert ask(RERANK_SYSTEM, much, RERANK_SCHEMA)["ids"][0] == "episode-3"
+    what = rerank_message("What is Rohan doing with the mugs?", listed)
+    assert ask(RERANK_SYSTEM, what, RERANK_SCHEMA)["ids"][0] == "episode-1"
+
+
 def test_listed_weight_halves_at_the_tenth_place() -> None:
     from memgraph.providers.mock.chat import LISTED_FIRST, LISTED_HALF, listed_weight
 

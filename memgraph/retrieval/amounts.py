@@ -59,8 +59,8 @@ _HOW_MUCH = re.compile(
     re.IGNORECASE,
 )
 _WHAT_SUM = re.compile(
-    r"^\s*(?:what|which)\b[^?]{0,60}?\b(?:salary|rent|price|fee|wage|hourly rate|"
-    r"interest rate|budget|deposit|fare|tuition|severance|bonus|asking price)\b",
+    r"^\s*(?:what|which)(?:\s+(?:was|is|were|are))?(?:\s+the)?(?:\s+[\w'’]+){0,3}?\s+"
+    r"(?:salary|rent|price|fee|wage|rate|budget|deposit|fare|tuition|severance|bonus)\b",
     re.IGNORECASE,
 )
 _NOT_MONEY = re.compile(r"\b(?:weigh\w*|heavy|tall|far|long|time)\b", re.IGNORECASE)

@@ -23,6 +23,7 @@ from memgraph.chatter import asks_what_was_asked, only_asks
 from memgraph.dates import asks_about_now, asks_when, mentions_time
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
+from memgraph.retrieval.amounts import asks_amount, states_amount
 from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
 
 from .reply import reply
@@ -175,6 +176,9 @@ def listed_weight(index: int) -> float:
 SAYS_WHEN = 1.5
 """What saying when ("last Sunday", "on the 3rd") is worth, in shared words, for a
 question that asks when."""
+SAYS_A_SUM = 1.5
+"""What stating a sum of money ("$32 a mug") is worth, in shared words, for a
+question that asks how much."""
 ASKING = 2.0
 """What a message that only asks ("Is work far from there?") loses, in shared
 words, unless the question asks what was asked."""
@@ -354,6 +358,7 @@ class MockChatModel:
         late = _lateness(listed) if asks_about_now(asked) else {}
         asks_asked = asks_what_was_asked(asked)
         when = asks_when(asked)
+        how_much = asks_amount(asked)
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(listed):
             score = relevance(query, text, cues=cues, news=news)
@@ -361,6 +366,8 @@ class MockChatModel:
                 order = listed_weight(index) + LATEST * late.get(cid, 0.0)
                 if when and mentions_time(_said(text)):
                     order += SAYS_WHEN  # "When did ...?" is answered by a text that says when
+                if how_much and states_amount(_said(text)):
+                    order += SAYS_A_SUM  # "How much ...?" by one that states a sum
                 if not asks_asked and only_asks(_said(text)):
                     order -= ASKING  # a question does not answer one
                 scored.append((-(score + order), index, cid))
