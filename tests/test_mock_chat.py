@@ -147,6 +147,17 @@ def test_rerank_puts_a_message_stating_a_sum_first_for_a_question_asking_how_muc
     assert ask(RERANK_SYSTEM, what, RERANK_SCHEMA)["ids"][0] == "episode-1"
 
 
+def test_rerank_puts_a_message_saying_a_number_first_for_a_question_asking_how_many() -> None:
+    listed = [
+        ("episode-1", "Joanna (7 March 2024): the cats are finally getting along (7 March 2024)"),
+        ("episode-2", "Joanna (9 March 2024): we have three cats now, Pickles adopted a friend"),
+    ]
+    many = rerank_message("How many cats does Joanna have?", listed)
+    assert ask(RERANK_SYSTEM, many, RERANK_SCHEMA)["ids"][0] == "episode-2"
+    which = rerank_message("Are Joanna's cats getting along?", listed)
+    assert ask(RERANK_SYSTEM, which, RERANK_SCHEMA)["ids"][0] == "episode-1"
+
+
 def test_listed_weight_halves_at_the_tenth_place() -> None:
     from memgraph.providers.mock.chat import LISTED_FIRST, LISTED_HALF, listed_weight
 

@@ -179,6 +179,10 @@ question that asks when."""
 SAYS_A_SUM = 1.5
 """What stating a sum of money ("$32 a mug") is worth, in shared words, for a
 question that asks how much."""
+SAYS_A_COUNT = 1.5
+"""What saying a number ("like 9 people", "three cats") is worth, in shared words,
+for a question that asks how many (the days a message's dates were resolved to
+are not its numbers)."""
 ASKING = 2.0
 """What a message that only asks ("Is work far from there?") loses, in shared
 words, unless the question asks what was asked."""
@@ -192,6 +196,15 @@ def _own_part(label: str) -> tuple[str, re.Match[str] | None]:
     day): text`` parts when it has them."""
     own = _QUOTE_START.split(label, maxsplit=1)[0]
     return own, _OBSERVATION.match(own)
+
+
+_HOW_MANY = re.compile(r"^\s*(?:roughly |about )?how many\b", re.IGNORECASE)
+_COUNT = re.compile(
+    r"\b(?:\d+(?![:\d])|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|"
+    r"fifteen|twenty|thirty|forty|fifty|hundred|a few|a couple)\b",
+    re.IGNORECASE,
+)
+_RESOLVED = re.compile(r"\([^()]*\d{4}\)")
 
 
 def _said(label: str) -> str:
@@ -359,6 +372,7 @@ class MockChatModel:
         asks_asked = asks_what_was_asked(asked)
         when = asks_when(asked)
         how_much = asks_amount(asked)
+        how_many = bool(_HOW_MANY.search(asked))
         scored: list[tuple[float, int, str]] = []
         for index, (cid, text) in enumerate(listed):
             score = relevance(query, text, cues=cues, news=news)
@@ -368,6 +382,8 @@ class MockChatModel:
                     order += SAYS_WHEN  # "When did ...?" is answered by a text that says when
                 if how_much and states_amount(_said(text)):
                     order += SAYS_A_SUM  # "How much ...?" by one that states a sum
+                if how_many and _COUNT.search(_RESOLVED.sub("", _said(text))):
+                    order += SAYS_A_COUNT  # "How many ...?" by one that says a number
                 if not asks_asked and only_asks(_said(text)):
                     order -= ASKING  # a question does not answer one
                 scored.append((-(score + order), index, cid))
