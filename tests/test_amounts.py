@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.retrieval.amounts import asks_amount, paid_as, states_amount, topic_of_amount
+from memgraph.retrieval.amounts import topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
+from memgraph.sums import asks_amount, paid_as, states_amount
 from memgraph.text import index_terms
 from tests.test_recall_quality import recalled
 

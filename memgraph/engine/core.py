@@ -41,7 +41,7 @@ from memgraph.models import (
 )
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.amounts import amount_shares, asks_amount, topic_of_amount
+from memgraph.retrieval.amounts import amount_shares, topic_of_amount
 from memgraph.retrieval.episode_index import (
     EpisodeIndex,
     OlderIndexFormat,
@@ -58,6 +58,7 @@ from memgraph.speakers import ASSISTANT, spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
+from memgraph.sums import asks_amount
 
 __all__ = ["CONTEXT_BUDGET", "MAX_TEXT_CHARS", "MemoryCore", "coerce_time", "default_dir"]
 

@@ -21,13 +21,7 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.amounts import (
-    AMOUNT_REACH,
-    asks_amount,
-    paid_as,
-    states_amount,
-    topic_of_amount,
-)
+from memgraph.retrieval.amounts import AMOUNT_REACH, topic_of_amount
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
@@ -39,6 +33,7 @@ from memgraph.retrieval.recall_text import (
 )
 from memgraph.retrieval.support import LOOKED_AT, Talk, support
 from memgraph.speakers import spoken_words
+from memgraph.sums import asks_amount, paid_as, states_amount
 from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]

@@ -1,30 +1,27 @@
-"""Questions that ask for a sum of money, and texts that state one.
+"""The texts that answer a question asking a sum of money.
 
 "How much rent does Meera pay in Bengaluru?" is answered only by a text that
-states an amount ("₹38,000 a month", "$1,450", "72k", "six grand") and speaks
-of the rent, or follows a turn that does ("how much is the rent?" then
-"38k!!"). When none of what recall found does, what it found is only the
-nearest, and recall says so instead of handing over another price.
+states an amount (:func:`memgraph.sums.states_amount`) and speaks of the rent,
+or follows a turn that does ("the deck oven died", "what happened", "£1,800 to
+fix"). The episode tier follows the texts best holding what the sum was for to
+the sums said after them; when none of what recall found states one, what it
+found is only the nearest, and recall says so instead of handing over another
+price.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 
 from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.support import ANSWER_WORDS
-from memgraph.text import index_terms
+from memgraph.sums import AMOUNT_WORDS, states_amount
 
 __all__ = [
     "AMOUNT_REACH",
     "AMOUNT_READ",
     "AMOUNT_SHARE",
-    "AMOUNT_WORDS",
     "amount_shares",
-    "asks_amount",
-    "paid_as",
-    "states_amount",
     "topic_of_amount",
 ]
 
@@ -36,92 +33,6 @@ AMOUNT_REACH = 2
 AMOUNT_SHARE = 0.8
 """A text stating a sum after one that speaks of what it was for: this share of
 that text's."""
-
-_MONEY_WORDS = (
-    "cost costs costed pay pays paid paying spend spends spent spending charge charges "
-    "charged earn earns earned earning salary salaries rent rents price priced prices fee "
-    "fees wage wages rate rates budget worth owe owes owed borrow borrowed loan deposit "
-    "fare fares tuition bill bills offer offered sell sold sale donate donated severance "
-    "bonus refund tickets ticket money"
-)
-AMOUNT_WORDS = frozenset(
-    index_terms(
-        "cost costs pay pays paid paying spend spends spent charge charges charged earn "
-        "earns earned owe owed worth money much roughly approximately around"
-    )
-)
-"""The words that ask for an amount, not what it was for ("rent", "ring"): a text
-need not hold them to speak of the same thing."""
-
-_MONEY_TERMS = frozenset(index_terms(_MONEY_WORDS))
-_HOW_MUCH = re.compile(
-    r"^\s*(?:(?:roughly|about|approximately|around|so) )?how much\b(?! (?:time|longer|weight))",
-    re.IGNORECASE,
-)
-_WHAT_SUM = re.compile(
-    r"^\s*(?:what|which)(?:\s+(?:was|is|were|are))?(?:\s+the)?(?:\s+[\w'’]+){0,3}?\s+"
-    r"(?:salary|rent|price|fee|wage|rate|budget|deposit|fare|tuition|severance|bonus)\b",
-    re.IGNORECASE,
-)
-_NOT_MONEY = re.compile(r"\b(?:weigh\w*|heavy|tall|far|long|time)\b", re.IGNORECASE)
-
-_NUMBER_WORD = (
-    r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
-    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a few|few|couple)"
-)
-_AMOUNT = re.compile(
-    r"[$£€¥₹]\s?\d"  # $1,450  £72  ₹38,000
-    r"|\b\d[\d,.]*\s?(?:k|K|grand|mil|m|bn|million|billion|thousand)\b"  # 72k  1.2 million
-    r"|\b\d[\d,.]*\s?(?:dollars?|bucks|pounds?|quid|euros?|rand|rupees?|lakhs?|crores?|"
-    r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf)\b"
-    r"|\b(?:usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|rs\.?)\s?\d"
-    r"|\b" + _NUMBER_WORD + r"(?:[ -]\w+)? (?:grand|hundred|thousand|million|bucks|quid|k)\b"
-    r"|\b\d{1,3}(?:,\d{3})+\b"  # 6,500 (a year is never written with a comma)
-    r"|\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)"
-    r"|\b\d[\d,.]*\s?(?:an|a|per|/)\s?(?:hour|hr|month|mo|week|wk|year|yr|night)\b"
-    r"|\b(?:rent|rents|cost|costs|paid|pay|pays|price|salary|spent|fee|charges?|deposit|"
-    r"budget|offer(?:ed)?|sold|sell|worth)\b[^.!?\d]{0,30}\b(?!(?:19|20)\d\d\b)\d{2,}\b(?!\s?(?:am|pm|years?|"
-    r"yrs?|days?|weeks?|months?|hours?|minutes?|mins?|miles?|km|kg|lbs?|pounds? of)\b)"
-    r"|\b\w+ (?:weeks?|months?|years?)['’]? (?:pay|salary|wages|rent)\b"
-    r"|\b(?:for free|was free|were free|free of charge|cost nothing|paid nothing)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_amount(question: str) -> bool:
-    """Whether ``question`` asks for a sum of money ("How much did Arjun pay for
-    the ring?", "What salary came with the offer?"), not a weight or a time."""
-    if _WHAT_SUM.search(question):
-        return True
-    if not _HOW_MUCH.search(question) or _NOT_MONEY.search(question):
-        return False
-    return bool(_MONEY_TERMS.intersection(index_terms(question)))
-
-
-_PER = r"(?:\s?(?:a|an|per|/|each)\s?)"
-_PAID_SO = {
-    term: re.compile(pattern, re.IGNORECASE)
-    for words, pattern in (
-        ("rent", r"\d[\d,.]*k?" + _PER + r"(?:month|mo|week|wk|fortnight)\b|\d\s?(?:pcm|pw)\b"),
-        ("salary", r"\d[\d,.]*\s?k\b|\d[\d,.]*" + _PER + r"(?:year|yr|annum)\b"),
-        ("wage rate", r"\d[\d,.]*" + _PER + r"(?:hour|hr|h)\b"),
-    )
-    for term in index_terms(words)
-}
-"""How a sum of the kind a word names is said: rent by the month or week, a salary
-by the year or in thousands, a wage by the hour."""
-
-
-def paid_as(topic: Iterable[str], text: str) -> bool:
-    """Whether ``text`` states a sum the way one of ``topic``'s payments is paid
-    ("950 a month" for rent, "72k" for a salary, "$34 an hour" for a wage)."""
-    return any(term in _PAID_SO and _PAID_SO[term].search(text) for term in topic)
-
-
-def states_amount(text: str) -> bool:
-    """Whether ``text`` states a sum of money or a rate ("$1,450", "72k", "six
-    grand", "38,000 rupees", "4.5%", "£30 an hour", "it was free")."""
-    return bool(_AMOUNT.search(text))
 
 
 def topic_of_amount(content_terms: Iterable[str]) -> frozenset[str]:

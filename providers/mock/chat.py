@@ -23,7 +23,7 @@ from memgraph.chatter import asks_what_was_asked, only_asks
 from memgraph.dates import asks_about_now, asks_when, mentions_time
 from memgraph.llm_calls.prompts import read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
-from memgraph.retrieval.amounts import asks_amount, states_amount
+from memgraph.sums import asks_amount, states_amount
 from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
 
 from .reply import reply
