@@ -562,3 +562,31 @@ def test_copies_asked_again_and_copied_again_keep_the_text_for_reextract() -> No
     answer = extract(model, text, known=KNOWN, said_at="2026-01-01T00:00:00Z")
     assert answer.value is None and answer.failure is not None
     assert "stated nothing" in answer.failure.message
+
+
+def test_a_rendered_line_copied_with_a_new_fact_keeps_only_the_new_fact() -> None:
+    known = "Marcus (person):\n  - is talking to Dana\n  - understands the invoicing code"
+    said = "switched to days in December thank god, nights were destroying her"
+    reply = Extraction(
+        (
+            ExtractedEntity(
+                "Marcus",
+                "person",
+                (f"is talking to Dana; understands the invoicing code; {said}",),
+            ),
+        ),
+        (),
+    )
+    kept, copied = without_copied_facts(reply, known, f"Jordan {said}.")
+    assert [e.observations for e in kept.entities] == [(said,)]
+    assert copied == ["is talking to Dana; understands the invoicing code"]
+
+
+def test_a_known_part_the_text_says_again_stays_in_its_line() -> None:
+    known = "Marcus (person):\n  - is talking to Dana\n  - understands the invoicing code"
+    line = "understands the invoicing code; is leaving for Stripe"
+    reply = Extraction((ExtractedEntity("Marcus", "person", (line,)),), ())
+    kept, copied = without_copied_facts(
+        reply, known, "Marcus understands the invoicing code and is leaving for Stripe."
+    )
+    assert [e.observations for e in kept.entities] == [(line,)] and copied == []

@@ -586,6 +586,26 @@ def without_copied_facts(
             return True
         return False
 
+    def kept_of(statement: str) -> str | None:
+        """The statement, the parts of a rendered line the text states ("a; b; what
+        the text says" keeps what the text says), or ``None`` for a copy."""
+        if fact_copied(statement):
+            return None
+        if ";" not in statement:
+            return statement
+        parts = [part.strip() for part in statement.split(";") if part.strip()]
+        known_parts = [  # copied, and not said again by the text
+            p
+            for p in parts
+            if not _grounded(p, text_terms)
+            and near_known(content_key(p).removeprefix(content_key(KNOWN_FACTS)))
+        ]
+        fresh = [p for p in parts if p not in known_parts]
+        if not known_parts or not all(_grounded(p, text_terms) for p in fresh):
+            return statement
+        copied.append("; ".join(known_parts))
+        return "; ".join(fresh)
+
     def relation_copied(relation: ExtractedRelation) -> bool:
         line = f"{relation.type} → {relation.target}"
         ends = f"{relation.source} {relation.target}"
@@ -595,7 +615,9 @@ def without_copied_facts(
         return False
 
     entities = tuple(
-        ExtractedEntity(e.name, e.type, tuple(o for o in e.observations if not fact_copied(o)))
+        ExtractedEntity(
+            e.name, e.type, tuple(k for k in map(kept_of, e.observations) if k is not None)
+        )
         for e in extraction.entities
     )
     relations = tuple(r for r in extraction.relations if not relation_copied(r))
