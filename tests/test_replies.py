@@ -307,6 +307,26 @@ def test_extraction_reports_the_copies_it_left_out() -> None:
     ]
 
 
+def test_extraction_leaves_out_a_fact_that_only_asks() -> None:
+    reply = {
+        "entities": [
+            {
+                "name": "Marcus",
+                "type": "person",
+                "observations": ["how about you, Duluth right?", "is moving to Duluth"],
+            }
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    model = ScriptedChatModel({"extract": [json.dumps(reply)]})
+    text = "I'm moving to Duluth in May. how about you, staying in Chicago?"
+    answer = extract(model, text, known="", speaker="Marcus", said_at="2026-01-01T00:00:00Z")
+    assert answer.value is not None
+    assert answer.value.entities[0].observations == ("is moving to Duluth",)
+    assert answer.problems == ["left out 1 fact(s) that only ask: 'how about you, Duluth right?'"]
+
+
 # ------------------------------------------------------ unfounded expirations
 def test_an_expiration_the_text_gives_no_reason_for_is_left_out() -> None:
     reply = Extraction(

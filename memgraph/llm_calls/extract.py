@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memgraph.chatter import nothing_to_extract
+from memgraph.chatter import nothing_to_extract, only_asks
 from memgraph.dates import MONTHS, WEEKDAYS
 from memgraph.llm_calls.ask import (
     Answer,
@@ -47,6 +47,7 @@ __all__ = [
     "without_copied_facts",
     "without_invented_names",
     "without_previous_turn_facts",
+    "without_questions",
     "without_unfounded_expirations",
 ]
 
@@ -247,6 +248,12 @@ def extraction_exchange(
         if previous:
             extraction, repeated = without_previous_turn_facts(extraction, previous, text, speaker)
             copied += repeated
+        extraction, asked = without_questions(extraction)
+        if asked:
+            notes.append(
+                f"left out {len(asked)} fact(s) that only ask: "
+                f"{', '.join(repr(c) for c in asked[:3])}"
+            )
         extraction, invented = without_invented_names(
             extraction, text, " ".join(filter(None, (previous, known, speaker, addressee)))
         )
@@ -445,6 +452,19 @@ def _heard(term: str, read: frozenset[str]) -> bool:
     return len(term) >= 3 and any(
         other.startswith(term) or (len(other) >= 4 and term.startswith(other)) for other in read
     )
+
+
+def without_questions(extraction: Extraction) -> tuple[Extraction, list[str]]:
+    """``extraction`` without the observations that only ask ("how about you,
+    Duluth right?"): a question states nothing of anyone. Returns them, too."""
+    asked = [o for e in extraction.entities for o in e.observations if only_asks(o)]
+    if not asked:
+        return extraction, []
+    entities = tuple(
+        ExtractedEntity(e.name, e.type, tuple(o for o in e.observations if not only_asks(o)))
+        for e in extraction.entities
+    )
+    return Extraction(entities, extraction.relations, extraction.expirations), asked
 
 
 def without_invented_names(
