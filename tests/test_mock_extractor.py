@@ -29,6 +29,17 @@ def test_a_copula_sentence_becomes_an_is_observation_of_a_person() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My rent is $1,450 a month.", "rent is $1,450 a month"),
+        ("I finished in 2:11:40, legs are dead.", "finished in 2:11:40, legs are dead"),
+    ],
+)
+def test_a_number_keeps_its_comma_and_colons(text: str, fact: str) -> None:
+    assert entity(extract(text), "User")["observations"] == [fact]
+
+
 def test_a_company_description_types_the_company_and_links_its_place() -> None:
     assert extract("Acme is a robotics company based in Berlin") == {
         "entities": [

@@ -237,7 +237,9 @@ _FRONTED_TIME = re.compile(
     r"weekend|month|year|summer|winter|spring|autumn|fall)),?\s+(.+)$",
     re.I,
 )
-_TOKEN = re.compile(r"[,;:]|[^\s,;:()\[\]\"“”]+")
+_TOKEN = re.compile(r"[,;:]|(?:[^\s,;:()\[\]\"“”]|(?<=\d)[,:](?=\d))+")
+"""A word, or a comma, semicolon or colon; one between digits is the number's
+("$1,450", "2:11:40")."""
 
 
 _SHOUTED = re.compile(r"\b[A-Z][A-Z']*(?:[\s,]+[A-Z][A-Z']*\b)+")
