@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.retrieval.amounts import topic_of_amount
+from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.sums import asks_amount, paid_as, states_amount
 from memgraph.text import index_terms
@@ -127,3 +127,13 @@ def test_a_sum_said_the_way_rent_is_paid_is_the_rent(tmp_path: Path) -> None:
 )
 def test_a_sum_is_said_the_way_its_kind_is_paid(words: str, text: str, paid: bool) -> None:
     assert paid_as(set(index_terms(words)), text) is paid
+
+
+def test_a_sum_answers_for_what_the_turns_before_it_speak_of() -> None:
+    oven = index_terms("repair oven")
+    before = {"e3": [("e2", "oh no! what happened"), ("e1", "the deck oven died on Tuesday")]}
+    texts = {"e3": "Engineer came Thursday and it was £1,800 to fix"}
+    assert states_its_sum(texts, oven, lambda e: before.get(e, []))
+    assert not states_its_sum(texts, index_terms("rent flat"), lambda e: before.get(e, []))
+    assert states_its_sum({"e9": "950 a month, one bed"}, index_terms("rent"), lambda e: [])
+    assert not states_its_sum({"e9": "the rent is fine"}, index_terms("rent"), lambda e: [])

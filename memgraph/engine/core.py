@@ -58,7 +58,6 @@ from memgraph.speakers import ASSISTANT, spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
-from memgraph.sums import asks_amount
 
 __all__ = ["CONTEXT_BUDGET", "MAX_TEXT_CHARS", "MemoryCore", "coerce_time", "default_dir"]
 
@@ -1011,6 +1010,9 @@ class MemoryCore:
         def speaker(episode_id: str) -> str | None:
             return speaker_entity(index.speaker_of(episode_id) or DEFAULT_SPEAKER)
 
+        def spoken(ids: list[str]) -> dict[str, str]:  # the words of these texts, as said
+            return {e: spoken_words(doc) for e, doc in self._episode_docs(graph, ids).items()}
+
         period = asked_period(query.text)  # "What did Tim start in August 2023?"
         within = None if period is None else period.epoch_ms()
         lexical = dict(
@@ -1031,9 +1033,7 @@ class MemoryCore:
                     period,
                     lexical,
                     speakers=voices if query.named else None,
-                    texts=lambda ids: {
-                        e: spoken_words(doc) for e, doc in self._episode_docs(graph, ids).items()
-                    },
+                    texts=spoken,
                     at_ms=at_ms,
                     source=lens.source,
                 )
@@ -1076,18 +1076,12 @@ class MemoryCore:
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
                 if topical is not None:  # the answer's words are the topic's, too
                     topical[episode_id] = max(topical.get(episode_id, 0.0), cued)
-        if asks_amount(query.text):
+        if query.asks_amount:
             # "How much did the oven repair cost?": "it was £1,800 to fix", said two
             # turns after "the deck oven died" and holding none of the question's words
             topic = topic_of_amount(terms)
             for episode_id, share in amount_shares(
-                index,
-                sorted(topic),
-                texts=lambda ids: {
-                    e: spoken_words(doc) for e, doc in self._episode_docs(graph, ids).items()
-                },
-                at_ms=at_ms,
-                source=lens.source,
+                index, sorted(topic), texts=spoken, at_ms=at_ms, source=lens.source
             ).items():
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), share)
         semantic: dict[str, float] = {}

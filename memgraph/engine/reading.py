@@ -21,7 +21,7 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.amounts import AMOUNT_REACH, topic_of_amount
+from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
@@ -33,7 +33,6 @@ from memgraph.retrieval.recall_text import (
 )
 from memgraph.retrieval.support import LOOKED_AT, Talk, support
 from memgraph.speakers import spoken_words
-from memgraph.sums import asks_amount, paid_as, states_amount
 from memgraph.text import index_terms, words
 
 __all__ = ["ReadMixin"]
@@ -274,13 +273,14 @@ class ReadMixin(MemoryCore):
             docs = self._episode_docs(graph, list(dict.fromkeys(wanted + judged)))
             best = {e: docs[e] for e in wanted[:CONTEXT_CANDIDATES] if e in docs}
             if not unanswered:
+                talk = self._talk(graph)
                 held = support(
                     graph,
                     found,
                     analyzed,
                     episode_docs=docs,
                     frequency=indexed.weight,
-                    talk=self._talk(graph),
+                    talk=talk,
                     cues=analyzed.answer_cues,
                     # someone a conversation speaks of who never speaks in it (Kristen's
                     # mother Carol); nobody, when no remembered text has a speaker
@@ -289,8 +289,12 @@ class ReadMixin(MemoryCore):
                     ),
                 )
                 unanswered = held is not None and held.about_someone_else
-                if not unanswered and asks_amount(query):
-                    unanswered = not self._amount_found(graph, docs, analyzed)
+                if not unanswered and analyzed.asks_amount:
+                    unanswered = not states_its_sum(
+                        {e: spoken_words(doc) for e, doc in docs.items()},
+                        topic_of_amount(analyzed.content_terms),
+                        talk.before,
+                    )
             note = None
             if unanswered:
                 names = sorted(graph.entity_name(e) or e for e in analyzed.named)
@@ -311,33 +315,6 @@ class ReadMixin(MemoryCore):
                 note=note,
                 answers_past=indexed.after_past_question,
             )
-
-    def _amount_found(self, graph: Graph, docs: Mapping[str, Doc], query: tiers.Query) -> bool:
-        """Whether one of these texts states a sum of money and speaks of what the
-        question asks the amount of, in its own words or in one of the two turns
-        before it ("the deck oven died" ... "what happened" ... "£1,800 to fix")."""
-        stating = {e: doc for e, doc in docs.items() if states_amount(spoken_words(doc))}
-        topic = topic_of_amount(query.content_terms)
-        if not stating or not topic:
-            return bool(stating)
-        index = self._episodes_indexed()
-        chains: dict[str, list[str]] = {}
-        for episode_id in stating:
-            chain: list[str] = []
-            previous = index.context_of(episode_id)
-            while previous is not None and len(chain) < AMOUNT_REACH:
-                chain.append(previous)
-                previous = index.context_of(previous)
-            chains[episode_id] = chain
-        before = self._episode_docs(graph, sorted({p for c in chains.values() for p in c}))
-        for episode_id, doc in stating.items():
-            said = set(index_terms(spoken_words(doc)))
-            for previous in chains[episode_id]:
-                if previous in before:
-                    said.update(index_terms(spoken_words(before[previous])))
-            if topic & said or paid_as(topic, spoken_words(doc)):
-                return True  # "950 a month" after "found a place in Leith": the rent
-        return False
 
     def _talk(self, graph: Graph) -> Talk:
         """Whom a remembered turn speaks to, and what was said before it."""

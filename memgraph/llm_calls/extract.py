@@ -594,10 +594,15 @@ def without_copied_facts(
             similarity(k, fact) >= COPY_SIMILARITY for k in keys for fact in facts
         )
 
+    rendered = content_key(KNOWN_FACTS)  # "already stored:", copied with a line
+
+    def copied_key(statement: str) -> str:
+        return content_key(statement).removeprefix(rendered)
+
     def fact_copied(statement: str) -> bool:
         if _grounded(statement, text_terms):  # the text states it: never a copy
             return False
-        key = content_key(statement).removeprefix(content_key(KNOWN_FACTS))
+        key = copied_key(statement)
         # A whole rendered line ("a; b; c"), or facts joined with "and", is a copy
         # when each of its parts is.
         parts = [part.strip() for part in _PARTS.split(key) if part.strip()]
@@ -615,10 +620,7 @@ def without_copied_facts(
             return statement
         parts = [part.strip() for part in statement.split(";") if part.strip()]
         known_parts = [  # copied, and not said again by the text
-            p
-            for p in parts
-            if not _grounded(p, text_terms)
-            and near_known(content_key(p).removeprefix(content_key(KNOWN_FACTS)))
+            p for p in parts if not _grounded(p, text_terms) and near_known(copied_key(p))
         ]
         fresh = [p for p in parts if p not in known_parts]
         if not known_parts or not all(_grounded(p, text_terms) for p in fresh):

@@ -11,17 +11,19 @@ price.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.support import ANSWER_WORDS
-from memgraph.sums import AMOUNT_WORDS, states_amount
+from memgraph.sums import AMOUNT_WORDS, paid_as, states_amount
+from memgraph.text import index_terms
 
 __all__ = [
     "AMOUNT_REACH",
     "AMOUNT_READ",
     "AMOUNT_SHARE",
     "amount_shares",
+    "states_its_sum",
     "topic_of_amount",
 ]
 
@@ -66,3 +68,27 @@ def amount_shares(
         return {}
     said = texts(sorted(following))
     return {e: share for e, share in following.items() if e in said and states_amount(said[e])}
+
+
+def states_its_sum(
+    texts: Mapping[str, str],
+    topic: Iterable[str],
+    before: Callable[[str], Sequence[tuple[str, str]]],
+) -> bool:
+    """Whether one of ``texts`` (episode id -> words) states a sum and speaks of
+    ``topic``, what the sum was for: in its own words, in the turns ``before`` it
+    ("the deck oven died" ... "what happened" ... "£1,800 to fix"), or by stating
+    it the way that kind of sum is paid ("950 a month" for rent). With no topic,
+    any sum answers."""
+    wanted = set(topic)
+    for episode_id, words in texts.items():
+        if not states_amount(words):
+            continue
+        if not wanted or paid_as(wanted, words):
+            return True
+        said = set(index_terms(words))
+        for _previous, earlier in before(episode_id):
+            said.update(index_terms(earlier))
+        if wanted & said:
+            return True
+    return False

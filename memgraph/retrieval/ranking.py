@@ -48,6 +48,7 @@ from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_sch
 from memgraph.llm_calls.provider import ChatModel
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
+from memgraph.sums import asks_amount
 from memgraph.text import WORD_FORMS, index_terms, name_key, terms, words
 
 __all__ = [
@@ -229,6 +230,11 @@ class Query:
     def asks_when(self) -> bool:
         """A question about time ("When did ...", "What day ...")."""
         return asks_when(self.text)
+
+    @functools.cached_property
+    def asks_amount(self) -> bool:
+        """A question asking a sum of money ("How much did the ring cost?")."""
+        return asks_amount(self.text)
 
     @functools.cached_property
     def asks_asked(self) -> bool:

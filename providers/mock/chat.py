@@ -378,13 +378,14 @@ class MockChatModel:
             score = relevance(query, text, cues=cues, news=news)
             if score > 0:  # the order it was handed counts only among the relevant
                 order = listed_weight(index) + LATEST * late.get(cid, 0.0)
-                if when and mentions_time(_said(text)):
+                said = _said(text)
+                if when and mentions_time(said):
                     order += SAYS_WHEN  # "When did ...?" is answered by a text that says when
-                if how_much and states_amount(_said(text)):
+                if how_much and states_amount(said):
                     order += SAYS_A_SUM  # "How much ...?" by one that states a sum
-                if how_many and _COUNT.search(_RESOLVED.sub("", _said(text))):
+                if how_many and _COUNT.search(_RESOLVED.sub("", said)):
                     order += SAYS_A_COUNT  # "How many ...?" by one that says a number
-                if not asks_asked and only_asks(_said(text)):
+                if not asks_asked and only_asks(said):
                     order -= ASKING  # a question does not answer one
                 scored.append((-(score + order), index, cid))
         return {"ids": [cid for _, _, cid in sorted(scored)]}
