@@ -37,7 +37,8 @@ _HOW_MUCH = re.compile(
 )
 _WHAT_SUM = re.compile(
     r"^\s*(?:what|which)(?:\s+(?:was|is|were|are))?(?:\s+the)?(?:\s+[\w'’]+){0,3}?\s+"
-    r"(?:salary|rent|price|fee|wage|rate|budget|deposit|fare|tuition|severance|bonus)\b",
+    r"(?:salary|rent|price|fee|wage|rate|budget|deposit|fare|tuition|severance|bonus|cost)\b"
+    r"|^\s*what (?:did|does|do|will|would)\b[^?]*(?<!the )(?<!a )\b(?:cost|costing|come to|set \w+ back)\b",
     re.IGNORECASE,
 )
 _NOT_MONEY = re.compile(r"\b(?:weigh\w*|heavy|tall|far|long|time)\b", re.IGNORECASE)

@@ -22,6 +22,8 @@ from tests.test_recall_quality import recalled
         "What salary came with Tolu's Kestrel offer?",
         "What interest rate is Dre paying on his loan?",
         "What was the asking price for Hiroshi's house?",
+        "What did Pri and Dev's kitchen renovation end up costing?",
+        "What was the cost of the trip?",
     ],
 )
 def test_a_question_asking_a_sum(question: str) -> None:
@@ -37,6 +39,8 @@ def test_a_question_asking_a_sum(question: str) -> None:
         "How much did Jess enjoy the concert?",
         "What did Arjun buy for Meera?",
         "What reasons did Gerry give for holding back part of Ciara's deposit?",
+        "What did she give up at the cost of her health?",
+        "What did Alasdair's neighbour Bill use to do for work?",
     ],
 )
 def test_a_question_asking_something_else(question: str) -> None:

@@ -458,6 +458,18 @@ def test_a_name_that_calls_the_one_spoken_to_is_not_the_subject() -> None:
     assert "Maria" in names_in(extract("Maria, my sister, lives in Paris.", speaker="John"))
 
 
+def test_the_short_form_of_the_addressee_s_name_calls_her() -> None:
+    said = "Oh Pri, the greyhound is gorgeous! What's his name?"
+    result = extract(said, speaker="Gwen", addressee="Priyanka")
+    assert "Pri" not in names_in(result), result
+    # in the reply, "him" is not Pri: the name called the one now speaking
+    reply = extract(
+        "Biscuit! We got him from a rescue last month", speaker="Priyanka", previous=said
+    )
+    assert names_in(reply) == {"Priyanka"}, reply
+    assert not reply["relations"], reply
+
+
 def test_an_adverb_that_opens_a_sentence_is_not_a_name() -> None:
     result = extract("Thanks! Really glad to have you as a friend.", speaker="Caroline")
     assert "Really" not in names_in(result), result

@@ -51,6 +51,7 @@ from memgraph.retrieval.episode_index import (
 from memgraph.retrieval.ivf import IVF_MIN_ROWS, CoarseIndex
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.news import tells_another_s_news
+from memgraph.retrieval.nicknames import with_names_written_out
 from memgraph.retrieval.periods import period_shares
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
@@ -954,6 +955,14 @@ class MemoryCore:
         if self._episodes_indexed().holds_any(content) or tiers.facts_hold_any(graph, content):
             return analyzed
         return analyzed.set_aside()
+
+    def _names_written_out(self, graph: Graph, query: str) -> str:
+        """``query`` with the short form of a speaker's name written out ("What is
+        Pri's cat called?" → "Priyanka's"): :func:`nicknames.with_names_written_out`."""
+        names = graph.name_term_index()
+        return with_names_written_out(
+            query, self._episodes_indexed().first_names(), is_name=lambda w: names.count(w) > 0
+        )
 
     def _user_entity(self, graph: Graph) -> str | None:
         """The entity first-person words stand for (the default speaker's)."""

@@ -50,7 +50,7 @@ class ForgetMixin(MemoryCore):
             raise ValueError("forget needs a non-empty query saying what to forget")
         with self._lock:
             graph = self._sync()
-            ranked = self._candidates(graph, query, limit=40)
+            ranked = self._candidates(graph, self._names_written_out(graph, query), limit=40)
             ranked += self._facts_of_episodes(graph, ranked)
             lines: list[tuple[str, str]] = list(
                 dict.fromkeys((c.id, c.text()) for c in ranked if c.obs)

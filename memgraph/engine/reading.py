@@ -89,6 +89,7 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             if not query.strip() or not (graph.entities or len(self._episodes_indexed())):
                 return _Ranked([], [], None)
+            query = self._names_written_out(graph, query)
             asked = self._analyze(graph, query)
             ranked = self._candidates(graph, query, lens=lens, floor=floor, analyzed=asked)
             if not rerank:

@@ -35,6 +35,7 @@ import orjson
 from memgraph.chatter import only_asks
 from memgraph.dates import asks_about_past, asks_when_alone, mentions, tells_past
 from memgraph.id_column import IdColumn, StringSequence, id_column
+from memgraph.retrieval.nicknames import FirstNames
 from memgraph.text import WORD_FORMS, index_terms, name_key
 
 __all__ = [
@@ -531,6 +532,7 @@ class EpisodeIndex:
         self.sources = _Values()
         self.speakers = _Values()
         self.voices: set[str] = set()  # every speaker's name, as a name key (text.name_key)
+        self._first_names: FirstNames | None = None
         self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
         self._lengths = _Grow(np.float32)
         self._length_total = 0.0
@@ -938,6 +940,13 @@ class EpisodeIndex:
     def heard(self, name: str | None) -> bool:
         """Whether someone of that name said any remembered text (is a speaker)."""
         return bool(name) and name_key(str(name)) in self.voices
+
+    def first_names(self) -> FirstNames:
+        """The speakers' first names, sorted to read a short form of one in a question."""
+        found = self._first_names
+        if found is None or found.size != len(self.voices):
+            found = self._first_names = FirstNames(self.voices)
+        return found
 
     def speaker_of(self, episode_id: str) -> str | None:
         ordinal = self.ids.position(episode_id)

@@ -228,6 +228,10 @@ _VOCATIVE = re.compile(
 )
 """A name that calls the one spoken to before the clause ("Maria, I started a yoga
 class"): not the clause's subject."""
+_CALLED = re.compile(r"^(?P<name>[A-Z][\w'-]+)[,!]\s+")
+"""A first word set off by a comma: a name calling someone when it is theirs."""
+SHORT_NAME = 3
+"""A short form of a name ("Pri", "Mel") has at least this many letters."""
 _SUBORDINATE = re.compile(
     r"^(?:when|while|since|after|before|because|if|although|though|once)\b[^,]*,\s*", re.I
 )
@@ -620,12 +624,17 @@ class _Extractor:
         self.bound = {}
 
     def calls(self, word: str) -> bool:
-        """Whether ``word`` is the first name of someone in the conversation (said
-        last in a clause, after a comma, it calls them)."""
+        """Whether ``word`` is the first name of someone in the conversation, or its
+        short form ("Pri" for Priyanka): said first or last in a clause, set off by
+        a comma, it calls them."""
         key = name_key(word)
-        return bool(key) and any(
-            name and name_key(name.split()[0]) == key for name in (self.addressee, self.speaker)
-        )
+        if not key:
+            return False
+        for name in (self.addressee, self.speaker):
+            first = name_key(name.split()[0]) if name else ""
+            if first == key or (len(key) >= SHORT_NAME and first.startswith(key)):
+                return True
+        return False
 
     def you(self) -> _Entity | None:
         """The addressee's entity ("you"), when the conversation says who it is."""
@@ -877,6 +886,10 @@ class _Extractor:
 
     def _sentence(self, raw: str) -> None:
         prepared = _prepare(raw)
+        if prepared:
+            called = _CALLED.match(prepared)  # "Pri, the greyhound is gorgeous"
+            if called and self.calls(called["name"]):
+                prepared = prepared[called.end() :].strip()
         if not prepared:
             return
         toks = _tokenize(prepared)
@@ -1338,7 +1351,9 @@ def _names_in(text: str, extractor: _Extractor) -> list[str]:
             if end > i:
                 name = _clean_name(" ".join(toks[i:end]))
                 known = extractor.known_by_key.get(name_key(name))
-                if (known is not None and known.type == "person") or (known is None and i > 0):
+                if known is None and extractor.calls(name):
+                    pass  # "Oh Pri, ...": calls the one speaking now, not a third person
+                elif (known is not None and known.type == "person") or (known is None and i > 0):
                     found.append(known.name if known else name)
                 i = end
             else:
