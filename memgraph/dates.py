@@ -279,6 +279,13 @@ def _tense(text: str, start: int, end: int) -> int:
     return _tense_of(text[left:start] + " " + text[end:right])
 
 
+def _says_future(text: str, start: int, end: int) -> bool:
+    """Whether the clause around ``text[start:end]`` holds a word of the future
+    ("has declared a ban on takeaways until Easter"), whatever else it holds."""
+    left, right = _clause_around(text, start, end)
+    return bool(_FUTURE.search(text[left:start] + " " + text[end:right]))
+
+
 def _tense_of(clause: str) -> int:
     """-1 when ``clause`` speaks of the past, 1 of the future, 0 when it does not say."""
     clause = _HAVE_GOT.sub(" ", clause)
@@ -636,7 +643,11 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
             tense = (
                 _tense(text, start, end)
                 or (_fragment_tense(text, start, end) if kind in _NEAR_DAYS else 0)
-                or ((LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0)
+                or (
+                    (LIKELY_PAST if kind in ("month_day", "day_month") else -1)
+                    if past and not _says_future(text, start, end)
+                    else 0
+                )
             )
             resolved = None
             if kind == "lasting" and not _until_now(text, start, end):

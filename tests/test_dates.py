@@ -372,6 +372,10 @@ def test_an_answer_to_a_question_about_the_past_reads_a_bare_weekday_as_past() -
     # a clause that says its tense keeps it
     plan = "yes! and I will see them again on friday"
     assert "friday (10 November 2023)" in resolve_relative_dates(plan, sunday, past=True)
+    # one that says both ("declared" ... "until") is no answer about the past alone
+    ban = "Dev has declared a ban on takeaways until Easter."
+    said = date(2025, 11, 30)
+    assert "Easter (5 April 2026)" in resolve_relative_dates(ban, said, past=True)
 
 
 def test_an_answer_about_the_past_reads_a_month_and_day_as_past_only_when_recent() -> None:
