@@ -43,7 +43,8 @@ KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "occupation",
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my|\w+'s) "
-        r"(?:(?:current|new|old|first|last|previous|day) )?job|"
+        r"(?:(?:current|new|old|first|last|previous|day) )?job(?! (?:applications?|interviews?|"
+        r"hunt|hunting|search|offers?|fair|listings?|ads?|adverts?|postings?|boards?|market))|"
         r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
         r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for|"

@@ -112,6 +112,14 @@ def test_what_someone_does_on_an_occasion_is_not_their_occupation() -> None:
     assert "dentist" not in answer_cues("What does Melanie do with her family on hikes?")
 
 
+def test_a_job_application_or_interview_is_not_an_occupation() -> None:
+    (engineer,) = index_terms("engineer")
+    assert engineer in answer_cues("What is Bea's new job?")
+    asked = "What task did Bea have to do in the practical round of her job application?"
+    assert engineer not in answer_cues(asked)
+    assert engineer not in answer_cues("What did Sam say about his job interview?")
+
+
 def test_a_question_asking_a_name() -> None:
     assert asks_name("What is the name of Ifeoma's cat?")
     assert asks_name("What's Keisha's last name?")
