@@ -103,7 +103,7 @@ _FUTURE = re.compile(
     r"starting|starts|scheduled|due|until|till|by|hope|hoping|want to|wants to|would like|"
     r"can't wait|cannot wait|looking forward|soon|tomorrow|is on|are on|is set for|"
     r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading|"
-    r"supposed to|expected to|slated to|set to)\b",
+    r"supposed to|expected to|slated to|set to|signed up|sign up|registered for|enrolled)\b",
     re.IGNORECASE,
 )
 _UNTIL_NOW = re.compile(
@@ -134,6 +134,8 @@ _MONTH = (
 )
 _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_NO_REL_YEAR = r"(?!,? (?:last|this|next) year\b)"
+"""Not a day and month said with its year ("the 14th of August next year")."""
 _NOT_A_DAY = (
     r"(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
     r"(?! (?:of )?(?:centur|floor|grade|time|place|row|anniversar|birthday|percentile|"
@@ -191,10 +193,25 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             + r"\s*(?:-|–|to|through|thru|until|till)\s*(?P<last>[0-3]?\d)(?:st|nd|rd|th)?\b"
             + r"(?!,? \d{4})(?!:)(?! (?:am|pm|days|weeks|months|years|hours|people)\b)",
         ),
+        (
+            "day_of_rel_year",  # "the 14th of August next year", "June 3 last year"
+            r"\b(?:(?:the )?"
+            + _DAY
+            + r" (?:of )?"
+            + _MONTH
+            + r"|"
+            + _MONTH.replace("?P<mon>", "?P<mon2>")
+            + r" "
+            + _DAY.replace("?P<day>", "?P<day2>")
+            + r"),? (?P<rel>last|this|next) year\b",
+        ),
         ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
-        ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})"),
-        ("day_month", r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})"),
+        ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})" + _NO_REL_YEAR),
+        (
+            "day_month",
+            r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})" + _NO_REL_YEAR,
+        ),
         ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b" + _NOT_A_DAY),
         ("weekday_of_week", r"\b" + _WEEKDAY + r",? (?:of )?(?P<rel>last|this|next) week\b"),
         ("week_weekday", r"\b(?P<rel>last|this|next) week(?:'s)?,? (?:on )?" + _WEEKDAY + r"\b"),
@@ -487,6 +504,15 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         if month is None or not 1 <= day <= 31:
             return None
         found = _nearest_year(month, day, said, tense)
+        return format_day(found) if found else None
+    if kind == "day_of_rel_year":  # "the 14th of August next year"
+        month = _MONTH_INDEX.get((groups["mon"] or groups["mon2"] or "").rstrip("."))
+        step = {"last": -1, "this": 0, "next": 1}[groups["rel"].lower()]
+        found = (
+            _day_in(said.year + step, month, int(groups["day"] or groups["day2"]))
+            if month
+            else None
+        )
         return format_day(found) if found else None
     if kind == "month_of_rel_year":  # "February last year"
         month = _MONTH_INDEX.get(groups["mon"].rstrip("."))

@@ -587,3 +587,24 @@ def test_a_day_said_as_a_fragment_goes_with_the_clause_before(
     text: str, said: date, expected: str
 ) -> None:
     assert expected in resolve_relative_dates(text, said)
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("They've set a date! The 14th of August next year, on the Gower.", "14 August 2027"),
+        ("we got married on the 3rd of June last year", "3 June 2025"),
+        ("the wedding is on August 14 next year", "14 August 2027"),
+    ],
+)
+def test_a_day_and_month_said_with_next_or_last_year_is_that_year_s(text: str, meant: str) -> None:
+    said = date(2026, 5, 24)
+    once = resolve_relative_dates(text, said)
+    assert f"year ({meant})" in once, once
+    assert resolve_relative_dates(once, said) == once  # read once, not twice
+
+
+def test_what_someone_signed_up_for_is_ahead() -> None:
+    said = date(2025, 11, 12)
+    text = "Sian and I have signed up for the Taff Trail challenge on the 25th of April"
+    assert "(25 April 2026)" in resolve_relative_dates(text, said)
