@@ -31,7 +31,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.support import LOOKED_AT, Talk, support
+from memgraph.retrieval.support import LOOKED_AT, Talk, never_said_theirs, support
 from memgraph.speakers import spoken_words
 from memgraph.text import index_terms, words
 
@@ -266,7 +266,9 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             indexed = self._episodes_indexed()
             # asked in words nothing remembered holds: what is shown is only the nearest
-            unanswered = bool(analyzed.unheard) or not tiers.answers_something(ranked, analyzed)
+            unanswered = never_said_theirs(analyzed) or not tiers.answers_something(
+                ranked, analyzed
+            )
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             # whose the topic is: judged on all that tiers 1 and 2 found, not only on
             # what the re-ranker kept (it may keep Dana's lines and drop Marcus's dog)

@@ -45,6 +45,7 @@ __all__ = [
     "WHOLE_TOPIC",
     "Support",
     "Talk",
+    "never_said_theirs",
     "support",
 ]
 
@@ -307,6 +308,15 @@ def support(
             # says where Dana's sister lives, whoever else's sister "lives" somewhere
             return theirs
     return found
+
+
+def never_said_theirs(query: Query) -> bool:
+    """Whether the thing the question says is the named person's was never said at
+    all ("What is Arjun's surname?" when no text says "surname"). Other words never
+    said ("When was Elin born?") ask in words of their own what the texts may say
+    in others ("a little girl, at 4:12")."""
+    things, _head = _possessed(query)
+    return bool(things & set(query.unheard))
 
 
 def _turns(
