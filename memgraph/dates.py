@@ -291,9 +291,38 @@ def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _tense(text: str, start: int, end: int) -> int:
     """-1 when the clause around ``text[start:end]`` speaks of the past, 1 of the
-    future, 0 when it does not say."""
+    future, 0 when it does not say (:func:`_nearest_tense`)."""
     left, right = _clause_around(text, start, end)
-    return _tense_of(text[left:start] + " " + text[end:right])
+    return _nearest_tense(text[left:start], text[end:right])
+
+
+_PLANNED = re.compile(
+    r"(?:'s|’s|\bis|\bare|'re|’re) on\b|(?:'s|’s|\bis|\bare|'re|’re)\s+$|\bturns\b|\bstarts?\b|\bbegins?\b|"
+    r"(?:'ve|’ve|\bhave|\bhas|'s|’s) got\b|"
+    r"\b(?:am|is|are|im|i['’]m|we['’]re|they['’]re|you['’]re|it['’]s)\b",
+    re.IGNORECASE,
+)
+"""A day said in the present, of a plan or what is coming: "It's on Thursday", "He
+turns 65 on Saturday", "I've got an interview on Tuesday", "I'm nervous about
+friday"."""
+
+
+def _nearest_tense(before: str, after: str) -> int:
+    """The tense of the clause ``before`` + date + ``after``: when it holds words of
+    both the past and the future ("friday was my last day, freelance life starts
+    now"), the one nearest the date."""
+    nearest: dict[int, int] = {}
+    for part, is_before in ((before, True), (after, False)):
+        planned = list(_PLANNED.finditer(part))
+        for tense, pattern in ((1, _PLANNED), (-1, _PAST), (1, _FUTURE)):
+            for found in pattern.finditer(part):
+                if tense < 0 and any(p.start() <= found.start() < p.end() for p in planned):
+                    continue  # the "got" of "I've got"
+                distance = len(part) - found.end() if is_before else found.start()
+                nearest[tense] = min(nearest.get(tense, distance), distance)
+    if len(nearest) < 2:
+        return next(iter(nearest), 0)
+    return -1 if nearest[-1] < nearest[1] else 1 if nearest[1] < nearest[-1] else 0
 
 
 def _says_future(text: str, start: int, end: int) -> bool:
@@ -557,7 +586,11 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
             return format_day(_weekday(said, weekday, -1))
         if rel == "next":
             return format_day(_weekday(said, weekday, 1))
-        return format_day(_weekday(said, weekday, 1, strictly=False))  # a plan: the coming one
+        ahead = _weekday(said, weekday, 1, strictly=False)
+        if rel in ("on", "") and tense == 0:  # "sunday. on facetime which was grim"
+            back = _weekday(said, weekday, -1)  # the nearer of the two, the coming one if as near
+            return format_day(back if (said - back).days < (ahead - said).days else ahead)
+        return format_day(ahead)  # a plan ("this Friday"): the coming one
     if kind == "rel_season":
         rel, season = groups["rel"], groups["season"]
         month = _SEASONS[season]

@@ -365,13 +365,32 @@ def test_the_quick_word_check_answers_as_the_patterns_do(pieces: list[str], glue
 
 
 def test_an_answer_to_a_question_about_the_past_reads_a_bare_weekday_as_past() -> None:
-    sunday = date(2023, 11, 5)
+    wednesday = date(2023, 11, 8)
     reply = "the best. dinner at Fet-Fisk on friday and then drinks with everyone"
-    assert "friday (3 November 2023)" in resolve_relative_dates(reply, sunday, past=True)
-    assert "friday (10 November 2023)" in resolve_relative_dates(reply, sunday)
+    assert "friday (3 November 2023)" in resolve_relative_dates(reply, wednesday, past=True)
+    assert "friday (10 November 2023)" in resolve_relative_dates(reply, wednesday)  # nearer
     # a clause that says its tense keeps it
     plan = "yes! and I will see them again on friday"
-    assert "friday (10 November 2023)" in resolve_relative_dates(plan, sunday, past=True)
+    assert "friday (10 November 2023)" in resolve_relative_dates(plan, wednesday, past=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "meant"),
+    [
+        # a clause that says nothing of its tense: the nearer day
+        ("sunday. on facetime which was grim", date(2026, 3, 4), "sunday (1 March 2026)"),
+        ("ate a hair tie. emergency vet on tuesday, €310", date(2026, 6, 5), "(2 June 2026)"),
+        # words of both tenses: the one nearest the day
+        ("friday was my last day 🫠 freelance life starts now", date(2025, 1, 12), "(10 January"),
+        # the present of a plan is ahead
+        ("they want a biopsy. It's on Thursday", date(2023, 3, 12), "(16 March 2023)"),
+        ("He turns 65 on Saturday and is pretending", date(2023, 8, 6), "(12 August 2023)"),
+        ("I've got an interview on tuesday", date(2024, 1, 26), "(30 January 2024)"),
+        ("we start on monday", date(2026, 6, 10), "(15 June 2026)"),
+    ],
+)
+def test_a_bare_weekday_is_read_by_the_tense_nearest_it(text: str, said: date, meant: str) -> None:
+    assert meant in resolve_relative_dates(text, said)
     # one that says both ("declared" ... "until") is no answer about the past alone
     ban = "Dev has declared a ban on takeaways until Easter."
     said = date(2025, 11, 30)
@@ -608,3 +627,18 @@ def test_what_someone_signed_up_for_is_ahead() -> None:
     said = date(2025, 11, 12)
     text = "Sian and I have signed up for the Taff Trail challenge on the 25th of April"
     assert "(25 April 2026)" in resolve_relative_dates(text, said)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "meant"),
+    [
+        (
+            "She tripped on the back step Sunday while we were up north",
+            date(2025, 7, 23),
+            "(20 July",
+        ),
+        ("The Astra failed its MOT on Thursday.", date(2025, 3, 8), "(6 March 2025)"),
+    ],
+)
+def test_were_and_its_are_no_present(text: str, said: date, meant: str) -> None:
+    assert meant in resolve_relative_dates(text, said)
