@@ -151,7 +151,10 @@ def asked_attributes(words: list[str]) -> set[str]:
 
 _CUES = {
     "employer": "job offer offered start started starting hired joined role position company firm",
-    "residence": "moved moving move lease apartment house place neighborhood rent bought found",
+    "residence": (
+        "moved moving move lease apartment house place neighborhood rent bought found "
+        "flat keys unpacked unpacking boxes"
+    ),
 }
 
 

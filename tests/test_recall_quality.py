@@ -437,6 +437,20 @@ def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
     assert "Calloway offered me the job" in text
 
 
+def test_where_someone_lives_now_is_found_in_the_words_a_move_is_told_in(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Gwen", "Moving day is Friday, the van is booked and I am not ready"),
+        ("Priyanka", "You'll be fine! Send pics"),
+        ("Gwen", "Keys at half past three, and my first night in Penarth on a mattress"),
+        ("Priyanka", "Welcome home!!"),
+        ("Gwen", "Still unpacking boxes. I've found the kettle, which is all that matters"),
+    ]
+    (text,) = recalled(tmp_path, said, "Which town does Gwen live in now?", daily=True)
+    assert "Penarth" in " ".join(facts(text)[:3]), text
+
+
 def test_a_reply_that_says_next_to_nothing_gives_its_line_to_the_turn_it_answers(
     tmp_path: Path,
 ) -> None:
