@@ -251,6 +251,9 @@ SAME_WORDS: tuple[str, ...] = (
     "physician doctor",
     "nickname nicknamed name named",
     "surgery operation op",
+    "friend mate",
+    "boyfriend bf",
+    "girlfriend gf",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {

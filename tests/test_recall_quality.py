@@ -791,6 +791,9 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     # a photo, a picture and a pic are one thing, whichever the question says
     assert index_terms("picture")[0] in WORD_FORMS[index_terms("photo")[0]]
     assert index_terms("photo")[0] in WORD_FORMS[index_terms("picture")[0]]
+    # "my mate" is a friend; "my gf" a girlfriend
+    assert index_terms("mate")[0] in WORD_FORMS[index_terms("friend")[0]]
+    assert "gf" in WORD_FORMS[index_terms("girlfriend")[0]]
 
 
 def test_a_derived_noun_finds_its_base_but_not_the_other_way(tmp_path: Path) -> None:
