@@ -11,7 +11,7 @@ from memgraph.retrieval.nicknames import FirstNames, with_names_written_out
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from tests.test_recall_quality import recalled
 
-SPEAKERS = FirstNames({"priyanka sethi", "gwen", "samuel", "samantha", "jonathan"})
+SPEAKERS = FirstNames({"priyanka sethi", "gwen", "samuel", "samantha", "jonathan", "declan"})
 
 
 def written_out(question: str, *, names: frozenset[str] = frozenset()) -> str:
@@ -40,6 +40,7 @@ def test_a_short_form_of_one_speaker_s_first_name_is_written_out(question: str, 
         "When did the prices go up?",  # "pri" is a name's start only as a word of its own
         "Where did Gwen see the Prius?",  # a longer word is no short form
         "Who is Jon's boss?",
+        "What did Gwen do in Dec?",  # a month, not Declan
     ],
 )
 def test_other_words_are_kept(question: str) -> None:

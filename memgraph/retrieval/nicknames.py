@@ -23,6 +23,13 @@ SHORTEST = 3
 """A shorter word ("Jo", "Al") starts too many names to stand for one."""
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_CALENDAR = frozenset(
+    re.findall(
+        r"\w+",
+        "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thurs fri sat sun",
+    )
+)
+"""Short forms of months and days ("in Dec", "on Fri"), never of a name ("Declan")."""
 
 
 class FirstNames:
@@ -61,7 +68,7 @@ def with_names_written_out(
     def written_out(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.casefold()
-        if len(lower) < SHORTEST or lower in STOP_WORDS:
+        if len(lower) < SHORTEST or lower in STOP_WORDS or lower in _CALENDAR:
             return word
         if capitals and not word[:1].isupper():
             return word
