@@ -904,7 +904,9 @@ _NOW = re.compile(
 
 _WHEN = re.compile(
     r"^\W*(?:when\b|since when\b|how long ago\b|"
-    r"(?:on |in |at )?(?:what|which) (?:date|day|year|month|time|week)\b)",
+    r"(?:on |in |at )?(?:what|which) (?:date|day|year|month|time|week)\b|"
+    r"(?:what|which)(?:['’]s| is| was| are| were)\b[^?]*\b(?:start|starting|end|due|closing|"
+    r"release|move|moving|wedding|exam|court|launch|completion|expected|new|final) dates?\b)",
     re.IGNORECASE,
 )
 

@@ -531,6 +531,9 @@ def test_a_text_s_days_are_read_with_its_relative_dates_resolved() -> None:
         ("How long ago did Tim start?", True),
         ("What did Jon eat in Rome?", False),
         ("Where was the wedding on that day?", False),
+        ("What is Bea's start date at her Berlin job?", True),
+        ("What's the new completion date for the flat?", True),
+        ("What was Sam's date like?", False),  # a date out, not a day
     ],
 )
 def test_a_question_about_time_is_told_apart(question: str, when: bool) -> None:
