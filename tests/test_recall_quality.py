@@ -491,6 +491,18 @@ def test_what_is_said_to_someone_is_theirs_not_the_speakers(tmp_path: Path) -> N
     assert "vendetta" in ifeomas and not ifeomas.startswith(NOTHING_SAID)
 
 
+def test_a_fact_telling_of_someone_who_never_speaks_as_him_may_be_his(tmp_path: Path) -> None:
+    said = [
+        ("Maggie", "Graham loved the sea. It would have been his 70th birthday today."),
+        ("Ada", "Oh Maggie. Thinking of you. What will you do?"),
+        ("Maggie", "I'm going to sit on the harbour wall where we scattered his ashes."),
+        ("Ada", "That sounds perfect"),
+    ]
+    (text,) = recalled(tmp_path, said, "Where were Graham's ashes scattered?")
+    # "his ashes", on Maggie's entity: Graham never speaks, so they may well be his
+    assert "harbour wall" in text and not text.startswith(NOTHING_SAID), text
+
+
 def test_what_someone_else_says_to_the_person_is_theirs(tmp_path: Path) -> None:
     said = [
         ("Rosa", "I'm home and I miss you already"),

@@ -264,6 +264,11 @@ def support(
                 if others:
                     parts.append((others, False))
                     said = said - others
+            if quiet and not mine and set(re.findall(r"\w+", content.lower())) & _THIRD_PERSON:
+                # of someone who never speaks, "scattered his ashes" on the widow's
+                # entity may well be theirs: it says nothing of whose
+                parts.append((said, None))
+                continue
             parts.append((said, mine))
         elif item.episode is not None and item.episode in episode_docs:
             text = spoken_words(episode_docs[item.episode])
