@@ -959,9 +959,11 @@ class MemoryCore:
     def _names_written_out(self, graph: Graph, query: str) -> str:
         """``query`` with the short form of a speaker's name written out ("What is
         Pri's cat called?" → "Priyanka's"): :func:`nicknames.with_names_written_out`."""
-        names = graph.name_term_index()
+        speakers = self._episodes_indexed().first_names()
+        if not speakers.firsts:  # no conversation: nobody to call by a short name
+            return query
         return with_names_written_out(
-            query, self._episodes_indexed().first_names(), is_name=lambda w: names.count(w) > 0
+            query, speakers, is_name=lambda w: graph.name_term_index().count(w) > 0
         )
 
     def _user_entity(self, graph: Graph) -> str | None:
