@@ -27,7 +27,7 @@ __all__ = [
     "topic_of_amount",
 ]
 
-AMOUNT_READ = 8
+AMOUNT_READ = 16
 """How many of the texts best holding what a sum was for are followed."""
 AMOUNT_REACH = 2
 """How many turns after such a text a sum may be stated ("the deck oven died",
