@@ -48,6 +48,12 @@ def test_other_words_are_kept(question: str) -> None:
     assert written_out(question, names=frozenset(kept)) == question
 
 
+def test_a_speaker_s_own_first_name_is_never_another_s_short_form() -> None:
+    speakers = FirstNames({"sam", "samuel"})
+    kept = with_names_written_out("What did Sam buy?", speakers, is_name=lambda _w: False)
+    assert kept == "What did Sam buy?"
+
+
 def test_a_question_written_with_capitals_reads_only_capitalised_words_as_names() -> None:
     assert written_out("Did Gwen want pri cing?") == "Did Gwen want pri cing?"
 

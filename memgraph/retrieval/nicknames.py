@@ -46,8 +46,11 @@ class FirstNames:
 
     def started_by(self, word: str) -> list[str]:
         """The first names that ``word`` starts and is shorter than (two at most:
-        two are as many as any number, the word names none of them)."""
-        at = bisect.bisect_right(self.firsts, word)  # past the name equal to it
+        two are as many as any number, the word names none of them); none when
+        ``word`` is itself a speaker's first name ("Sam" beside "Samuel")."""
+        at = bisect.bisect_left(self.firsts, word)
+        if at < len(self.firsts) and self.firsts[at] == word:
+            return []
         return [name for name in self.firsts[at : at + 2] if name.startswith(word)]
 
 
