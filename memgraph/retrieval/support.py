@@ -264,7 +264,7 @@ def support(
                 if others:
                     parts.append((others, False))
                     said = said - others
-            if quiet and not mine and set(re.findall(r"\w+", content.lower())) & _THIRD_PERSON:
+            if quiet and not mine and set(words(content)) & _THIRD_PERSON:
                 # of someone who never speaks, "scattered his ashes" on the widow's
                 # entity may well be theirs: it says nothing of whose
                 parts.append((said, None))
@@ -273,10 +273,12 @@ def support(
         elif item.episode is not None and item.episode in episode_docs:
             text = spoken_words(episode_docs[item.episode])
             speaker = item.entity["id"] if item.entity is not None else None
-            for line, (said_by, words, heard) in _turns(graph, item.episode, text, speaker, talk):
+            for line, (said_by, line_text, heard) in _turns(
+                graph, item.episode, text, speaker, talk
+            ):
                 parts.extend(
                     _clauses(
-                        words,
+                        line_text,
                         wanted,
                         said_by,
                         line,
