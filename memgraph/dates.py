@@ -193,17 +193,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             + r"\s*(?:-|–|to|through|thru|until|till)\s*(?P<last>[0-3]?\d)(?:st|nd|rd|th)?\b"
             + r"(?!,? \d{4})(?!:)(?! (?:am|pm|days|weeks|months|years|hours|people)\b)",
         ),
-        (
-            "day_of_rel_year",  # "the 14th of August next year", "June 3 last year"
-            r"\b(?:(?:the )?"
-            + _DAY
-            + r" (?:of )?"
-            + _MONTH
-            + r"|"
-            + _MONTH.replace("?P<mon>", "?P<mon2>")
-            + r" "
-            + _DAY.replace("?P<day>", "?P<day2>")
-            + r"),? (?P<rel>last|this|next) year\b",
+        (  # "the 14th of August next year"
+            "day_of_rel_year",
+            r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<rel>last|this|next) year\b",
+        ),
+        (  # "June 3 last year"
+            "day_of_rel_year",
+            r"\b" + _MONTH + r" " + _DAY + r",? (?P<rel>last|this|next) year\b",
         ),
         ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
@@ -323,13 +319,6 @@ def _nearest_tense(before: str, after: str) -> int:
     if len(nearest) < 2:
         return next(iter(nearest), 0)
     return -1 if nearest[-1] < nearest[1] else 1 if nearest[1] < nearest[-1] else 0
-
-
-def _says_future(text: str, start: int, end: int) -> bool:
-    """Whether the clause around ``text[start:end]`` holds a word of the future
-    ("has declared a ban on takeaways until Easter"), whatever else it holds."""
-    left, right = _clause_around(text, start, end)
-    return bool(_FUTURE.search(text[left:start] + " " + text[end:right]))
 
 
 def _tense_of(clause: str) -> int:
@@ -535,13 +524,9 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         found = _nearest_year(month, day, said, tense)
         return format_day(found) if found else None
     if kind == "day_of_rel_year":  # "the 14th of August next year"
-        month = _MONTH_INDEX.get((groups["mon"] or groups["mon2"] or "").rstrip("."))
+        month = _MONTH_INDEX.get(groups["mon"].rstrip("."))
         step = {"last": -1, "this": 0, "next": 1}[groups["rel"].lower()]
-        found = (
-            _day_in(said.year + step, month, int(groups["day"] or groups["day2"]))
-            if month
-            else None
-        )
+        found = _day_in(said.year + step, month, int(groups["day"])) if month else None
         return format_day(found) if found else None
     if kind == "month_of_rel_year":  # "February last year"
         month = _MONTH_INDEX.get(groups["mon"].rstrip("."))
@@ -702,11 +687,7 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
             tense = (
                 _tense(text, start, end)
                 or (_fragment_tense(text, start, end) if kind in _NEAR_DAYS else 0)
-                or (
-                    (LIKELY_PAST if kind in ("month_day", "day_month") else -1)
-                    if past and not _says_future(text, start, end)
-                    else 0
-                )
+                or ((LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0)
             )
             resolved = None
             if kind == "lasting" and not _until_now(text, start, end):

@@ -16,6 +16,8 @@ from typing import Any
 __all__ = [
     "ASSISTANT",
     "NOT_SPEAKERS",
+    "SHORTEST_NAME",
+    "short_for",
     "speaker_name",
     "split_speaker",
     "spoken_words",
@@ -206,3 +208,14 @@ def speaker_name(label: str) -> str:
     name = " ".join(label.split())
     role = name.lower()
     return "User" if role == "user" else ASSISTANT if role == ASSISTANT else name
+
+
+SHORTEST_NAME = 3
+"""A short form of a name ("Pri", "Mel") has at least this many letters: a shorter
+word ("Jo", "Al") starts too many names to stand for one."""
+
+
+def short_for(word: str, first_name: str) -> bool:
+    """Whether ``word`` may be ``first_name``'s short form (both lower case): "pri"
+    of "priyanka", not "pr" (too short) nor "priyanka" itself."""
+    return len(word) >= SHORTEST_NAME and word != first_name and first_name.startswith(word)

@@ -2,11 +2,12 @@
 
 "What is the name of Pri's rescue cat?" asks about the speaker Priyanka: her
 friend calls her Pri in the chat, and so may whoever asks. A word of the
-question that names no entity is read as a speaker's first name when it starts
-that name, is at least :data:`SHORTEST` letters long, and starts exactly one
-speaker's first name ("Mel" for Melanie; "Sam" when Samuel and Samantha both
-speak names neither). The question is then asked with the name written out, so
-every tier reads it as a question about her.
+question that names no entity is read as a speaker's first name when it may be
+that name's short form (:func:`memgraph.speakers.short_for`: at least three
+letters that start it) and starts exactly one speaker's first name ("Mel" for
+Melanie; "Sam" when Samuel and Samantha both speak names neither). The
+question is then asked with the name written out, so every tier reads it as a
+question about her.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ import bisect
 import re
 from collections.abc import Callable, Collection
 
+from memgraph.speakers import short_for
 from memgraph.text import STOP_WORDS, words
 
-__all__ = ["SHORTEST", "FirstNames", "with_names_written_out"]
-
-SHORTEST = 3
-"""A shorter word ("Jo", "Al") starts too many names to stand for one."""
+__all__ = ["FirstNames", "with_names_written_out"]
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _CALENDAR = frozenset(
@@ -51,7 +50,7 @@ class FirstNames:
         at = bisect.bisect_left(self.firsts, word)
         if at < len(self.firsts) and self.firsts[at] == word:
             return []
-        return [name for name in self.firsts[at : at + 2] if name.startswith(word)]
+        return [name for name in self.firsts[at : at + 2] if short_for(word, name)]
 
 
 def with_names_written_out(
@@ -71,7 +70,7 @@ def with_names_written_out(
     def written_out(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.casefold()
-        if len(lower) < SHORTEST or lower in STOP_WORDS or lower in _CALENDAR:
+        if lower in STOP_WORDS or lower in _CALENDAR:
             return word
         if capitals and not word[:1].isupper():
             return word

@@ -27,7 +27,7 @@ from typing import Any
 from memgraph.clock import parse_iso
 from memgraph.dates import mentions_time, resolve_relative_dates
 from memgraph.llm_calls.prompts import KNOWN_FACTS
-from memgraph.speakers import split_speaker
+from memgraph.speakers import short_for, split_speaker
 from memgraph.text import STOP_WORDS, content_key, name_key
 
 from .embedder import stems
@@ -230,8 +230,6 @@ _VOCATIVE = re.compile(
 class"): not the clause's subject."""
 _CALLED = re.compile(r"^(?P<name>[A-Z][\w'-]+)[,!]\s+")
 """A first word set off by a comma: a name calling someone when it is theirs."""
-SHORT_NAME = 3
-"""A short form of a name ("Pri", "Mel") has at least this many letters."""
 _SUBORDINATE = re.compile(
     r"^(?:when|while|since|after|before|because|if|although|though|once)\b[^,]*,\s*", re.I
 )
@@ -632,7 +630,7 @@ class _Extractor:
             return False
         for name in (self.addressee, self.speaker):
             first = name_key(name.split()[0]) if name else ""
-            if first == key or (len(key) >= SHORT_NAME and first.startswith(key)):
+            if first == key or short_for(key, first):
                 return True
         return False
 
