@@ -387,6 +387,13 @@ def test_an_answer_to_a_question_about_the_past_reads_a_bare_weekday_as_past() -
         ("He turns 65 on Saturday and is pretending", date(2023, 8, 6), "(12 August 2023)"),
         ("I've got an interview on tuesday", date(2024, 1, 26), "(30 January 2024)"),
         ("we start on monday", date(2026, 6, 10), "(15 June 2026)"),
+        # "were" and "its" are no present
+        (
+            "She tripped on the back step Sunday while we were up north",
+            date(2025, 7, 23),
+            "(20 July",
+        ),
+        ("The Astra failed its MOT on Thursday.", date(2025, 3, 8), "(6 March 2025)"),
     ],
 )
 def test_a_bare_weekday_is_read_by_the_tense_nearest_it(text: str, said: date, meant: str) -> None:
@@ -630,18 +637,3 @@ def test_what_someone_signed_up_for_is_ahead() -> None:
     said = date(2025, 11, 12)
     text = "Sian and I have signed up for the Taff Trail challenge on the 25th of April"
     assert "(25 April 2026)" in resolve_relative_dates(text, said)
-
-
-@pytest.mark.parametrize(
-    ("text", "said", "meant"),
-    [
-        (
-            "She tripped on the back step Sunday while we were up north",
-            date(2025, 7, 23),
-            "(20 July",
-        ),
-        ("The Astra failed its MOT on Thursday.", date(2025, 3, 8), "(6 March 2025)"),
-    ],
-)
-def test_were_and_its_are_no_present(text: str, said: date, meant: str) -> None:
-    assert meant in resolve_relative_dates(text, said)

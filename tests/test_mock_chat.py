@@ -122,40 +122,44 @@ def test_rerank_puts_a_message_that_only_asks_below_one_that_tells() -> None:
     assert ask(RERANK_SYSTEM, asked, RERANK_SCHEMA)["ids"] == ["episode-1", "episode-2"]
 
 
-def test_rerank_puts_a_message_that_says_when_first_for_a_question_about_when() -> None:
-    listed = [
-        ("episode-1", "Maggie (7 October 2025): the bird club outings sound lovely"),
-        ("episode-2", "Maggie (15 November 2025): I'm officially a member of the bird club now"),
-        ("episode-3", "Maggie (25 October 2025): our bird club outing was last Sunday"),
-    ]
-    when = rerank_message("When did Maggie go on a bird club outing?", listed)
-    assert ask(RERANK_SYSTEM, when, RERANK_SCHEMA)["ids"][0] == "episode-3"
-    # a question that does not ask when keeps the order it was handed between equals
-    what = rerank_message("How were Maggie's bird club outings?", listed)
-    assert ask(RERANK_SYSTEM, what, RERANK_SCHEMA)["ids"][0] == "episode-1"
+BIRD_CLUB = [
+    ("episode-1", "Maggie (7 October 2025): the bird club outings sound lovely"),
+    ("episode-2", "Maggie (15 November 2025): I'm officially a member of the bird club now"),
+    ("episode-3", "Maggie (25 October 2025): our bird club outing was last Sunday"),
+]
+MUGS = [
+    ("episode-1", "Rohan (25 March 2025): Little Bird Coffee asked for 40 custom mugs"),
+    ("episode-2", "Rohan (30 June 2025): Little Bird posted the mugs on Instagram"),
+    ("episode-3", "Rohan (25 March 2025): $32 a mug. Neha says that's too low"),
+]
+CATS = [
+    ("episode-1", "Joanna (7 March 2024): the cats are finally getting along (7 March 2024)"),
+    ("episode-2", "Joanna (9 March 2024): we have three cats now, Pickles adopted a friend"),
+]
 
 
-def test_rerank_puts_a_message_stating_a_sum_first_for_a_question_asking_how_much() -> None:
-    listed = [
-        ("episode-1", "Rohan (25 March 2025): Little Bird Coffee asked for 40 custom mugs"),
-        ("episode-2", "Rohan (30 June 2025): Little Bird posted the mugs on Instagram"),
-        ("episode-3", "Rohan (25 March 2025): $32 a mug. Neha says that's too low"),
-    ]
-    much = rerank_message("How much is Rohan charging per mug?", listed)
-    assert ask(RERANK_SYSTEM, much, RERANK_SCHEMA)["ids"][0] == "episode-3"
-    what = rerank_message("What is Rohan doing with the mugs?", listed)
-    assert ask(RERANK_SYSTEM, what, RERANK_SCHEMA)["ids"][0] == "episode-1"
-
-
-def test_rerank_puts_a_message_saying_a_number_first_for_a_question_asking_how_many() -> None:
-    listed = [
-        ("episode-1", "Joanna (7 March 2024): the cats are finally getting along (7 March 2024)"),
-        ("episode-2", "Joanna (9 March 2024): we have three cats now, Pickles adopted a friend"),
-    ]
-    many = rerank_message("How many cats does Joanna have?", listed)
-    assert ask(RERANK_SYSTEM, many, RERANK_SCHEMA)["ids"][0] == "episode-2"
-    which = rerank_message("Are Joanna's cats getting along?", listed)
-    assert ask(RERANK_SYSTEM, which, RERANK_SCHEMA)["ids"][0] == "episode-1"
+@pytest.mark.parametrize(
+    ("listed", "asking", "answering", "other", "first"),
+    [
+        # a message that says when, for a question about when
+        (BIRD_CLUB, "When did Maggie go on a bird club outing?", "episode-3",
+         "How were Maggie's bird club outings?", "episode-1"),
+        # one stating a sum, for a question asking how much
+        (MUGS, "How much is Rohan charging per mug?", "episode-3",
+         "What is Rohan doing with the mugs?", "episode-1"),
+        # one saying a number (not the days its dates were resolved to), for how many
+        (CATS, "How many cats does Joanna have?", "episode-2",
+         "Are Joanna's cats getting along?", "episode-1"),
+    ],
+)  # fmt: skip
+def test_rerank_puts_a_message_of_the_answer_s_shape_first(
+    listed: list[tuple[str, str]], asking: str, answering: str, other: str, first: str
+) -> None:
+    asked = rerank_message(asking, listed)
+    assert ask(RERANK_SYSTEM, asked, RERANK_SCHEMA)["ids"][0] == answering
+    # a question that does not ask for that shape keeps the order it was handed between equals
+    not_asked = rerank_message(other, listed)
+    assert ask(RERANK_SYSTEM, not_asked, RERANK_SCHEMA)["ids"][0] == first
 
 
 def test_listed_weight_halves_at_the_tenth_place() -> None:

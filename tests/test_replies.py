@@ -37,6 +37,14 @@ from memgraph.llm_calls.provider import Completion, JsonSchema, Usage
 
 SCHEMA = EXTRACT_SCHEMA.schema
 EMPTY = {"entities": [], "relations": [], "expirations": []}
+
+
+def one_entity(name: str, *observations: str) -> str:
+    """An extraction reply, as JSON, of one person and these facts."""
+    entity = {"name": name, "type": "person", "observations": list(observations)}
+    return json.dumps({**EMPTY, "entities": [entity]})
+
+
 ALICE = {
     "entities": [{"name": "Alice", "type": "person", "observations": ["likes tea"]}],
     "relations": [],
@@ -286,18 +294,8 @@ def test_a_known_fact_the_text_states_again_is_kept() -> None:
 
 
 def test_extraction_reports_the_copies_it_left_out() -> None:
-    reply = {
-        "entities": [
-            {
-                "name": "Dana",
-                "type": "person",
-                "observations": ["Alice drinks green tea", "is a nurse"],
-            }
-        ],
-        "relations": [],
-        "expirations": [],
-    }
-    model = ScriptedChatModel({"extract": [json.dumps(reply)]})
+    reply = one_entity("Dana", "Alice drinks green tea", "is a nurse")
+    model = ScriptedChatModel({"extract": [reply]})
     answer = extract(model, "Dana is a nurse.", known=KNOWN, said_at="2026-01-01T00:00:00Z")
     assert answer.value is not None and answer.value.entities[0].observations == ("is a nurse",)
     assert answer.failure is None
@@ -308,18 +306,8 @@ def test_extraction_reports_the_copies_it_left_out() -> None:
 
 
 def test_extraction_leaves_out_a_fact_that_only_asks() -> None:
-    reply = {
-        "entities": [
-            {
-                "name": "Marcus",
-                "type": "person",
-                "observations": ["how about you, Duluth right?", "is moving to Duluth"],
-            }
-        ],
-        "relations": [],
-        "expirations": [],
-    }
-    model = ScriptedChatModel({"extract": [json.dumps(reply)]})
+    reply = one_entity("Marcus", "how about you, Duluth right?", "is moving to Duluth")
+    model = ScriptedChatModel({"extract": [reply]})
     text = "I'm moving to Duluth in May. how about you, staying in Chicago?"
     answer = extract(model, text, known="", speaker="Marcus", said_at="2026-01-01T00:00:00Z")
     assert answer.value is not None
@@ -369,19 +357,9 @@ def test_extraction_reports_the_expirations_it_left_out() -> None:
 
 
 def test_a_reply_of_nothing_but_copies_is_asked_again_without_the_known_facts() -> None:
-    copy = {
-        "entities": [
-            {"name": "Alice Chen", "type": "person", "observations": ["drinks green tea"]}
-        ],
-        "relations": [],
-        "expirations": [],
-    }
-    fixed = {
-        "entities": [{"name": "Alice", "type": "person", "observations": ["learns Rust"]}],
-        "relations": [],
-        "expirations": [],
-    }
-    model = ScriptedChatModel({"extract": [json.dumps(copy), json.dumps(fixed)]})
+    copy = one_entity("Alice Chen", "drinks green tea")
+    fixed = one_entity("Alice", "learns Rust")
+    model = ScriptedChatModel({"extract": [copy, fixed]})
     answer = extract(model, "Alice learns Rust.", known=KNOWN, said_at="2026-01-01T00:00:00Z")
     assert answer.value is not None and answer.value.entities[0].observations == ("learns Rust",)
     assert answer.calls == 2 and len(answer.usage) == 2
