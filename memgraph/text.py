@@ -35,6 +35,11 @@ _ASCII_WORDS = {code: " " for code in range(128) if not chr(code).isalnum()}
 _SPLIT_FROM = 40
 _WORD_OR_SEPARATOR = re.compile(r"[^\W_]+|\x00", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s\b", re.UNICODE)
+_PRONOUN_CONTRACTION = re.compile(
+    r"\b(i|you|u|we|they|he|she|it|that|there|who|what)['’](?:d|ll|ve|re|m)\b", re.UNICODE
+)
+"""A pronoun's contraction ("we'd", "I'll", "she'll"): read as the pronoun alone, not
+as the word its letters spell without the apostrophe ("wed", "ill", "shell")."""
 _TRAILING = re.compile(r"[\s.!;,]+$")
 
 _STOP_WORD_TEXT = """
@@ -78,11 +83,12 @@ def words(text: str) -> list[str]:
     if text.isascii():  # already NFKC; casefold is lower; no curly apostrophe
         folded = text.lower()
         if "'" in folded:
+            folded = _PRONOUN_CONTRACTION.sub(r"\1", folded)
             folded = _POSSESSIVE.sub("", folded).replace("'", "")
         if len(folded) > _SPLIT_FROM:  # a C-speed split beats the regex on longer texts
             return folded.translate(_ASCII_WORDS).split()
         return _WORD.findall(folded)
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = _PRONOUN_CONTRACTION.sub(r"\1", unicodedata.normalize("NFKC", text).casefold())
     return _WORD.findall(_POSSESSIVE.sub("", folded).replace("'", "").replace("’", ""))
 
 
@@ -147,6 +153,7 @@ def index_terms_many(texts: list[str]) -> list[list[str]]:
         return []
     joined = "\x00".join(t.replace("\x00", " ") for t in texts)
     folded = unicodedata.normalize("NFKC", joined).casefold()
+    folded = _PRONOUN_CONTRACTION.sub(r"\1", folded)
     folded = _POSSESSIVE.sub("", folded).replace("'", "").replace("’", "")
     if folded.count("\x00") != len(texts) - 1:  # NFKC merged a separator: go one by one
         return [index_terms(text) for text in texts]

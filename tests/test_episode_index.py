@@ -137,7 +137,7 @@ def test_a_turn_that_only_asks_is_marked() -> None:
         assert not saved.asks_only("e-4") and not saved.asks_only("e-5")
 
 
-@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4"])
+@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5"])
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())
     data[:8] = magic

@@ -378,8 +378,23 @@ def test_bulk_term_indexing_matches_one_by_one_indexing() -> None:
         "é café Straße",
         "Ｆｕｌｌ width",
         "the cats are running",
+        "we'd love it, I’ll be ill",
     ]
     assert index_terms_many(texts) == [index_terms(text) for text in texts]
+
+
+def test_a_pronoun_s_contraction_is_not_the_word_its_letters_spell() -> None:
+    from memgraph.text import index_terms, words
+
+    # "we'd" is no wedding, "I'll" no illness, "she'll" no shell
+    assert index_terms("we'd love to, I'll bring wine, she'll drive") == [
+        "love",
+        "bring",
+        "wine",
+        "drive",
+    ]
+    assert index_terms("the wedding, I'm ill") == ["wed", "ill"]
+    assert words("you're right, I’ve got it") == ["you", "right", "i", "got", "it"]
 
 
 def test_relation_ends_table_groups_each_entitys_relations_in_saved_order() -> None:

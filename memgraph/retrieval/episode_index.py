@@ -54,8 +54,8 @@ less than 1, the weight of a text's own word: a word only the context holds is
 never read as the text's own (``holding(context=False)``)."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX5"
-OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4")
+MAGIC = b"MGEPIDX6"
+OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5")
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing)."""
 TIMED = 1
