@@ -95,17 +95,23 @@ _IRREGULAR_PAST = (
 )
 _PAST = re.compile(
     r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
-    r"used to|ago|yesterday|since|been(?! \w+ing\b))\b",
+    r"used to|ago|yesterday|since|been(?! \w+ing\b)|not over|recovering from|recovered from)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
     r"\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|planned|next|upcoming|coming|"
     r"starting|starts|scheduled|due|until|till|by|hope|hoping|want to|wants to|would like|"
     r"can't wait|cannot wait|looking forward|soon|tomorrow|is on|are on|is set for|"
-    r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading|"
-    r"supposed to|expected to|slated to|set to|signed up|sign up|registered for|enrolled)\b",
+    r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading|deadlines?|"
+    r"(?:moved|pushed|postponed|rescheduled|bumped|delayed|changed|shifted|put off|put back|"
+    r"brought forward)(?: [\w'’-]+){0,4}? (?:to|until|till)|"
+    r"supposed to|expected to|slated to|set to)\b",
     re.IGNORECASE,
 )
+_SIGNED_UP = re.compile(r"\b(?:signed up|sign up|registered for|enrolled)\b", re.IGNORECASE)
+"""What someone signed up for is ahead ("signed up for the challenge on the 25th of
+April"); a weekday beside it is more often the day of signing ("I signed up on
+Thursday"), so it is read only for a day with its month."""
 _UNTIL_NOW = re.compile(
     r"(?:'ve|\bhave|\bhas|'s|\bhaven't|\bhasn't)(?: \w+)?(?: not| never)? "
     r"(?:been|had|known|lived|worked|owned|played|done|used|taught|run|studied|practiced|"
@@ -210,6 +216,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
         ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b" + _NOT_A_DAY),
         ("weekday_of_week", r"\b" + _WEEKDAY + r",? (?:of )?(?P<rel>last|this|next) week\b"),
+        ("weekday_week", r"\b" + _WEEKDAY + r" week\b(?! ago)"),  # "Sunday week": a week on
         ("week_weekday", r"\b(?P<rel>last|this|next) week(?:'s)?,? (?:on )?" + _WEEKDAY + r"\b"),
         ("month_of_rel_year", r"\b" + _MONTH + r" (?:of )?(?P<rel>last|this|next) year\b"),
         ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
@@ -285,32 +292,37 @@ def _clause_around(text: str, start: int, end: int) -> tuple[int, int]:
     return left, min((b for b in bounds if b >= end), default=len(text))
 
 
-def _tense(text: str, start: int, end: int) -> int:
+def _tense(text: str, start: int, end: int, *, near_day: bool = False) -> int:
     """-1 when the clause around ``text[start:end]`` speaks of the past, 1 of the
-    future, 0 when it does not say (:func:`_nearest_tense`)."""
+    future, 0 when it does not say (:func:`_nearest_tense`); ``near_day``: the date is
+    a day a few days either way ("on Thursday"), not one with its month."""
     left, right = _clause_around(text, start, end)
-    return _nearest_tense(text[left:start], text[end:right])
+    return _nearest_tense(text[left:start], text[end:right], signed_up=not near_day)
 
 
 _PLANNED = re.compile(
     r"(?:'s|’s|\bis|\bare|'re|’re) on\b|(?:'s|’s|\bis|\bare|'re|’re)\s+$|\bturns\b|\bstarts?\b|\bbegins?\b|"
-    r"(?:'ve|’ve|\bhave|\bhas|'s|’s) got\b|"
+    r"(?:'ve|’ve|\bhave|\bhas|'s|’s) got\b|\b(?:was|were) (?:thinking|planning|hoping)\b|"
     r"\b(?:am|is|are|im|i['’]m|we['’]re|they['’]re|you['’]re|it['’]s)\b",
     re.IGNORECASE,
 )
 """A day said in the present, of a plan or what is coming: "It's on Thursday", "He
 turns 65 on Saturday", "I've got an interview on Tuesday", "I'm nervous about
-friday"."""
+friday", "I was thinking Thursday the 2nd"."""
 
 
-def _nearest_tense(before: str, after: str) -> int:
+def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     """The tense of the clause ``before`` + date + ``after``: when it holds words of
     both the past and the future ("friday was my last day, freelance life starts
-    now"), the one nearest the date."""
+    now"), the one nearest the date. ``signed_up``: what someone signed up for is
+    ahead (:data:`_SIGNED_UP`)."""
     nearest: dict[int, int] = {}
+    patterns: list[tuple[int, re.Pattern[str]]] = [(1, _PLANNED), (-1, _PAST), (1, _FUTURE)]
+    if signed_up:
+        patterns.append((1, _SIGNED_UP))
     for part, is_before in ((before, True), (after, False)):
         planned = list(_PLANNED.finditer(part))
-        for tense, pattern in ((1, _PLANNED), (-1, _PAST), (1, _FUTURE)):
+        for tense, pattern in patterns:
             for found in pattern.finditer(part):
                 if tense < 0 and any(p.start() <= found.start() < p.end() for p in planned):
                     continue  # the "got" of "I've got"
@@ -328,6 +340,13 @@ def _tense_of(clause: str) -> int:
     return -1 if past and not future else 1 if future and not past else 0
 
 
+_NOT_IN = re.compile(
+    r"\b(?:haven['’]?t|hasn['’]?t|hadn['’]?t|have not|has not|had not|never|first time|"
+    r"(?:first|longest|best|worst|most|least) \w+)\b[^.!?]*$",
+    re.IGNORECASE,
+)
+"""What makes "in two years" a stretch of time, not a day ahead: "haven't seen her in
+two years", "the first time in months"."""
 _NEAR_DAYS = frozenset({"weekday", "rel_weekday", "day_only", "weekday_day"})
 """Dates a day or two either way of being past ("on Sunday", "the 23rd"): said as a
 fragment, they go with the clause before."""
@@ -374,11 +393,25 @@ PAST_REACH_DAYS = 62
 """How far back a month and day without a year is read as past for such a clause."""
 
 
-def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
-    """The date ``month``/``day`` within half a year of ``said``, nudged by tense."""
+FAR_PAST_DAYS = 240
+FAR_PAST_AHEAD = 45
+"""A month and day in a clause of the past that fell more than ``FAR_PAST_DAYS`` ago
+but comes within ``FAR_PAST_AHEAD`` days is the coming one: the past verb is of
+something else ("I wrote you 20 May, but the ticket says the 21st")."""
+
+
+def _nearest_year(
+    month: int, day: int, said: date, tense: int, weekday: int | None = None
+) -> date | None:
+    """The date ``month``/``day`` within half a year of ``said``, nudged by tense; said
+    with a ``weekday`` ("Thursday 9th April"), the nearest year it falls on that day."""
     options = [
         d for y in (said.year - 1, said.year, said.year + 1) if (d := _day_in(y, month, day))
     ]
+    if weekday is not None and any(d.weekday() == weekday for d in options):
+        return min(
+            (d for d in options if d.weekday() == weekday), key=lambda d: abs((d - said).days)
+        )
     if not options:
         return None
     best = min(options, key=lambda d: abs((d - said).days))
@@ -397,7 +430,11 @@ def _nearest_year(month: int, day: int, said: date, tense: int) -> date | None:
         best = min(later) if later else best
     if tense < 0 and best > said + timedelta(days=7):
         earlier = [d for d in options if d <= said]
-        best = max(earlier) if earlier else best
+        if earlier and (
+            best > said + timedelta(days=FAR_PAST_AHEAD)
+            or max(earlier) >= said - timedelta(days=FAR_PAST_DAYS)
+        ):
+            best = max(earlier)
     elif tense > 0 and best < said - timedelta(days=7):
         later = [d for d in options if d >= said]
         best = min(later) if later else best
@@ -440,7 +477,11 @@ def _day_of_month(said: date, day: int, direction: int, weekday: int | None) -> 
     return nearest
 
 
-def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | None:
+def _resolve(
+    kind: str, match: re.Match[str], said: date, tense: int, weekday: int | None = None
+) -> str | None:
+    """The date ``match`` (of pattern ``kind``) means, said on ``said``; ``weekday``:
+    the day of the week said just before it ("Thursday 9th April")."""
     groups = {k: (v.lower() if isinstance(v, str) else v) for k, v in match.groupdict().items()}
     if kind in ("yesterday", "last_night"):
         return format_day(said - timedelta(days=1))
@@ -500,6 +541,8 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         return f"{since} {said.year - count}"
     if kind in ("month_day_year", "day_month_year"):
         return None  # already absolute
+    if kind == "weekday_week":  # "Sunday week": a week after the coming Sunday
+        return format_day(_weekday(said, _WEEKDAY_INDEX[groups["wd"]], 1) + timedelta(days=7))
     if kind == "weekday_near_holiday":  # "the Tuesday after Labor Day"
         holiday = resolve_holiday(groups["hol"], groups.get("rel"), said, tense)
         if holiday is None:
@@ -514,14 +557,14 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
         )
         if month is None or not 1 <= day < last <= 31:
             return None
-        found = _nearest_year(month, day, said, tense)
+        found = _nearest_year(month, day, said, tense, weekday)
         end = _day_in(found.year, month, last) if found else None
         return f"{day}-{format_day(end)}" if end else None
     if kind in ("month_day", "day_month"):
         month, day = _MONTH_INDEX.get(groups["mon"].rstrip(".")), int(groups["day"])
         if month is None or not 1 <= day <= 31:
             return None
-        found = _nearest_year(month, day, said, tense)
+        found = _nearest_year(month, day, said, tense, weekday)
         return format_day(found) if found else None
     if kind == "day_of_rel_year":  # "the 14th of August next year"
         month = _MONTH_INDEX.get(groups["mon"].rstrip("."))
@@ -612,13 +655,25 @@ def _resolve(kind: str, match: re.Match[str], said: date, tense: int) -> str | N
     return None
 
 
+NEAR_DAY_BEFORE = 7
+"""How many days before a day said in an earlier sentence a bare day may be to be in
+its month ("it is the 21st. the 20th was the first option")."""
+
+
 def _same_month_as_before(
     text: str, start: int, match: re.Match[str], spans: list[tuple[int, int, str]]
 ) -> str | None:
     """ "November 21, not the 14th": a bare day after a dated day in the same sentence
-    is in that month."""
+    is in that month; after one in an earlier sentence of the message, when it comes
+    later in the month or within :data:`NEAR_DAY_BEFORE` days before it ("stay till
+    13 March. so I start on the 16th now")."""
+    day = int(match.group("day"))
     before = _day_said_before(text, start, spans)
-    found = before and _day_in(before.year, before.month, int(match.group("day")))
+    if before is None:
+        before = _day_said_before(text, start, spans, whole=True)
+        if before is not None and day < before.day - NEAR_DAY_BEFORE:
+            return None
+    found = before and _day_in(before.year, before.month, day)
     return format_day(found) if found else None
 
 
@@ -626,10 +681,15 @@ _RESOLVED_DAY = re.compile(r"(?P<day>\d{1,2}) (?P<mon>[A-Z][a-z]+) (?P<year>\d{4
 """A day as :func:`format_day` writes it, inside what a date before was resolved to."""
 
 
-def _day_said_before(text: str, start: int, spans: list[tuple[int, int, str]]) -> date | None:
-    """The day the last date resolved before ``start`` in its sentence says, if it
-    says one ("November 21 (21 November 2023)", "Memorial Day (26 May 2025)")."""
-    sentence_start = max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+def _day_said_before(
+    text: str, start: int, spans: list[tuple[int, int, str]], *, whole: bool = False
+) -> date | None:
+    """The day the last date resolved before ``start`` in its sentence (``whole``: in
+    the text) says, if it says one ("November 21 (21 November 2023)", "Memorial Day
+    (26 May 2025)")."""
+    sentence_start = (
+        0 if whole else max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
+    )
     earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
     found = _RESOLVED_DAY.search(max(earlier)[1]) if earlier else None
     month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
@@ -639,13 +699,24 @@ def _day_said_before(text: str, start: int, spans: list[tuple[int, int, str]]) -
 NEAR_DAYS = 3
 """How far from a day said before "the Sunday" may be to be that day's Sunday."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+_RIGHT_AFTER = re.compile(r",? ?")
 
 
 def _that_weekday_near_before(
     text: str, start: int, match: re.Match[str], spans: list[tuple[int, int, str]]
 ) -> str | None:
     """ "over Memorial Day weekend, on the Sunday": "the" weekday after a dated day in
-    the same sentence is that day's, within :data:`NEAR_DAYS`."""
+    the same sentence is that day's, within :data:`NEAR_DAYS`; one said right after
+    it ("it is the 21st, Thursday") is that day, when it falls on it."""
+    if _RIGHT_AFTER.fullmatch(text, max(0, start - 2), start) or _RIGHT_AFTER.fullmatch(
+        text, max(0, start - 1), start
+    ):
+        ended = [(end, resolved) for _, end, resolved in spans if start - 2 <= end <= start]
+        found = _RESOLVED_DAY.search(ended[-1][1]) if ended else None
+        month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
+        day = _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
+        if day is not None and day.weekday() == _WEEKDAY_INDEX[match.group("wd").lower()]:
+            return format_day(day)
     if not _THE_BEFORE.search(text, max(0, start - 5), start):
         return None
     day = _day_said_before(text, start, spans)
@@ -685,19 +756,22 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
                 taken.append((start, end))
                 continue
             tense = (
-                _tense(text, start, end)
+                _tense(text, start, end, near_day=kind in _NEAR_DAYS)
                 or (_fragment_tense(text, start, end) if kind in _NEAR_DAYS else 0)
                 or ((LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0)
             )
             resolved = None
             if kind == "lasting" and not _until_now(text, start, end):
                 continue  # "for two weeks in July": not since when
+            if kind == "in_n" and _NOT_IN.search(text, max(0, start - 60), start):
+                continue  # "haven't seen her in two years": for how long, not when
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)
             elif kind == "weekday":
                 resolved = _that_weekday_near_before(text, start, match, spans)
             if resolved is None:
-                resolved = _resolve(kind, match, said, tense)
+                weekday = _weekday_before(text, start) if kind in _WITH_WEEKDAY else None
+                resolved = _resolve(kind, match, said, tense, weekday)
             if resolved is None:
                 continue
             taken.append((start, end))
@@ -705,6 +779,17 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
     for _start, end, resolved in sorted(spans, reverse=True):
         text = f"{text[:end]} ({resolved}){text[end:]}"
     return text
+
+
+_WITH_WEEKDAY = frozenset({"month_day", "day_month", "month_day_range"})
+_WEEKDAY_BEFORE = re.compile(r"\b" + _WEEKDAY + r",?\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _weekday_before(text: str, start: int) -> int | None:
+    """The day of the week said right before a date ("Thursday 9th April",
+    "Saturday, October 21st"), if any."""
+    found = _WEEKDAY_BEFORE.search(text[max(0, start - 16) : start])
+    return _WEEKDAY_INDEX[found["wd"].lower()] if found else None
 
 
 _QUESTION = re.compile(r"[^.!?]*\?")

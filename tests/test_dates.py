@@ -637,3 +637,50 @@ def test_what_someone_signed_up_for_is_ahead() -> None:
     said = date(2025, 11, 12)
     text = "Sian and I have signed up for the Taff Trail challenge on the 25th of April"
     assert "(25 April 2026)" in resolve_relative_dates(text, said)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "expected"),
+    [
+        # a weekday said with the day and month picks the year it falls on
+        ("I was thinking Thursday 9th April, one week", date(2026, 1, 18), "(9 April 2026)"),
+        ("it was Wednesday 9th April, remember", date(2026, 1, 18), "(9 April 2025)"),
+        # "I was thinking ..." is a plan: the coming Thursday the 2nd
+        ("I was thinking Thursday 2nd, for a week", date(2026, 1, 18), "(2 April 2026)"),
+        # the day a deadline or a date was moved to is ahead
+        ("Ros moved my full draft deadline to the 28th of February", date(2025, 11, 12),
+         "(28 February 2026)"),
+        ("they pushed the closing back to March 3", date(2025, 12, 1), "(3 March 2026)"),
+        # a past verb of something else: a day that comes soon is not one of last year
+        ("I wrote you 20 May but the ticket says otherwise", date(2026, 5, 3), "(20 May 2026)"),
+        ("we met on 20 May, remember", date(2026, 6, 3), "(20 May 2026)"),
+        # a weekday beside "signed up" is the day of signing
+        ("I signed up for the Surf Coast Century on Thursday", date(2025, 3, 8), "(6 March 2025)"),
+        # "still not over Sunday": the one gone
+        ("ok I'm still not over Sunday. SOPHIE IS GETTING MARRIED", date(2025, 4, 2),
+         "(30 March 2025)"),
+        # "Sunday week": a week on from the coming Sunday
+        ("Sunday week, Lina says it's a gentle 25", date(2025, 5, 6), "Sunday week (18 May 2025)"),
+    ],
+)  # fmt: skip
+def test_a_day_and_month_is_read_by_its_weekday_and_what_it_was_moved_to(
+    text: str, said: date, expected: str
+) -> None:
+    assert expected in resolve_relative_dates(text, said)
+
+
+def test_a_bare_day_goes_with_the_month_said_before_it_in_the_message() -> None:
+    text = "Paybridge asked me to stay till 13 March to finish. so I start on the 16th now"
+    assert "the 16th (16 March 2026)" in resolve_relative_dates(text, date(2026, 2, 1))
+    text = "it is the 21st of May, Thursday. the 20th was the first option"
+    found = resolve_relative_dates(text, date(2026, 5, 3))
+    assert "Thursday (21 May 2026)" in found and "the 20th (20 May 2026)" in found
+    # far before the day said earlier, a bare day is not read into its month
+    text = "the party was on the 28th of June. the 2nd was my last day"
+    assert "the 2nd (2 June" not in resolve_relative_dates(text, date(2026, 7, 5))
+
+
+def test_in_some_years_after_a_negation_is_how_long_not_when() -> None:
+    text = "haven't seen her in two years and she keeps sending me photos"
+    assert resolve_relative_dates(text, date(2025, 8, 2)) == text
+    assert "(2027)" in resolve_relative_dates("I'll see her in two years", date(2025, 8, 2))
