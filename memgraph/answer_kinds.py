@@ -6,7 +6,8 @@ apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
 schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
-technologies (databases, languages, clouds), drinks and food. The lists are general English, not any
+technologies (databases, languages, clouds), drinks and food, medication ("5 mg"),
+jewellery, and whom one lives with ("my new housemate"). The lists are general English, not any
 one conversation's.
 """
 
@@ -57,7 +58,15 @@ KINDS: tuple[AnswerKind, ...] = (
         "officer police paramedic therapist counselor social worker scientist "
         "researcher professor lecturer tutor librarian writer journalist editor "
         "artist musician photographer consultant analyst recruiter realtor "
-        "vet veterinarian student intern retired freelance freelancer owner tester qa",
+        "vet veterinarian student intern retired freelance freelancer owner tester qa "
+        "ranger farmer midwife physio physiotherapist hygienist receptionist secretary clerk "
+        "banker cleaner builder bricklayer welder technician biologist chemist physicist "
+        "economist actor actress dancer singer comedian coach trainer instructor soldier "
+        "bartender butcher florist gardener landscaper hairdresser barber stylist tailor "
+        "translator interpreter pastor priest vicar rabbi imam politician councillor judge "
+        "solicitor barrister paralegal nanny childminder postman courier lifeguard optometrist "
+        "optician radiographer sonographer psychiatrist psychologist pediatrician paediatrician "
+        "gp surveyor pharmacy clinic hospital",
     ),
     _kind(
         "pet",
@@ -72,6 +81,22 @@ KINDS: tuple[AnswerKind, ...] = (
         "cavoodle labradoodle groodle frenchie dalmatian mastiff sheepdog springer westie "
         "bichon papillon ridgeback setter pointer tabby siamese persian ragdoll bengal "
         "sphynx shorthair calico maine coon tortoiseshell tortie tuxedo",
+    ),
+    _kind(
+        "medication",
+        r"\b(?:medicines?|medications?|meds|pills|prescri\w+|drugs?)\b",
+        "mg pills meds medication prescribed prescription dose dosage antibiotics inhaler "
+        "statins insulin ibuprofen paracetamol",
+    ),
+    _kind(
+        "jewellery",
+        r"\b(?:jewell?ery|jewelry)\b",
+        "earrings necklace ring bracelet pendant brooch locket chain pearls amber silver gold",
+    ),
+    _kind(
+        "household",
+        r"\b(?:lives? with|living with|(?:house|flat|room)mates?)\b",
+        "housemate roommate flatmate moved move moving lease room",
     ),
     _kind(
         "instrument",

@@ -122,7 +122,7 @@ def attribute_of(content: str) -> str | None:
 _ASKED = {
     "residence": (
         "live lives living lived reside resides residing home address based moved move "
-        "moving relocated city town country neighborhood neighbourhood where"
+        "moving relocated city town country neighborhood neighbourhood suburb village where"
     ),
     "employer": "work works working worked job employer company employed office career",
     "name": "name named called",

@@ -247,7 +247,8 @@ SHORT_WORDS: dict[str, str] = {
     "congratulations": "congrats", "favorite": "fave fav favourite", "vacation": "vacay",
     "limousine": "limo", "influenza": "flu", "identification": "id",
     "administration": "admin", "representative": "rep", "sergeant": "sgt",
-    "saxophone": "sax", "hippopotamus": "hippo",
+    "saxophone": "sax", "hippopotamus": "hippo", "physiotherapist": "physio",
+    "medication": "meds",
 }  # fmt: skip
 """Words -> their common clipped forms ("vet tech" for "veterinary technician")."""
 SAME_WORDS: tuple[str, ...] = (
@@ -261,6 +262,10 @@ SAME_WORDS: tuple[str, ...] = (
     "friend mate",
     "boyfriend bf",
     "girlfriend gf",
+    "dental tooth teeth",
+    "medicine medication",
+    "jewellery jewelry",
+    "housemate roommate flatmate",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {
