@@ -186,6 +186,14 @@ def test_a_thing_said_to_be_the_addressee_s_is_theirs_even_beside_i() -> None:
     assert own == 0.0 and anyone == 1.0
 
 
+def test_a_later_mention_says_whose_the_thing_is_when_the_first_does_not() -> None:
+    own, anyone = held(
+        "What does Dana love about her turtles?",
+        (DANA, "I never knew turtles could be so interesting until I met your turtles!"),
+    )
+    assert own == 0.0 and anyone == 1.0
+
+
 def test_what_a_named_person_suggested_is_in_their_own_words() -> None:
     said = [
         (DANA, "any game recommendations for the Switch?"),

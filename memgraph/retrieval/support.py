@@ -553,9 +553,11 @@ def _owner(
     ("the dog", "a cat"). ``chain``: the other things the question says are theirs
     ("Mei's brother's wedding"): "my brother's wedding" is then whose the brother is.
     ``spoken_of``: the person asked about never speaks, so "her" or "Mom's" may be
-    them (Kristen's "Mom's appointment" for Carol's): such a clause does not say."""
+    them (Kristen's "Mom's appointment" for Carol's): such a clause does not say.
+    A later mention may say what an earlier one does not ("never knew turtles could
+    be so fun until I met your turtles")."""
     tokens = _WORD.findall(clause)
-    for at, token in enumerate(tokens):
+    for at, token in enumerate(tokens):  # the first mention that says whose it is
         if head in in_any_form(index_terms(token)):
             start, position = at, at - 1
             while position >= max(0, start - 2):
@@ -573,7 +575,6 @@ def _owner(
                         return "other"
                     start = position  # a thing the question says is theirs: whose is it?
                 position -= 1
-            return None
     return None
 
 
