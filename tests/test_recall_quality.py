@@ -1018,3 +1018,34 @@ def test_search_with_texts_lists_each_text_once_and_without_them_each_fact(
     assert {"works at Feedzai", "lives in Lisbon"} <= {
         hit.observation.content for hit in facts if hit.observation is not None
     }
+
+
+def test_someone_who_never_speaks_is_answered_by_texts_that_call_them_mom(tmp_path: Path) -> None:
+    said = [
+        ("Kristen", "my mom Carol turns 70 next month, we're planning a party"),
+        ("Tasha", "how fun! Lily started kindergarten btw"),
+        ("Kristen", "already?? send pics"),
+        ("Tasha", "[shared image: a small girl with a huge backpack] first day"),
+        ("Kristen", "so cute. ugh, mom had a fall on her back step on Saturday"),
+        ("Tasha", "oh no!! is she ok?"),
+        ("Kristen", "bruised. and the cardiologist put her on a blood thinner, apixaban 5 mg"),
+        ("Tasha", "glad she's ok. our dog Biscuit would have knocked her flat"),
+    ]
+    prescribed, named = recalled(
+        tmp_path, said, "Which blood thinner was Carol prescribed?", "What is Carol's dog called?"
+    )
+    # Carol never speaks: "her", "mom" are her; no text need name her to answer
+    assert "apixaban" in prescribed and not prescribed.startswith(NOTHING_SAID), prescribed
+    # but a name is said as itself: no text naming her names a dog of hers
+    assert named.startswith(NOTHING_SAID), named
+
+
+def test_a_relative_the_question_calls_by_name_is_remembered_by_it(tmp_path: Path) -> None:
+    said = [
+        ("Tom", "Aoife's sister Niamh had the baby on Wednesday! A little boy, Cian"),
+        ("Halina", "oh how wonderful!!! congratulations to everybody!"),
+        ("Tom", "Cian is tiny and very loud. Declan calls him the foreman"),
+    ]
+    (text,) = recalled(tmp_path, said, "When was Aoife's nephew Cian born?")
+    # no text says "nephew": Cian is said by his name
+    assert "Cian" in text and not text.startswith(NOTHING_SAID), text

@@ -266,8 +266,15 @@ class ReadMixin(MemoryCore):
             graph = self._sync()
             indexed = self._episodes_indexed()
             # asked in words nothing remembered holds: what is shown is only the nearest
+            # someone who never speaks is told of as "Mom" or "she", but a name is
+            # said as itself: a question asking one still needs a text naming them
+            quiet = (
+                bool(indexed.voices)
+                and not asks_name(query)
+                and not any(indexed.heard(graph.entity_name(e)) for e in analyzed.named)
+            )
             unanswered = never_said_theirs(analyzed) or not tiers.answers_something(
-                ranked, analyzed
+                ranked, analyzed, quiet=quiet
             )
             wanted = [c.episode for c in ranked[:MESSAGE_CANDIDATES] if c.episode is not None]
             # whose the topic is: judged on all that tiers 1 and 2 found, not only on

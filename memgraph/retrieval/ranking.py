@@ -675,15 +675,17 @@ TEXT_EVIDENCE = 0.2
 for recall to answer at all."""
 
 
-def answers_something(ranked: Sequence[Candidate], query: Query) -> bool:
+def answers_something(ranked: Sequence[Candidate], query: Query, *, quiet: bool = False) -> bool:
     """Whether ``ranked`` holds an answer to ``query`` worth handing out: when the query
     names entities, some candidate about one of them must hold enough of what is asked
     ("What is the name of Chidi's cat?" is not answered by Dana's cat, nor by Chidi's
-    unrelated lines). Identity queries and queries naming nobody always pass."""
+    unrelated lines). Identity queries and queries naming nobody always pass.
+    ``quiet``: those named never speak and are told of as "Mom" or "she" ("Which
+    blood thinner was Carol prescribed?"), so any candidate may be about them."""
     if not query.named or query.identity:
         return True
     for item in ranked:
-        if "name" not in item.signals:
+        if "name" not in item.signals and not quiet:
             continue
         # A vector close to a question that names someone is often close for the name
         # alone: meaning counts here only when it is strong.

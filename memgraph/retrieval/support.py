@@ -321,7 +321,13 @@ def never_said_theirs(query: Query) -> bool:
     """Whether the thing the question says is the named person's was never said at
     all ("What is Arjun's surname?" when no text says "surname"). Other words never
     said ("When was Elin born?") ask in words of their own what the texts may say
-    in others ("a little girl, at 4:12")."""
+    in others ("a little girl, at 4:12"); a thing the question calls by its own name
+    ("Aoife's nephew Cian") is said by that name."""
+    if any(
+        set(index_terms(match.group(1))) <= query.name_terms
+        for match in _THEIR_NAMED.finditer(query.text)
+    ):
+        return False  # "Aoife's nephew Cian": the nephew is remembered by his own name
     things, _head = _possessed(query)
     return bool(things & set(query.unheard))
 
