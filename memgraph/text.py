@@ -266,6 +266,7 @@ SAME_WORDS: tuple[str, ...] = (
     "medicine medication",
     "jewellery jewelry",
     "housemate roommate flatmate",
+    "fly flight flights",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {

@@ -427,3 +427,15 @@ def test_relation_ends_table_groups_each_entitys_relations_in_saved_order() -> N
         found_order, found_starts = _ends_table(saved)  # type: ignore[arg-type]
         assert found_order.tolist() == rels[keep][order].tolist()
         assert found_starts.tolist() == starts.tolist()
+
+
+def test_everyday_words_for_one_another_find_each_other() -> None:
+    from memgraph.text import in_any_form, index_terms
+
+    def forms(word: str) -> set[str]:
+        return in_any_form(index_terms(word))
+
+    assert set(index_terms("flight")) <= forms("fly")  # "When did she fly?" / "my flight"
+    assert set(index_terms("tooth")) <= forms("dental")
+    assert set(index_terms("physio")) <= forms("physiotherapist")
+    assert set(index_terms("flatmate")) <= forms("roommate")
