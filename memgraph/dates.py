@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memgraph.clock import epoch_ms
-from memgraph.holidays import HOLIDAY, HOLIDAY_PATTERN, resolve_holiday
+from memgraph.holidays import HOLIDAY, HOLIDAY_PATTERN, far_past, resolve_holiday
 
 __all__ = [
     "MONTHS",
@@ -352,6 +352,7 @@ _NEAR_DAYS = frozenset({"weekday", "rel_weekday", "day_only", "weekday_day"})
 fragment, they go with the clause before."""
 _FILLER_WORDS = (
     "on at in the around about maybe like yeah yes oh just only actually back since from "
+    "morning afternoon arvo evening night "
     "of sometime early late it that was were think i um uh and or so"
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
@@ -393,13 +394,6 @@ PAST_REACH_DAYS = 62
 """How far back a month and day without a year is read as past for such a clause."""
 
 
-FAR_PAST_DAYS = 240
-FAR_PAST_AHEAD = 45
-"""A month and day in a clause of the past that fell more than ``FAR_PAST_DAYS`` ago
-but comes within ``FAR_PAST_AHEAD`` days is the coming one: the past verb is of
-something else ("I wrote you 20 May, but the ticket says the 21st")."""
-
-
 def _nearest_year(
     month: int, day: int, said: date, tense: int, weekday: int | None = None
 ) -> date | None:
@@ -430,10 +424,7 @@ def _nearest_year(
         best = min(later) if later else best
     if tense < 0 and best > said + timedelta(days=7):
         earlier = [d for d in options if d <= said]
-        if earlier and (
-            best > said + timedelta(days=FAR_PAST_AHEAD)
-            or max(earlier) >= said - timedelta(days=FAR_PAST_DAYS)
-        ):
+        if earlier and not far_past(max(earlier), best, said):
             best = max(earlier)
     elif tense > 0 and best < said - timedelta(days=7):
         later = [d for d in options if d >= said]

@@ -15,6 +15,19 @@ from datetime import date, timedelta
 
 __all__ = ["HOLIDAY", "easter", "holiday_on", "resolve_holiday"]
 
+FAR_PAST_DAYS = 240
+FAR_PAST_AHEAD = 45
+"""A day of the year in a clause of the past that fell more than ``FAR_PAST_DAYS``
+ago but comes again within ``FAR_PAST_AHEAD`` days is the coming one: the past verb
+is of something else ("I wrote you 20 May, but the ticket says the 21st")."""
+
+
+def far_past(gone: date, coming: date, said: date) -> bool:
+    """Whether a past clause's day is the ``coming`` one rather than the one ``gone``
+    (:data:`FAR_PAST_DAYS`)."""
+    return (said - gone).days > FAR_PAST_DAYS and (coming - said).days <= FAR_PAST_AHEAD
+
+
 RECENT_DAYS = 14
 """A holiday said without a tense is the one just gone when it was this recent."""
 
@@ -138,6 +151,8 @@ def resolve_holiday(name: str, rel: str | None, said: date, tense: int) -> date 
     if on_the_day:
         return on_the_day[0]
     if tense < 0:
+        if before and after and far_past(max(before), min(after), said):
+            return min(after)  # "told you I'd beat Christmas", said in mid-December
         return max(before) if before else None
     if tense > 0:
         return min(after) if after else None

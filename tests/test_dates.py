@@ -661,6 +661,10 @@ def test_what_someone_signed_up_for_is_ahead() -> None:
          "(30 March 2025)"),
         # "Sunday week": a week on from the coming Sunday
         ("Sunday week, Lina says it's a gentle 25", date(2025, 5, 6), "Sunday week (18 May 2025)"),
+        # a holiday weeks ahead is not last year's for a past verb of something else
+        ("paid in full! told you I'd beat Christmas", date(2024, 12, 15), "(25 December 2024)"),
+        # "broke up. Tuesday night": a fragment with its time of day goes with the clause before
+        ("Hannah and I broke up. Tuesday night", date(2024, 6, 16), "(11 June 2024)"),
     ],
 )  # fmt: skip
 def test_a_day_and_month_is_read_by_its_weekday_and_what_it_was_moved_to(
