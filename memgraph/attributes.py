@@ -134,13 +134,40 @@ _ASKED_BY_WORD = {word: attribute for attribute, text in _ASKED.items() for word
 _NEEDS_TWO = {"where", "city", "town", "country", "office", "old", "partner", "move", "moving"}
 
 
+_A_PIECE_OF_WORK = frozenset(
+    [
+        "bathroom",
+        "kitchen",
+        "paint",
+        "nose",
+        "odd",
+        "repair",
+        "roofing",
+        "renovation",
+        "plumbing",
+        "building",
+        "side",
+        "wiring",
+        "tiling",
+        "decorating",
+        "garden",
+        "fencing",
+        "rush",
+    ]
+)
+"""Words that make a "job" a piece of work done ("the bathroom job"), not employment."""
+
+
 def asked_attributes(words: list[str]) -> set[str]:
     """The single-valued attributes a question asks about ("Where do I live now?" →
     residence, "Who does Ana work for?" → employer). A word that may mean other
-    things ("where", "old") counts only beside another word of the attribute."""
+    things ("where", "old") counts only beside another word of the attribute; a
+    "job" that is a piece of work ("Marek's price for the bathroom job") counts not."""
     counts: dict[str, int] = {}
     strong: set[str] = set()
-    for word in words:
+    for at, word in enumerate(words):
+        if word in ("job", "jobs") and at and words[at - 1] in _A_PIECE_OF_WORK:
+            continue
         attribute = _ASKED_BY_WORD.get(word)
         if attribute is not None:
             counts[attribute] = counts.get(attribute, 0) + 1

@@ -180,3 +180,11 @@ def test_asking_which_company_someone_works_for_is_an_occupation_question() -> N
 def test_someone_s_current_job_is_an_occupation_question() -> None:
     for question in ("What is Liam's current job?", "What was Joanna's job before that?"):
         assert "tester" in answer_cues(question), question
+
+
+def test_a_job_that_is_a_piece_of_work_does_not_ask_for_an_employer() -> None:
+    from memgraph.attributes import asked_attributes
+    from memgraph.text import words
+
+    assert asked_attributes(words("What is her new job?")) == {"employer"}
+    assert asked_attributes(words("What is Marek's final price for the bathroom job?")) == set()
