@@ -103,12 +103,14 @@ _SPELLINGS = {
 
 HOLIDAY = (
     r"(?P<hol>easter (?:sunday|monday)|easter|good friday|christmas (?:eve|day)|xmas eve|"
-    r"christmas|xmas|boxing day|new year'?s (?:eve|day)|new years? eve|nye|new year'?s|"
-    r"new year|valentine'?s(?: day)?|(?:st\.? |saint )?patrick'?s day|paddy'?s day|"
+    r"christmas|xmas|boxing day|nye|(?<!lunar )(?<!chinese )"
+    r"(?:new year'?s (?:eve|day)|new years? eve|new year'?s|new year)|"
+    r"valentine'?s(?: day)?|(?:st\.? |saint )?patrick'?s day|paddy'?s day|"
     r"(?:the )?(?:fourth|4th) of july|independence day|halloween|thanksgiving|"
     r"memorial day|labou?r day)"
 )
-"""A holiday's name, as the group ``hol`` (its day is :func:`holiday_on`)."""
+"""A holiday's name, as the group ``hol`` (its day is :func:`holiday_on`); the Lunar
+New Year is no January 1st."""
 _NOT_THE_DAY = (
     r"(?! (?:tree|trees|present|presents|gift|gifts|card|cards|music|song|songs|movie|movies|"
     r"film|films|light|lights|jumper|jumpers|sweater|sweaters|decoration|decorations|market|"

@@ -589,6 +589,13 @@ def test_the_weekday_after_a_dated_day_is_that_day_s() -> None:
     assert "the Sunday (15 June 2025)" in resolve_relative_dates(text, date(2025, 6, 2))
 
 
+def test_the_lunar_new_year_is_no_first_of_january() -> None:
+    text = "Lunar New Year is the 29th and we have 1,800 pineapple tarts on order"
+    found = resolve_relative_dates(text, date(2025, 1, 19))
+    assert "Year (" not in found and "the 29th (29 January 2025)" in found
+    assert "(1 January 2025)" in resolve_relative_dates("Happy New Year!", date(2025, 1, 1))
+
+
 def test_a_holiday_s_name_on_a_thing_is_no_date() -> None:
     text = "got the Christmas tree up and bought Halloween costumes"
     assert resolve_relative_dates(text, date(2024, 12, 3)) == text
