@@ -214,7 +214,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             "day_month",
             r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})" + _NO_REL_YEAR,
         ),
-        ("weekday_day", r"\b" + _WEEKDAY + r",? (?:the )?" + _DAY + r"\b" + _NOT_A_DAY),
+        (
+            "weekday_day",
+            r"\b"
+            + _WEEKDAY
+            + r"(?: (?:morning|afternoon|arvo|evening|night))?,? (?:the )?"
+            + _DAY
+            + r"\b"
+            + _NOT_A_DAY,
+        ),
         ("weekday_of_week", r"\b" + _WEEKDAY + r",? (?:of )?(?P<rel>last|this|next) week\b"),
         ("weekday_week", r"\b" + _WEEKDAY + r" week\b(?! ago)"),  # "Sunday week": a week on
         ("week_weekday", r"\b(?P<rel>last|this|next) week(?:'s)?,? (?:on )?" + _WEEKDAY + r"\b"),

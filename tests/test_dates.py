@@ -666,6 +666,8 @@ def test_what_someone_signed_up_for_is_ahead() -> None:
         # "still not over Sunday": the one gone
         ("ok I'm still not over Sunday. SOPHIE IS GETTING MARRIED", date(2025, 4, 2),
          "(30 March 2025)"),
+        # a weekday and its day with the time of day between them are one date
+        ("she lands Thursday evening the 7th", date(2024, 10, 9), "evening the 7th (7 November 2024)"),
         # "Sunday week": a week on from the coming Sunday
         ("Sunday week, Lina says it's a gentle 25", date(2025, 5, 6), "Sunday week (18 May 2025)"),
         # a holiday weeks ahead is not last year's for a past verb of something else
