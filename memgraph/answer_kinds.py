@@ -66,7 +66,7 @@ KINDS: tuple[AnswerKind, ...] = (
         "translator interpreter pastor priest vicar rabbi imam politician councillor judge "
         "solicitor barrister paralegal nanny childminder postman courier lifeguard optometrist "
         "optician radiographer sonographer psychiatrist psychologist pediatrician paediatrician "
-        "gp surveyor pharmacy clinic hospital",
+        "gp surveyor pharmacy",
     ),
     _kind(
         "pet",
