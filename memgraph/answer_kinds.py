@@ -6,7 +6,8 @@ apparently". A question of one of these kinds also looks, among the texts by or
 about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
 schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
-technologies (databases, languages, clouds), drinks and food, medication ("5 mg"),
+technologies (databases, languages, clouds), drinks and food, school subjects
+("chem exams"), medication ("5 mg"),
 jewellery, and whom one lives with ("my new housemate"). The lists are general English, not any
 one conversation's.
 """
@@ -81,6 +82,13 @@ KINDS: tuple[AnswerKind, ...] = (
         "cavoodle labradoodle groodle frenchie dalmatian mastiff sheepdog springer westie "
         "bichon papillon ridgeback setter pointer tabby siamese persian ragdoll bengal "
         "sphynx shorthair calico maine coon tortoiseshell tortie tuxedo",
+    ),
+    _kind(
+        "subject",
+        r"\b(?:subjects?|what (?:does|do|did) [\w' ]{1,40}? teach|teach(?:es|ing)? what)\b",
+        "math maths mathematics chemistry chem physics biology bio science history geography "
+        "english french spanish german latin art music drama pe computing economics econ "
+        "psychology psych literature grade year exams class classes",
     ),
     _kind(
         "medication",

@@ -45,12 +45,13 @@ def test_a_technology_question_gets_the_names_of_tools() -> None:
     assert "django" in answer_cues("Which web framework did Tariq pick for the backend?")
 
 
-def test_medication_jewellery_and_whom_one_lives_with_have_words_of_their_own() -> None:
+def test_medication_jewellery_subjects_and_housemates_have_words_of_their_own() -> None:
     assert "mg" in answer_cues("Which medicine did Halina's cardiologist put her on?")
     assert "earring" in answer_cues("What jewellery did Halina give Maura?")
     assert "housem" in answer_cues("Who does Nadia live with now?")
     assert "ranger" in answer_cues("What does Maddie do for a living?")
     assert "pharmac" in answer_cues("Where does Aoife work?")
+    assert "chem" in answer_cues("What subject does Mei's husband Jonah teach?")
 
 
 def test_a_question_of_no_known_kind_gets_none() -> None:
