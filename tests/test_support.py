@@ -336,6 +336,7 @@ def test_a_reaction_to_the_other_s_news_is_theirs() -> None:
         "Keep up the great work on that promotion!",
         "The promotion sounds amazing.",
         "That's awesome news about the promotion.",
+        "Hey Marcus, congrats on the promotion!",
     ):
         own, anyone = held(
             "What did Dana get promoted to?",

@@ -636,7 +636,7 @@ def _split(text: str) -> list[tuple[str, set[str]]]:
 
 _REACTION = re.compile(
     r"^\W*(?:(?:wow|whoa|oh|oops|omg|aw+|yay|hey|ah+|ooh|woo+hoo+|yes|haha+|lol|and|also|so|"
-    r"huge|big|many|massive|hearty|belated)\W+){0,3}"
+    r"huge|big|many|massive|hearty|belated)\W+(?:[^\W\d_]+[,!]+\s*)?){0,3}"
     r"(?:congrat\w*|kudos|mazel tov|(?:good|best of) luck|way to go|well done|"
     r"good (?:on|for) (?:you|ya)|keep (?:it|them|that) up|keep up the|"
     r"(?:i['’]?m |i am |(?:so|really|very|super) )*(?:sorry|glad|happy|thrilled|stoked) "
@@ -647,8 +647,9 @@ _REACTION = re.compile(
     r"adorable|impressive|wonderful|fantastic|brilliant|inspiring)\b)",
     re.IGNORECASE,
 )
-"""A clause that answers the other's news ("Congrats on the promotion!", "sorry to
-hear about the car", "That's awesome about the deal"): what it holds is theirs."""
+"""A clause that answers the other's news ("Congrats on the promotion!", "Hey Gina,
+congrats on the store!", "sorry to hear about the car", "That's awesome about the
+deal"): what it holds is theirs."""
 _SOUNDS = re.compile(
     r"\b(?:sounds?|sounded|looks?|looked) (?:so |really |super |like |(?:an? )?)?"
     r"(?:amazing|great|awesome|fun|cool|incredible|lovely|wonderful|fantastic|exciting|"
