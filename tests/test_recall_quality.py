@@ -1049,3 +1049,17 @@ def test_a_relative_the_question_calls_by_name_is_remembered_by_it(tmp_path: Pat
     (text,) = recalled(tmp_path, said, "When was Aoife's nephew Cian born?")
     # no text says "nephew": Cian is said by his name
     assert "Cian" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_relative_spoken_of_but_never_named_has_no_name_remembered(tmp_path: Path) -> None:
+    said = [
+        ("Tasha", "my parents are doing easter in Sarasota w/ my sister so we're all yours"),
+        ("Kristen", "yay! I'll make the zucchini bread"),
+        ("Tasha", "my sister says hi btw, she wants the recipe"),
+    ]
+    (text,) = recalled(tmp_path, said, "What is the name of Tasha's sister?")
+    # "Sarasota" is where they go, not her name
+    assert text.startswith(NOTHING_SAID), text
+    said.append(("Tasha", "oh and my sister Layla is flying in on Friday"))
+    (text,) = recalled(tmp_path / "again", said, "What is the name of Tasha's sister?")
+    assert "Layla" in text and not text.startswith(NOTHING_SAID), text

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.ranking import Candidate, Query
-from memgraph.retrieval.support import Support, Talk, _shares, support
+from memgraph.retrieval.support import Support, Talk, _shares, relative_named, support
 from memgraph.text import index_terms
 
 DANA = {"id": "entity-1", "name": "Dana"}
@@ -550,3 +550,22 @@ def test_a_question_typed_without_its_question_mark_is_nobody_s() -> None:
     # a sentence that only opens with "what" is no question
     own, _ = held("Who is Dana's boss?", (DANA, "what a week my boss quit"))
     assert own == 1.0
+
+
+def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None:
+    question = ask("What is the name of Dana's sister?")
+
+    def named(*texts: str) -> bool | None:
+        return relative_named(question, texts, known=lambda word: word == "Marcus")
+
+    assert named("could you bring your sister? Layla would love it") is True
+    assert named("my sister Layla moved to Denver") is True
+    # a place, a month, a speaker, or a word said in lower case elsewhere is no name
+    assert named("my sister lives in Denver now, since March") is False
+    assert named("Marcus, my sister says hi", "really? really.") is False
+    assert named("my sister is great. Really great", "really? really.") is False
+    # no text speaks of her: nothing to judge
+    assert named("the weather is great") is None
+    assert (
+        relative_named(ask("What is the name of Dana's dog?"), ["my dog"], lambda _: False) is None
+    )

@@ -31,7 +31,13 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.support import LOOKED_AT, Talk, never_said_theirs, support
+from memgraph.retrieval.support import (
+    LOOKED_AT,
+    Talk,
+    never_said_theirs,
+    relative_named,
+    support,
+)
 from memgraph.speakers import spoken_words
 from memgraph.text import index_terms, words
 
@@ -299,6 +305,16 @@ class ReadMixin(MemoryCore):
                     ),
                 )
                 unanswered = held is not None and held.about_someone_else
+                if not unanswered and asks_name(query):
+                    # "What is the name of Tasha's sister?": a sister spoken of, never named
+                    unanswered = (
+                        relative_named(
+                            analyzed,
+                            [spoken_words(doc) for doc in docs.values()],
+                            known=lambda word: indexed.heard(word),
+                        )
+                        is False
+                    )
                 if not unanswered and analyzed.asks_amount:
                     unanswered = not states_its_sum(
                         {e: spoken_words(doc) for e, doc in docs.items()},

@@ -28,11 +28,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.chatter import CAPTION
+from memgraph.dates import MONTHS, WEEKDAYS
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
 from memgraph.speakers import spoken_words, transcript_turns
-from memgraph.text import KIN_WORDS, WORD_FORMS, in_any_form, index_terms, words
+from memgraph.text import KIN_WORDS, STOP_WORDS, WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
     "ANSWER_WORDS",
@@ -46,6 +47,7 @@ __all__ = [
     "Support",
     "Talk",
     "never_said_theirs",
+    "relative_named",
     "support",
 ]
 
@@ -330,6 +332,50 @@ def never_said_theirs(query: Query) -> bool:
         return False  # "Aoife's nephew Cian": the nephew is remembered by his own name
     things, _head = _possessed(query)
     return bool(things & set(query.unheard))
+
+
+_NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_STARTS_SENTENCE = re.compile(r"(?:^|[.!?:]\s*|\]\s*)\W*$")
+_PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
+_CALENDAR = frozenset(name.lower() for name in (*MONTHS, *WEEKDAYS))
+RELATIVE_REACH = 8
+"""How many words from a kinship word a name may be to be that relative's ("my
+sister Layla", "her husband? Dev would love it")."""
+
+
+def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bool]) -> bool | None:
+    """For a question asking the name of someone's relative ("What is the name of
+    Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
+    name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
+    that is not a speaker or the person asked about (``known``), a month or day, or
+    a place after "in" or "to". ``None`` when the question asks no relative's name."""
+    _things, head = _possessed(query)
+    if head not in _KIN_TERMS:
+        return None
+    texts = list(texts)
+    # a word said in lower case somewhere is a word, not a name, at a sentence's start
+    lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
+    spoken_of = False
+    for text in texts:
+        tokens = list(_WORD.finditer(text))
+        at = [n for n, t in enumerate(tokens) if head in _kin(in_any_form(index_terms(t.group())))]
+        if not at:
+            continue
+        spoken_of = True
+        for name in _NAME_LIKE.finditer(text):
+            word = name.group()
+            if word.lower() in _CALENDAR or known(word) or _is_their_name(word, query):
+                continue
+            if _STARTS_SENTENCE.search(text, 0, name.start()) and (
+                word.lower() in lower or word.lower() in STOP_WORDS
+            ):
+                continue
+            if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
+                continue
+            place = next((n for n, t in enumerate(tokens) if t.start() == name.start()), None)
+            if place is not None and any(abs(place - n) <= RELATIVE_REACH for n in at):
+                return True
+    return False if spoken_of else None
 
 
 def _turns(
