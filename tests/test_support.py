@@ -569,3 +569,9 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert (
         relative_named(ask("What is the name of Dana's dog?"), ["my dog"], lambda _: False) is None
     )
+
+
+def test_a_partner_or_a_flatmate_is_told_of_like_a_relative() -> None:
+    girlfriend = ask("What is the name of Dana's girlfriend?")
+    assert relative_named(girlfriend, ["my girlfriend is a nurse"], lambda _: False) is False
+    assert relative_named(girlfriend, ["my girlfriend Ana is a nurse"], lambda _: False) is True

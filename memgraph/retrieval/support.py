@@ -338,19 +338,27 @@ _NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
 _STARTS_SENTENCE = re.compile(r"(?:^|[.!?:]\s*|\]\s*)\W*$")
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
 _CALENDAR = frozenset(name.lower() for name in (*MONTHS, *WEEKDAYS))
+_CLOSE_PEOPLE = frozenset(
+    index_terms(
+        "wife girlfriend boyfriend partner fiance fiancee son daughter baby nephew niece "
+        "cousin aunt uncle grandson granddaughter stepmother stepfather flatmate roommate "
+        "housemate"
+    )
+)
+"""Others someone has, like relatives, who are told of by that word and their name."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
 
 
 def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bool]) -> bool | None:
-    """For a question asking the name of someone's relative ("What is the name of
+    """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
     name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
     that is not a speaker or the person asked about (``known``), a month or day, or
     a place after "in" or "to". ``None`` when the question asks no relative's name."""
     _things, head = _possessed(query)
-    if head not in _KIN_TERMS:
+    if head not in _KIN_TERMS | _CLOSE_PEOPLE:
         return None
     texts = list(texts)
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
