@@ -394,9 +394,29 @@ def test_an_answer_to_a_question_about_the_past_reads_a_bare_weekday_as_past() -
             "(20 July",
         ),
         ("The Astra failed its MOT on Thursday.", date(2025, 3, 8), "(6 March 2025)"),
+        # "I was thinking ..." is a plan: the coming Thursday the 2nd
+        ("I was thinking Thursday 2nd, for a week", date(2026, 1, 18), "(2 April 2026)"),
+        # the day a deadline or a date was moved to is ahead
+        (
+            "Ros moved my full draft deadline to the 28th of February",
+            date(2025, 11, 12),
+            "(28 February 2026)",
+        ),
+        ("they pushed the closing back to March 3", date(2025, 12, 1), "(3 March 2026)"),
+        # a past verb of something else: a day that comes soon is not one of last year
+        ("I wrote you 20 May but the ticket says otherwise", date(2026, 5, 3), "(20 May 2026)"),
+        ("we met on 20 May, remember", date(2026, 6, 3), "(20 May 2026)"),
+        # a weekday beside "signed up" is the day of signing
+        ("I signed up for the Surf Coast Century on Thursday", date(2025, 3, 8), "(6 March 2025)"),
+        # "still not over Sunday": the one gone
+        (
+            "ok I'm still not over Sunday. SOPHIE IS GETTING MARRIED",
+            date(2025, 4, 2),
+            "(30 March 2025)",
+        ),
     ],
 )
-def test_a_bare_weekday_is_read_by_the_tense_nearest_it(text: str, said: date, meant: str) -> None:
+def test_a_day_is_read_by_the_tense_nearest_it(text: str, said: date, meant: str) -> None:
     assert meant in resolve_relative_dates(text, said)
     # one that says both ("declared" ... "until") is no answer about the past alone
     ban = "Dev has declared a ban on takeaways until Easter."
@@ -576,6 +596,8 @@ def test_a_bare_when_asks_when_the_news_before_it_happened() -> None:
         ("not a drink since New Years", date(2025, 2, 10), "New Years (1 January 2025)"),
         ("back for Paddy's Day", date(2025, 2, 10), "Paddy's Day (17 March 2025)"),
         ("next Halloween I'm going all out", date(2024, 11, 2), "Halloween (31 October 2025)"),
+        # a holiday weeks ahead is not last year's for a past verb of something else
+        ("paid in full! told you I'd beat Christmas", date(2024, 12, 15), "(25 December 2024)"),
     ],
 )
 def test_a_holiday_is_its_day_of_the_year_meant(text: str, said: date, expected: str) -> None:
@@ -615,6 +637,8 @@ def test_easter_is_a_sunday_between_march_22_and_april_25(year: int) -> None:
         ("Declan and I broke up. on Sunday. I was home", date(2024, 12, 10), "(8 December 2024)"),
         ("Mintline finally replied. on the 23rd.", date(2024, 12, 28), "(23 December 2024)"),
         ("I'll ring them. on Sunday.", date(2024, 12, 10), "(15 December 2024)"),
+        # with its time of day, too
+        ("Hannah and I broke up. Tuesday night", date(2024, 6, 16), "(11 June 2024)"),
         # a month and day keeps its own reading ("signed up. October 13": the race)
         ("I signed up for the marathon. October 13", date(2024, 6, 27), "(13 October 2024)"),
     ],
@@ -652,31 +676,13 @@ def test_what_someone_signed_up_for_is_ahead() -> None:
         # a weekday said with the day and month picks the year it falls on
         ("I was thinking Thursday 9th April, one week", date(2026, 1, 18), "(9 April 2026)"),
         ("it was Wednesday 9th April, remember", date(2026, 1, 18), "(9 April 2025)"),
-        # "I was thinking ..." is a plan: the coming Thursday the 2nd
-        ("I was thinking Thursday 2nd, for a week", date(2026, 1, 18), "(2 April 2026)"),
-        # the day a deadline or a date was moved to is ahead
-        ("Ros moved my full draft deadline to the 28th of February", date(2025, 11, 12),
-         "(28 February 2026)"),
-        ("they pushed the closing back to March 3", date(2025, 12, 1), "(3 March 2026)"),
-        # a past verb of something else: a day that comes soon is not one of last year
-        ("I wrote you 20 May but the ticket says otherwise", date(2026, 5, 3), "(20 May 2026)"),
-        ("we met on 20 May, remember", date(2026, 6, 3), "(20 May 2026)"),
-        # a weekday beside "signed up" is the day of signing
-        ("I signed up for the Surf Coast Century on Thursday", date(2025, 3, 8), "(6 March 2025)"),
-        # "still not over Sunday": the one gone
-        ("ok I'm still not over Sunday. SOPHIE IS GETTING MARRIED", date(2025, 4, 2),
-         "(30 March 2025)"),
         # a weekday and its day with the time of day between them are one date
         ("she lands Thursday evening the 7th", date(2024, 10, 9), "evening the 7th (7 November 2024)"),
         # "Sunday week": a week on from the coming Sunday
         ("Sunday week, Lina says it's a gentle 25", date(2025, 5, 6), "Sunday week (18 May 2025)"),
-        # a holiday weeks ahead is not last year's for a past verb of something else
-        ("paid in full! told you I'd beat Christmas", date(2024, 12, 15), "(25 December 2024)"),
-        # "broke up. Tuesday night": a fragment with its time of day goes with the clause before
-        ("Hannah and I broke up. Tuesday night", date(2024, 6, 16), "(11 June 2024)"),
     ],
 )  # fmt: skip
-def test_a_day_and_month_is_read_by_its_weekday_and_what_it_was_moved_to(
+def test_a_weekday_said_with_a_day_names_the_day_it_falls_on(
     text: str, said: date, expected: str
 ) -> None:
     assert expected in resolve_relative_dates(text, said)
