@@ -26,6 +26,7 @@ from memgraph.clock import epoch_ms
 from memgraph.holidays import HOLIDAY, HOLIDAY_PATTERN, far_past, resolve_holiday
 
 __all__ = [
+    "CALENDAR_WORDS",
     "MONTHS",
     "WEEKDAYS",
     "Period",
@@ -82,6 +83,8 @@ _MONTH_INDEX |= {name[:3].lower(): i + 1 for i, name in enumerate(MONTHS)} | {"s
 _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
 _WEEKDAY_INDEX |= {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3}
 _WEEKDAY_INDEX |= {"fri": 4, "sat": 5, "sun": 6}
+CALENDAR_WORDS = frozenset(_MONTH_INDEX) | frozenset(_WEEKDAY_INDEX)
+"""The names of the months and days, whole and cut short ("march", "dec", "thurs")."""
 
 _IRREGULAR_PAST = (
     "was were did had went got came saw met made took gave told said bought brought caught "
@@ -690,7 +693,12 @@ def _day_said_before(
         0 if whole else max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
     )
     earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
-    found = _RESOLVED_DAY.search(max(earlier)[1]) if earlier else None
+    return _resolved_day(max(earlier)[1]) if earlier else None
+
+
+def _resolved_day(resolved: str) -> date | None:
+    """The day a resolved date's text says, if it says one ("21 November 2023")."""
+    found = _RESOLVED_DAY.search(resolved)
     month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
     return _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
 
@@ -698,7 +706,6 @@ def _day_said_before(
 NEAR_DAYS = 3
 """How far from a day said before "the Sunday" may be to be that day's Sunday."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
-_RIGHT_AFTER = re.compile(r",? ?")
 
 
 def _that_weekday_near_before(
@@ -707,15 +714,12 @@ def _that_weekday_near_before(
     """ "over Memorial Day weekend, on the Sunday": "the" weekday after a dated day in
     the same sentence is that day's, within :data:`NEAR_DAYS`; one said right after
     it ("it is the 21st, Thursday") is that day, when it falls on it."""
-    if _RIGHT_AFTER.fullmatch(text, max(0, start - 2), start) or _RIGHT_AFTER.fullmatch(
-        text, max(0, start - 1), start
-    ):
-        ended = [(end, resolved) for _, end, resolved in spans if start - 2 <= end <= start]
-        found = _RESOLVED_DAY.search(ended[-1][1]) if ended else None
-        month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
-        day = _day_in(int(found["year"]), month, int(found["day"])) if found and month else None
-        if day is not None and day.weekday() == _WEEKDAY_INDEX[match.group("wd").lower()]:
-            return format_day(day)
+    right_before = [
+        r for _, end, r in spans if end <= start and text[end:start] in (" ", ",", ", ")
+    ]
+    day = _resolved_day(right_before[-1]) if right_before else None
+    if day is not None and day.weekday() == _WEEKDAY_INDEX[match.group("wd").lower()]:
+        return format_day(day)
     if not _THE_BEFORE.search(text, max(0, start - 5), start):
         return None
     day = _day_said_before(text, start, spans)

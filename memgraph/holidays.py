@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
-__all__ = ["HOLIDAY", "easter", "holiday_on", "resolve_holiday"]
+__all__ = ["HOLIDAY", "easter", "far_past", "holiday_on", "resolve_holiday"]
 
 FAR_PAST_DAYS = 240
 FAR_PAST_AHEAD = 45

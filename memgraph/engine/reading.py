@@ -311,7 +311,7 @@ class ReadMixin(MemoryCore):
                         relative_named(
                             analyzed,
                             [spoken_words(doc) for doc in docs.values()],
-                            known=lambda word: indexed.heard(word),
+                            known=indexed.heard,
                         )
                         is False
                     )

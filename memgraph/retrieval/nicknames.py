@@ -16,19 +16,13 @@ import bisect
 import re
 from collections.abc import Callable, Collection
 
+from memgraph.dates import CALENDAR_WORDS
 from memgraph.speakers import short_for
 from memgraph.text import STOP_WORDS, words
 
 __all__ = ["FirstNames", "with_names_written_out"]
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_CALENDAR = frozenset(
-    re.findall(
-        r"\w+",
-        "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thurs fri sat sun",
-    )
-)
-"""Short forms of months and days ("in Dec", "on Fri"), never of a name ("Declan")."""
 
 
 class FirstNames:
@@ -70,7 +64,7 @@ def with_names_written_out(
     def written_out(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.casefold()
-        if lower in STOP_WORDS or lower in _CALENDAR:
+        if lower in STOP_WORDS or lower in CALENDAR_WORDS:
             return word
         if capitals and not word[:1].isupper():
             return word

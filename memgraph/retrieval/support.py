@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.chatter import CAPTION
-from memgraph.dates import MONTHS, WEEKDAYS
+from memgraph.dates import CALENDAR_WORDS
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
@@ -337,7 +337,6 @@ def never_said_theirs(query: Query) -> bool:
 _NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
 _STARTS_SENTENCE = re.compile(r"(?:^|[.!?:]\s*|\]\s*)\W*$")
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
-_CALENDAR = frozenset(name.lower() for name in (*MONTHS, *WEEKDAYS))
 _CLOSE_PEOPLE = frozenset(
     index_terms(
         "wife girlfriend boyfriend partner fiance fiancee son daughter baby nephew niece "
@@ -346,6 +345,7 @@ _CLOSE_PEOPLE = frozenset(
     )
 )
 """Others someone has, like relatives, who are told of by that word and their name."""
+_RELATIONS = _KIN_TERMS | _CLOSE_PEOPLE
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
@@ -355,10 +355,12 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
     name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
-    that is not a speaker or the person asked about (``known``), a month or day, or
-    a place after "in" or "to". ``None`` when the question asks no relative's name."""
+    that is not a speaker or the person asked about (``known``), a month or day, a
+    place after "in" or "to", or, at a sentence's start, a word ``texts`` also say in
+    lower case. ``None`` when the question asks no relative's name, or no text speaks
+    of the relative."""
     _things, head = _possessed(query)
-    if head not in _KIN_TERMS | _CLOSE_PEOPLE:
+    if head not in _RELATIONS:
         return None
     texts = list(texts)
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
@@ -366,13 +368,14 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     spoken_of = False
     for text in texts:
         tokens = list(_WORD.finditer(text))
+        place = {t.start(): n for n, t in enumerate(tokens)}
         at = [n for n, t in enumerate(tokens) if head in _kin(in_any_form(index_terms(t.group())))]
         if not at:
             continue
         spoken_of = True
         for name in _NAME_LIKE.finditer(text):
             word = name.group()
-            if word.lower() in _CALENDAR or known(word) or _is_their_name(word, query):
+            if word.lower() in CALENDAR_WORDS or known(word) or _is_their_name(word, query):
                 continue
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
                 word.lower() in lower or word.lower() in STOP_WORDS
@@ -380,8 +383,8 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
                 continue
             if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
                 continue
-            place = next((n for n, t in enumerate(tokens) if t.start() == name.start()), None)
-            if place is not None and any(abs(place - n) <= RELATIVE_REACH for n in at):
+            where = place.get(name.start())
+            if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
                 return True
     return False if spoken_of else None
 
