@@ -8,8 +8,9 @@ pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
 schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
 technologies (databases, languages, clouds), drinks and food, school subjects
 ("chem exams"), medication ("5 mg"),
-jewellery, and whom one lives with ("my new housemate"). The lists are general English, not any
-one conversation's.
+jewellery, whom one lives with ("my new housemate"), and the places one travels to
+("took a short trip to Rome" for "Which cities has Jon visited?"). The lists are
+general English, not any one conversation's.
 """
 
 from __future__ import annotations
@@ -105,6 +106,39 @@ KINDS: tuple[AnswerKind, ...] = (
         "household",
         r"\b(?:lives? with|living with|(?:house|flat|room)mates?)\b",
         "housemate roommate flatmate moved move moving lease room",
+    ),
+    _kind(
+        "place",
+        r"\b(?:(?:which|what) (?:\w+ )?(?:cit(?:y|ies)|countr(?:y|ies)|states?|places?|areas?)"
+        r"(?: of [\w. ]{1,20})? (?:has|have|had|did|does|do|is|was) [\w' ]{1,40}? (?:been|visit\w*|"
+        r"travel\w*|vacation\w*|holiday\w*|explor\w*|tour\w*)|where (?:did|has|have|had|will) "
+        r"[\w' ]{1,40}? (?:travel\w*|visit\w*|been(?! \w+ing)|vacation\w*|holiday\w*|"
+        r"go on (?:a |the |their |his |her )?(?:trip|vacation|holiday|honeymoon)|"
+        r"(?:went|go) (?:on )?(?:a |the |their |his |her )?(?:trip|vacation|holiday|honeymoon)))\b",
+        # travel words, then countries, US states and the world's most visited cities
+        # (names that are also common words or given names are left out)
+        "trip travel travelled traveled visited visiting vacation holiday abroad flew "
+        "flight honeymoon roadtrip "
+        "usa america canada mexico brazil argentina chile peru colombia cuba jamaica "
+        "england scotland wales ireland britain uk france spain portugal italy germany "
+        "austria switzerland netherlands holland belgium denmark sweden norway finland "
+        "iceland poland czech hungary greece croatia romania bulgaria serbia ukraine "
+        "russia turkey egypt morocco kenya tanzania nigeria ghana ethiopia africa "
+        "israel dubai emirates india pakistan nepal china japan korea vietnam thailand "
+        "cambodia indonesia bali malaysia singapore philippines taiwan australia "
+        "zealand europe asia caribbean scandinavia "
+        "alabama alaska arizona arkansas california colorado connecticut delaware "
+        "florida hawaii idaho illinois indiana iowa kansas kentucky louisiana maine "
+        "maryland massachusetts michigan minnesota mississippi missouri montana "
+        "nebraska nevada hampshire jersey mexico carolina dakota ohio oklahoma oregon "
+        "pennsylvania tennessee texas utah vermont virginia washington wisconsin wyoming "
+        "paris rome london berlin madrid barcelona lisbon amsterdam prague vienna "
+        "budapest venice milan florence naples athens istanbul dublin edinburgh "
+        "copenhagen stockholm oslo helsinki reykjavik moscow cairo marrakech tokyo "
+        "kyoto osaka seoul beijing shanghai bangkok hanoi delhi mumbai sydney "
+        "melbourne toronto vancouver montreal chicago boston seattle miami orlando "
+        "vegas angeles francisco york brooklyn manhattan nashville denver portland "
+        "atlanta philadelphia houston tahoe yosemite",
     ),
     _kind(
         "instrument",

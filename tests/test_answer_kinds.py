@@ -189,3 +189,32 @@ def test_a_job_that_is_a_piece_of_work_does_not_ask_for_an_employer() -> None:
 
     assert asked_attributes(words("What is her new job?")) == {"employer"}
     assert asked_attributes(words("What is Marek's final price for the bathroom job?")) == set()
+
+
+def test_a_travel_question_gets_the_names_of_places() -> None:
+    cues = set(answer_cues("Which cities has Jon visited?"))
+    assert set(index_terms("rome paris trip")) <= cues
+    assert set(index_terms("spain england")) <= set(
+        answer_cues("What European countries has Maria been to?")
+    )
+    assert "oregon" in answer_cues("What states has Maria vacationed at?")
+    assert "japan" in answer_cues("Where did Dana travel to in July?")
+    # where someone lives, or a city a question names, is asked in its own words
+    assert "rome" not in answer_cues("In which city does Maggie live?")
+    assert "rome" not in answer_cues("Where has Ana been working?")
+
+
+def test_the_places_someone_visited_are_found_without_the_word_city(tmp_path: Path) -> None:
+    said = [
+        ("Jon", "Hey Gina! Still working on my biz. Took a short trip last week to Rome."),
+        ("Gina", "Wow, sounds amazing! Did you eat a lot?"),
+        ("Jon", "So much pasta. I needed the break."),
+        ("Gina", "The store is keeping me busy, we visited three suppliers this week"),
+        ("Jon", "Thanks!"),
+        ("Gina", "Agreed!"),
+        ("Jon", "My studio is downtown, easy to get to for everyone in the city"),
+    ]
+    (text,) = recalled(tmp_path, said, "Which cities has Jon visited?")
+    assert not text.startswith(NOTHING_SAID), text
+    messages = text.split("Related messages:")[1].splitlines()
+    assert "Rome" in "\n".join(messages[:3]), text

@@ -564,11 +564,33 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert named("my sister lives in Denver now, since March") is False
     assert named("Marcus, my sister says hi", "really? really.") is False
     assert named("my sister is great. Really great", "really? really.") is False
-    # no text speaks of her: nothing to judge
-    assert named("the weather is great") is None
+    # no text speaks of a sister Dana is said to have: none is remembered
+    assert named("the weather is great") is False
+    # a niece or a cousin is often told of through another ("your sister's toddler")
+    niece = ask("What is the name of Dana's niece?")
+    assert relative_named(niece, ["the weather is great"], lambda _: False) is None
+    assert relative_named(niece, ["my niece is three"], lambda _: False) is False
+    # the question names the relative itself: it asks for something else of him
+    nickname = ask("What nickname does Dana call her brother Teo?")
+    assert relative_named(nickname, ["my brother is great"], lambda _: False) is None
+    # not a relative: a dog is as often called by its name alone ("Biscuit ate it")
     assert (
         relative_named(ask("What is the name of Dana's dog?"), ["my dog"], lambda _: False) is None
     )
+
+
+def test_the_relative_of_someone_only_spoken_of_is_judged_too() -> None:
+    # Jess never speaks and is no entity: the question still asks for her grandmother
+    question = Query(
+        "What is the name of Jess's grandmother?",
+        tuple(index_terms("What is the name of Jess's grandmother?")),
+        frozenset(),
+        frozenset(),
+        (),
+    )
+    said = ["jess's grandma made me wear her late husband's cardigan"]
+    assert relative_named(question, said, lambda _: False) is False
+    assert relative_named(question, ["her grandma Ruth is 90"], lambda _: False) is True
 
 
 def test_a_partner_or_a_flatmate_is_told_of_like_a_relative() -> None:

@@ -346,6 +346,14 @@ _CLOSE_PEOPLE = frozenset(
 )
 """Others someone has, like relatives, who are told of by that word and their name."""
 _RELATIONS = _KIN_TERMS | _CLOSE_PEOPLE
+_NAMED_RELATIVE = re.compile(
+    r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) (?:[a-z-]+ ){1,2}[A-Z][\w-]*"
+)
+"""A relative named in the question itself ("her brother Teo")."""
+_OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
+_TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
+"""Relatives often told of through another ("your sister's toddler") and not by
+their own kinship word."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
@@ -357,11 +365,14 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
     that is not a speaker or the person asked about (``known``), a month or day, a
     place after "in" or "to", or, at a sentence's start, a word ``texts`` also say in
-    lower case. ``None`` when the question asks no relative's name, or no text speaks
-    of the relative."""
-    _things, head = _possessed(query)
-    if head not in _RELATIONS:
-        return None
+    lower case. When no text speaks of the relative, ``False`` if the question says by
+    name whose they are ("Ellie's brother"), except for relatives often told of
+    through another (a niece as "your sister's toddler"). ``None`` when the question
+    asks no relative's name, names the relative itself ("her brother Teo"), or
+    leaves it to the texts' other words."""
+    _things, head = _possessed(query, anyones=True)
+    if head not in _RELATIONS or _NAMED_RELATIVE.search(query.text):
+        return None  # not a relative's name, or the question says it ("her brother Teo")
     texts = list(texts)
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
     lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
@@ -386,7 +397,11 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
             where = place.get(name.start())
             if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
                 return True
-    return False if spoken_of else None
+    # A relative never spoken of is unknown, when the question says whose they are by
+    # name; a niece is often told of as "your sister's toddler", a grandson as "her
+    # boy's kid", so those are left to the texts' other words.
+    owned = _OWNER_NAMED.search(query.text) is not None
+    return False if spoken_of or (owned and head not in _TOLD_OF_THROUGH_OTHERS) else None
 
 
 def _turns(
@@ -746,15 +761,18 @@ def _names(clauses: Sequence[tuple[str, set[str]]], query: Query) -> bool:
     return False
 
 
-def _possessed(query: Query) -> tuple[set[str], str | None]:
+def _possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | None]:
     """The terms of what the question says is the named person's ("Dana's sister",
     "her tortoise", "his architecture licensing exam", the user's "my brother"),
-    and the last one's head noun (the kind of thing it is: "exam")."""
+    and the last one's head noun (the kind of thing it is: "exam"). With ``anyones``,
+    also what it says is the possession of a name memory holds no entity for
+    ("Jess's grandmother", where Jess is only spoken of)."""
     found: set[str] = set()
     head = None
     for match in _POSSESSED.finditer(query.text):
         owner, thing = match.group(1), match.group(2)
-        if owner is not None and not _kin(index_terms(owner)) <= query.name_terms | found:
+        theirs = owner is None or _kin(index_terms(owner)) <= query.name_terms | found
+        if not theirs and not (anyones and owner[:1].isupper()):
             continue  # someone else's, unless it is theirs ("Ifeoma's mother's biopsy")
         if re.search(r"\bin[- ]laws?\b", thing, re.IGNORECASE):
             continue  # an in-law is spoken of as another's relative ("Arjun's dad")
