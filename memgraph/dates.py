@@ -364,7 +364,7 @@ fragment, they go with the clause before."""
 _FILLER_WORDS = (
     "on at in the around about maybe like yeah yes oh just only actually back since from "
     "morning afternoon arvo evening night "
-    "of sometime early late it that was were think i um uh and or so"
+    "of sometime early late it that was were think i um uh and or so no wait sorry mean meant rather"
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
 """Words a date said as a fragment ("on Sunday.", "oh, on the 23rd") comes with."""
@@ -373,13 +373,20 @@ _FILLER = frozenset(_FILLER_WORDS.split())
 def _fragment_tense(text: str, start: int, end: int) -> int:
     """The tense of the clause before a date said as a fragment of its own ("Declan
     and I broke up. on Sunday."): the date goes with it; 0 when the date's clause
-    says more than filler words."""
+    says more than filler words. A correction ("last Saturday, no wait, Sunday") goes
+    with the clause the filler follows."""
     left, right = _clause_around(text, start, end)
     rest = re.findall(r"[a-z']+", (text[left:start] + " " + text[end:right]).lower())
     if left == 0 or not set(rest) <= _FILLER:
         return 0
     before = text[:left].rstrip(" .!?;,:")
-    return _tense_of(before[max([0, *(m.end() for m in _CLAUSE.finditer(before))]) :])
+    while before:
+        begins = max([0, *(m.end() for m in _CLAUSE.finditer(before))])
+        clause = before[begins:]
+        if not set(re.findall(r"[a-z']+", clause.lower())) <= _FILLER:
+            return _tense_of(clause)
+        before = before[:begins].rstrip(" .!?;,:")
+    return 0
 
 
 def _until_now(text: str, start: int, end: int) -> bool:

@@ -641,6 +641,13 @@ def test_easter_is_a_sunday_between_march_22_and_april_25(year: int) -> None:
         ("Hannah and I broke up. Tuesday night", date(2024, 6, 16), "(11 June 2024)"),
         # a month and day keeps its own reading ("signed up. October 13": the race)
         ("I signed up for the marathon. October 13", date(2024, 6, 27), "(13 October 2024)"),
+        # a correction goes with the clause it corrects, past or ahead
+        (
+            "I did 12 miles last Saturday, no wait, Sunday",
+            date(2024, 5, 2),
+            "Sunday (28 April 2024)",
+        ),
+        ("we are meeting next Tuesday, sorry, Wednesday", date(2024, 5, 2), "(8 May 2024)"),
     ],
 )
 def test_a_day_said_as_a_fragment_goes_with_the_clause_before(
