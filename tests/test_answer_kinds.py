@@ -8,7 +8,7 @@ from memgraph import Memory
 from memgraph.answer_kinds import answer_cues, asks_name
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.text import index_terms
-from tests.test_recall_quality import recalled
+from tests.test_recall_quality import recalled, searched
 
 
 def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None:
@@ -218,3 +218,19 @@ def test_the_places_someone_visited_are_found_without_the_word_city(tmp_path: Pa
     assert not text.startswith(NOTHING_SAID), text
     messages = text.split("Related messages:")[1].splitlines()
     assert "Rome" in "\n".join(messages[:3]), text
+
+
+def test_a_turn_that_only_reacts_is_no_hit_by_its_speaker_s_name(tmp_path: Path) -> None:
+    said = [
+        ("Jon", "I lost my job at the bank, so I'm opening a dance studio."),
+        ("Gina", "Wow, that's brave! My clothing store is keeping me busy"),
+        ("Jon", "Agreed!"),
+        ("Gina", "Any luck finding a spot for it?"),
+        ("Jon", "I looked at a space downtown with great natural light."),
+        ("Gina", "That sounds perfect for dancers"),
+        ("Jon", "Thanks!"),
+        ("Gina", "Bye!"),
+        ("Jon", "Still working on my biz. Took a short trip last week to Rome."),
+    ]
+    texts = searched(tmp_path, said, "Which cities has Jon visited?", k=3)
+    assert "Agreed!" not in texts and "Thanks!" not in texts, texts

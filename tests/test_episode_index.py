@@ -109,6 +109,24 @@ def test_a_turn_with_no_word_of_its_own_borrows_none_from_the_turn_before() -> N
         assert "e-1" in found and "e-2" not in found
 
 
+def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_before() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "did you get the job at Acme?", at_ms=0, speaker="Dana", conversation="c")
+    index.add("e-2", "Yes!! Thanks, Dana!", at_ms=MINUTE, speaker="Marcus", conversation="c")
+    index.add(
+        "e-3", "I start at Acme on Monday", at_ms=2 * MINUTE, speaker="Marcus", conversation="c"
+    )
+    index.add(
+        "e-4", "[shared image: a cake] yay", at_ms=3 * MINUTE, speaker="Dana", conversation="c"
+    )
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.only_reacts("e-2") and not saved.says_nothing("e-2")
+        assert not saved.only_reacts("e-3") and not saved.only_reacts("e-1")
+        assert not saved.only_reacts("e-4")  # a photo says something
+        # "yes!!" answers the question before it: found by its words
+        assert "e-2" in dict(saved.search(episode_terms("job")))
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"
@@ -137,7 +155,7 @@ def test_a_turn_that_only_asks_is_marked() -> None:
         assert not saved.asks_only("e-4") and not saved.asks_only("e-5")
 
 
-@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5"])
+@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6"])
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())
     data[:8] = magic

@@ -32,11 +32,11 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from memgraph.chatter import only_asks
+from memgraph.chatter import CAPTION, REACTION_CHARS, REACTION_WORDS, only_asks
 from memgraph.dates import asks_about_past, asks_when_alone, mentions, tells_past
 from memgraph.id_column import IdColumn, StringSequence, id_column
 from memgraph.retrieval.nicknames import FirstNames
-from memgraph.text import WORD_FORMS, index_terms, name_key
+from memgraph.text import WORD_FORMS, index_terms, name_key, words
 
 __all__ = [
     "CONTEXT_GAP_MS",
@@ -54,10 +54,10 @@ less than 1, the weight of a text's own word: a word only the context holds is
 never read as the text's own (``holding(context=False)``)."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX6"
-OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5")
+MAGIC = b"MGEPIDX7"
+OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6")
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
-and of turns that say nothing)."""
+and of turns that say nothing, format 6 the flag of turns that only react)."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -72,6 +72,10 @@ before, and its vector, near any question that names its speaker, is no evidence
 ASKS_ONLY = 32
 """Flag: every sentence of the text is a question ("Is work far from there?", "When
 do you start?"): it asks about something, it does not say it."""
+REACTS_ONLY = 64
+"""Flag: the text only reacts ("Agreed!", "Thanks!", "haha bye"): its vector, near a
+question by its speaker's name alone, is no evidence (its words, with those of the
+turn it answers, still are: "yes!" after "did you get the job?")."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -132,6 +136,17 @@ def _says_something(own: Sequence[str], names: Iterable[str]) -> bool:
     for name in names:
         said.difference_update(episode_terms(name))
     return bool(said)
+
+
+def _only_reacts(text: str, names: Iterable[str]) -> bool:
+    """Whether ``text`` is a short reaction ("Agreed!", "Thanks, Gina!", "bye!!"): all
+    its words, besides the speakers' names, are words of reacting."""
+    if len(text) > REACTION_CHARS or CAPTION.search(text):
+        return False
+    said = set(words(text)) - REACTION_WORDS
+    for name in names:
+        said.difference_update(words(name))
+    return not said
 
 
 def _weighted_terms(
@@ -625,6 +640,7 @@ class EpisodeIndex:
             | AFTER_PAST * answers_past
             | SAYS_NOTHING * (not says)
             | ASKS_ONLY * only_asks(text)
+            | REACTS_ONLY * (says and _only_reacts(text, [n for n in parties if n]))
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
@@ -731,6 +747,10 @@ class EpisodeIndex:
     def says_nothing(self, episode_id: str) -> bool:
         """Whether the text has no word of its own besides its speakers' names."""
         return self._flagged(episode_id, SAYS_NOTHING)
+
+    def only_reacts(self, episode_id: str) -> bool:
+        """Whether the text only reacts ("Agreed!", "Thanks, Gina!")."""
+        return self._flagged(episode_id, REACTS_ONLY)
 
     def asks_only(self, episode_id: str) -> bool:
         """Whether every sentence of the text is a question."""
