@@ -58,6 +58,8 @@ def view(graph: Graph) -> dict[str, Any]:
     return {
         "document": document,
         "current": sorted(graph.current_observation_ids()),
+        # every fact number, current or not (a lazy graph reads its saved flags at once)
+        "facts_current": graph.facts_current(list(range(1, graph.next_id + 3))),
         "count": (graph.observation_count, len(graph.entities), len(graph.relations)),
         "by_name": {n: (graph.entity_by_name(n) or {}).get("id") for n in names},
         "relations_of": {e: [r["id"] for r in graph.relations_of(e)] for e in entity_ids},

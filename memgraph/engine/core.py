@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -972,15 +972,17 @@ class MemoryCore:
         return str(entity["id"]) if entity is not None else None
 
     def _retired_episode(self, graph: Graph, episode_id: str) -> bool:
-        """Whether a fact the episode stated is no longer current (superseded,
-        corrected or forgotten), read from the graph's saved flags."""
-        for number in self._episodes_indexed().facts_of(episode_id) or ():
-            state = graph.is_current(f"obs-{number}")
-            if state is None:
-                state = graph.is_current(f"rel-{number}")
-            if not state:
-                return True
-        return False
+        """Whether a fact the episode stated is no longer current."""
+        return bool(self._retired_episodes(graph, (episode_id,)))
+
+    def _retired_episodes(self, graph: Graph, episode_ids: Iterable[str]) -> set[str]:
+        """The episodes a fact of which is no longer current (superseded, corrected or
+        forgotten), read from the graph's saved flags, all at once."""
+        index = self._episodes_indexed()
+        stated = {e: index.facts_of(e) or () for e in episode_ids}
+        numbers = list(dict.fromkeys(n for facts in stated.values() for n in facts))
+        current = dict(zip(numbers, graph.facts_current(numbers), strict=True))
+        return {e for e, facts in stated.items() if not all(current[n] for n in facts)}
 
     def _episode_signals(
         self,
@@ -1134,12 +1136,15 @@ class MemoryCore:
             ordinal = index.ordinal.get(episode_id)
             return telling is not None and ordinal is not None and bool(telling[ordinal])
 
+        # A text that stated a fact since expired (superseded, corrected or forgotten)
+        # would say it again: its current facts speak for it instead. The usual read:
+        # the saved flags answer for every text found, at once, nothing is parsed.
+        gone = self._retired_episodes(graph, {*lexical, *semantic}) if lens.at is None else None
+
         @functools.cache  # an episode found by words and by meaning is read once
         def retired(episode_id: str) -> bool:
-            # A text that stated a fact since expired (superseded, corrected or
-            # forgotten) would say it again: its current facts speak for it instead.
-            if lens.at is None:  # the usual read: the saved flags answer, nothing is parsed
-                return self._retired_episode(graph, episode_id)
+            if gone is not None:
+                return episode_id in gone
             for number in index.facts_of(episode_id) or ():
                 pair = graph.observation(f"obs-{number}")
                 if pair is not None:

@@ -142,6 +142,9 @@ class Graph:
         # Saved records that ops changed since that checkpoint (the next one re-serializes them).
         self.changed_entities: set[str] = set()
         self.changed_relations: set[str] = set()
+        # Numbers of the facts ops added, expired or purged since loading (whose saved
+        # flags may be stale); None when an op of unknown effect ran (all may be).
+        self._facts_changed: set[int] | None = set()
         self._by_name: MutableMapping[str, str] = {}
         self._obs: MutableMapping[str, tuple[Doc, Doc]] = {}
         self.noted: dict[str, None] = {}  # ids of observations with a category or tags, in order
@@ -403,6 +406,41 @@ class Graph:
         if item_id.startswith("obs-"):
             return self._peek(self._obs, item_id, _pair_current, _saved_obs_current)
         return self._peek(self.relations, item_id, _doc_current, _saved_rel_current)
+
+    def facts_current(self, numbers: Sequence[int]) -> list[bool]:
+        """For each fact number, whether ``obs-<n>``, else ``rel-<n>``, is current
+        (``False`` when neither exists): :meth:`is_current` for many at once. A
+        lazy graph reads its saved flags in one pass, and one by one only the facts
+        ops added, expired or purged since loading."""
+        saved = self.saved
+        obs, rels = self._obs, self.relations
+        if (
+            saved is None
+            or not numbers
+            or not isinstance(obs, LazyDocs)
+            or not isinstance(rels, LazyDocs)
+            or not isinstance(saved.obs_ids, IdColumn)
+            or not isinstance(saved.rel_ids, IdColumn)
+        ):
+            return [bool(self._is_fact_current(n)) for n in numbers]
+        wanted = np.asarray(numbers, dtype=np.int64)
+        at_obs = saved.obs_ids.positions_of(IdColumn(("obs-",), wanted))
+        at_rel = saved.rel_ids.positions_of(IdColumn(("rel-",), wanted))
+        current = np.zeros(len(wanted), dtype=bool)
+        is_obs = at_obs >= 0
+        current[is_obs] = saved.obs_current[at_obs[is_obs]]
+        is_rel = ~is_obs & (at_rel >= 0)
+        current[is_rel] = saved.rel_current[at_rel[is_rel]]
+        found = current.tolist()
+        changed = self._facts_changed
+        for at, number in enumerate(numbers):  # added, expired or purged since loading
+            if changed is None or number in changed:
+                found[at] = bool(self._is_fact_current(number))
+        return found
+
+    def _is_fact_current(self, number: int) -> bool | None:
+        state = self.is_current(f"obs-{number}")
+        return self.is_current(f"rel-{number}") if state is None else state
 
     def _peek(
         self,
@@ -700,6 +738,7 @@ class Graph:
         """Apply op records in order (see the module docstring for their shapes)."""
         for op in ops:
             kind = op["op"]
+            self._note_fact_change(kind, op)
             if kind == "entity":
                 self._add_entity({**op["entity"], "observations": []})
             elif kind == "obs":
@@ -725,6 +764,24 @@ class Graph:
                 EXTRA_OPS[kind](self, op)
             else:
                 raise ValueError(f"unknown op {kind!r}")
+
+    def _note_fact_change(self, kind: str, op: Doc) -> None:
+        changed = self._facts_changed
+        if changed is None or kind in ("entity", "episode", "extracted"):
+            return
+        if kind in ("obs", "rel"):
+            ids = [op[kind]["id"]]
+        elif kind in ("expire_obs", "expire_rel"):
+            ids = [op["id"]]
+        elif kind == "purge":
+            ids = list(op["ids"])
+        else:  # an extension's op: its effect on facts is unknown
+            self._facts_changed = None
+            return
+        for item_id in ids:
+            _, _, number = str(item_id).rpartition("-")
+            if number.isdigit():
+                changed.add(int(number))
 
     def _extracted(self, op: Doc) -> None:
         """A stored episode's facts were extracted after all (a retried reply)."""

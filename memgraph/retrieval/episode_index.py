@@ -1109,7 +1109,7 @@ class EpisodeIndex:
             return found
         if ordinal + 1 < len(self._facts_indptr):
             start, stop = self._facts_indptr[ordinal], self._facts_indptr[ordinal + 1]
-            return tuple(int(n) for n in self._facts_flat[start:stop])
+            return tuple(self._facts_flat[start:stop].tolist())
         return ()
 
     # ------------------------------------------------------------------ saved form
