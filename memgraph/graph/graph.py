@@ -431,7 +431,7 @@ class Graph:
         current[is_obs] = saved.obs_current[at_obs[is_obs]]
         is_rel = ~is_obs & (at_rel >= 0)
         current[is_rel] = saved.rel_current[at_rel[is_rel]]
-        found = current.tolist()
+        found: list[bool] = current.tolist()
         changed = self._facts_changed
         for at, number in enumerate(numbers):  # added, expired or purged since loading
             if changed is None or number in changed:
