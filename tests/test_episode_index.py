@@ -127,6 +127,20 @@ def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_befo
         assert "e-2" in dict(saved.search(episode_terms("job")))
 
 
+def test_the_answer_to_a_bare_follow_up_holds_the_topic_of_the_turn_before_it() -> None:
+    def indexed(follow_up: str) -> EpisodeIndex:
+        index = EpisodeIndex()
+        said = ["wedding update: Elif's wedding moved", follow_up, "it's the 20th of June now"]
+        for n, (who, text) in enumerate(zip(["Yusuf", "Malia", "Yusuf"], said, strict=True)):
+            index.add(f"e-{n + 1}", text, at_ms=n * MINUTE, speaker=who, conversation="c")
+        return index
+
+    bare = dict(indexed("Moved?? To when?").search(episode_terms("Elif wedding date")))
+    # told, not asked: the turn before it keeps its usual, smaller weight
+    told = dict(indexed("Moved. To June.").search(episode_terms("Elif wedding date")))
+    assert bare["e-3"] > told["e-3"] > 0.0
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"
@@ -155,7 +169,9 @@ def test_a_turn_that_only_asks_is_marked() -> None:
         assert not saved.asks_only("e-4") and not saved.asks_only("e-5")
 
 
-@pytest.mark.parametrize("magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6"])
+@pytest.mark.parametrize(
+    "magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6", b"MGEPIDX7"]
+)
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())
     data[:8] = magic

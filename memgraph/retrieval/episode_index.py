@@ -52,10 +52,17 @@ CONTEXT_WEIGHTS = (0.65, 0.3)
 """Weights of the turn before an episode and of the one before that. They sum to
 less than 1, the weight of a text's own word: a word only the context holds is
 never read as the text's own (``holding(context=False)``)."""
+FOLLOW_UP_WEIGHTS = (0.45, 0.5)
+"""The same, when the turn before is a bare follow-up question ("Moved?? To when?"
+after "Elif's wedding moved"): the answer speaks of the topic of the turn before
+that as much as of the question."""
+FOLLOW_UP_TERMS = 3
+"""At most this many words of its own (besides the speakers' names) make a question a
+bare follow-up."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX7"
-OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6")
+MAGIC = b"MGEPIDX8"
+OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6", b"MGEPIDX7")
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react)."""
 TIMED = 1
@@ -149,14 +156,27 @@ def _only_reacts(text: str, names: Iterable[str]) -> bool:
     return not said
 
 
+def _bare_follow_up(turn: _Turn, names: Iterable[str]) -> bool:
+    """Whether ``turn`` only asks, in a few words of its own ("Moved?? To when?",
+    "which one?"), about what the turn before it said."""
+    if not turn.before or not only_asks(turn.text):
+        return False
+    said = set(turn.terms)
+    for name in names:
+        said.difference_update(episode_terms(name))
+    return len(said) <= FOLLOW_UP_TERMS
+
+
 def _weighted_terms(
-    own: Sequence[str], contexts: Sequence[Sequence[str]]
+    own: Sequence[str],
+    contexts: Sequence[Sequence[str]],
+    context_weights: tuple[float, float] = CONTEXT_WEIGHTS,
 ) -> tuple[dict[str, float], float]:
     weights: dict[str, float] = {}
     for term in own:
         weights[term] = weights.get(term, 0.0) + 1.0
     length = float(len(own))
-    for weight, context in zip(CONTEXT_WEIGHTS, contexts, strict=False):
+    for weight, context in zip(context_weights, contexts, strict=False):
         for term in context:
             weights[term] = weights.get(term, 0.0) + weight
         length += weight * len(context)
@@ -617,9 +637,12 @@ class EpisodeIndex:
         last = self.previous(conversation, at_ms)
         parties = (speaker, last.speaker, last.other) if last is not None else (speaker,)
         says = _says_something(own, [name for name in parties if name])
+        context_weights = CONTEXT_WEIGHTS
         if last is not None and says:  # "you should" borrows no words from the turn before
             contexts = [last.terms, last.before]
-        weights, length = _weighted_terms(own, contexts)
+            if _bare_follow_up(last, [name for name in parties if name]):
+                context_weights = FOLLOW_UP_WEIGHTS
+        weights, length = _weighted_terms(own, contexts, context_weights)
         ordinal = len(self.ids)
         self.ids.append(episode_id)
         self._at.append(at_ms)
