@@ -564,6 +564,9 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert named("my sister lives in Denver now, since March") is False
     assert named("Marcus, my sister says hi", "really? really.") is False
     assert named("my sister is great. Really great", "really? really.") is False
+    # a holiday, or another relative, is no name either
+    assert named("he'd asked my sister the week before Christmas") is False
+    assert named("my sister and Mum are coming") is False
     # no text speaks of a sister Dana is said to have: none is remembered
     assert named("the weather is great") is False
     # a niece or a cousin is often told of through another ("your sister's toddler")

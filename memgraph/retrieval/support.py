@@ -354,6 +354,12 @@ _OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
 """Relatives often told of through another ("your sister's toddler") and not by
 their own kinship word."""
+_NOT_NAMES = CALENDAR_WORDS | frozenset(
+    "christmas xmas easter halloween thanksgiving valentine valentines diwali eid "
+    "hanukkah ramadan".split()
+)
+"""Capitalised words that name a day, not a relative ("He'd asked my dad the week
+before Christmas")."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
@@ -386,8 +392,10 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
         spoken_of = True
         for name in _NAME_LIKE.finditer(text):
             word = name.group()
-            if word.lower() in CALENDAR_WORDS or known(word) or _is_their_name(word, query):
+            if word.lower() in _NOT_NAMES or known(word) or _is_their_name(word, query):
                 continue
+            if _kin(index_terms(word)) & _RELATIONS:
+                continue  # "Mum" is a relative, not their name
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
                 word.lower() in lower or word.lower() in STOP_WORDS
             ):
