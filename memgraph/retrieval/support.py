@@ -355,8 +355,19 @@ _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaug
 """Relatives often told of through another ("your sister's toddler") and not by
 their own kinship word."""
 _NOT_NAMES = CALENDAR_WORDS | frozenset(
-    "christmas xmas easter halloween thanksgiving valentine valentines diwali eid "
-    "hanukkah ramadan".split()
+    [
+        "christmas",
+        "xmas",
+        "easter",
+        "halloween",
+        "thanksgiving",
+        "valentine",
+        "valentines",
+        "diwali",
+        "eid",
+        "hanukkah",
+        "ramadan",
+    ]
 )
 """Capitalised words that name a day, not a relative ("He'd asked my dad the week
 before Christmas")."""
