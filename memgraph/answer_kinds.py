@@ -259,7 +259,8 @@ def answer_cues(question: str) -> list[str]:
 
 _ASKS_NAME = re.compile(
     r"\b(?:name of|nick\s?name\w*|(?:first|last|full|sur)\s?name|(?:his|her|their|its)\s+name|"
-    r"(?:'s|s') name|what (?:is|was) \w+ called|what (?:did|do|does) \w+ (?:name|call))\b",
+    r"(?:'s|s') name|what (?:is|was|are|were) [\w' ]{1,40}? called|"
+    r"what (?:did|do|does) \w+ (?:name|call))\b",
     re.IGNORECASE,
 )
 

@@ -134,6 +134,7 @@ def test_a_question_asking_a_name() -> None:
     assert asks_name("What's Keisha's last name?")
     assert asks_name("What did Dana name her dog?")
     assert asks_name("What nickname did Priya give her new car?")
+    assert asks_name("What is Dani's son called?")
     assert not asks_name("Where does Dana live?")
 
 

@@ -567,6 +567,8 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     # a holiday, or another relative, is no name either
     assert named("he'd asked my sister the week before Christmas") is False
     assert named("my sister and Mum are coming") is False
+    # someone asked her name: the answer may follow in lower case ("yumiko 🙂")
+    assert named("What's your sister's name? I want to write her a note") is None
     # no text speaks of a sister Dana is said to have: none is remembered
     assert named("the weather is great") is False
     # a niece or a cousin is often told of through another ("your sister's toddler")

@@ -354,6 +354,7 @@ _OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
 """Relatives often told of through another ("your sister's toddler") and not by
 their own kinship word."""
+_ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
 _NOT_NAMES = CALENDAR_WORDS | frozenset(
     [
         "christmas",
@@ -401,6 +402,8 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
         if not at:
             continue
         spoken_of = True
+        if _ASKS_A_NAME.search(text):
+            return None  # "What's your mum's name?": the turn after it may say it, in any case
         for name in _NAME_LIKE.finditer(text):
             word = name.group()
             if word.lower() in _NOT_NAMES or known(word) or _is_their_name(word, query):
