@@ -377,6 +377,43 @@ RELATIVE_REACH = 8
 sister Layla", "her husband? Dev would love it")."""
 
 
+def _named_near(
+    head: str, texts: list[str], query: Query, known: Callable[[str], bool], reach: int
+) -> tuple[bool | None, bool]:
+    """Whether a text that says ``head`` (an index term, in any of its forms) has a
+    capitalised name within ``reach`` words of it (see :func:`relative_named`),
+    ``None`` when a text asks for that name ("What's your mum's name?"); and whether
+    any text says ``head`` at all."""
+    # a word said in lower case somewhere is a word, not a name, at a sentence's start
+    lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
+    spoken_of = False
+    for text in texts:
+        tokens = list(_WORD.finditer(text))
+        place = {t.start(): n for n, t in enumerate(tokens)}
+        at = [n for n, t in enumerate(tokens) if head in _kin(in_any_form(index_terms(t.group())))]
+        if not at:
+            continue
+        spoken_of = True
+        if _ASKS_A_NAME.search(text):
+            return None, True  # "What's your mum's name?": the turn after may say it, in any case
+        for name in _NAME_LIKE.finditer(text):
+            word = name.group()
+            if word.lower() in _NOT_NAMES or known(word) or _is_their_name(word, query):
+                continue
+            if _kin(index_terms(word)) & _RELATIONS:
+                continue  # "Mum" is a relative, not their name
+            if _STARTS_SENTENCE.search(text, 0, name.start()) and (
+                word.lower() in lower or word.lower() in STOP_WORDS
+            ):
+                continue
+            if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
+                continue
+            where = place.get(name.start())
+            if where is not None and any(abs(where - n) <= reach for n in at):
+                return True, True
+    return False, spoken_of
+
+
 def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bool]) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
@@ -391,34 +428,9 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     _things, head = _possessed(query, anyones=True)
     if head not in _RELATIONS or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
-    texts = list(texts)
-    # a word said in lower case somewhere is a word, not a name, at a sentence's start
-    lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
-    spoken_of = False
-    for text in texts:
-        tokens = list(_WORD.finditer(text))
-        place = {t.start(): n for n, t in enumerate(tokens)}
-        at = [n for n, t in enumerate(tokens) if head in _kin(in_any_form(index_terms(t.group())))]
-        if not at:
-            continue
-        spoken_of = True
-        if _ASKS_A_NAME.search(text):
-            return None  # "What's your mum's name?": the turn after it may say it, in any case
-        for name in _NAME_LIKE.finditer(text):
-            word = name.group()
-            if word.lower() in _NOT_NAMES or known(word) or _is_their_name(word, query):
-                continue
-            if _kin(index_terms(word)) & _RELATIONS:
-                continue  # "Mum" is a relative, not their name
-            if _STARTS_SENTENCE.search(text, 0, name.start()) and (
-                word.lower() in lower or word.lower() in STOP_WORDS
-            ):
-                continue
-            if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
-                continue
-            where = place.get(name.start())
-            if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
-                return True
+    named, spoken_of = _named_near(head, list(texts), query, known, RELATIVE_REACH)
+    if named is not False:
+        return named
     # A relative never spoken of is unknown, when the question says whose they are by
     # name; a niece is often told of as "your sister's toddler", a grandson as "her
     # boy's kid", so those are left to the texts' other words.
