@@ -119,10 +119,50 @@ def stem(word: str) -> str:
 _TERM_OF: dict[str, str] = {}  # word -> its index term ("" for a stop word), memoized
 
 
+_UNITS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_NUMBER_WORDS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, **_TENS,
+}  # fmt: skip
+"""Numbers said in words that are index terms as digits ("twenty-three" is "23", as
+"turned 23" says it); one to nine stay words, as "3", one character, is no term."""
+
+
+def _numbers_as_digits(tokens: list[str]) -> list[str]:
+    """``tokens`` with a tens word and the unit after it as one number ("twenty",
+    "three" -> "23")."""
+    if _TENS.keys().isdisjoint(tokens):
+        return tokens
+    merged: list[str] = []
+    skip = False
+    for at, token in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        tens = _TENS.get(token)
+        if tens is not None and at + 1 < len(tokens) and tokens[at + 1] in _UNITS:
+            merged.append(str(tens + _UNITS[tokens[at + 1]]))
+            skip = True
+        else:
+            merged.append(token)
+    return merged
+
+
 def _index_term(word: str) -> str:
     found = _TERM_OF.get(word)
     if found is None:
-        found = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
+        number = _NUMBER_WORDS.get(word)
+        if number is not None:
+            found = str(number)
+        else:
+            found = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
         if len(_TERM_OF) < 1_000_000:
             _TERM_OF[word] = found
     return found
@@ -139,7 +179,7 @@ def index_terms(text: str) -> list[str]:
     """Stemmed content terms of ``text``: what the keyword index stores and looks up."""
     found = _TERMS_OF_TEXT.get(text)
     if found is None:
-        found = tuple([term for term in map(_index_term, words(text)) if term])
+        found = tuple([term for term in map(_index_term, _numbers_as_digits(words(text))) if term])
         if len(text) <= _TEXT_CHARS_KEPT:  # a long text is rare and would pin its memory
             if len(_TERMS_OF_TEXT) >= _TEXTS_KEPT:
                 _TERMS_OF_TEXT.clear()
@@ -161,6 +201,7 @@ def index_terms_many(texts: list[str]) -> list[list[str]]:
         tokens = folded.translate(_ASCII_SPLIT).split()
     else:
         tokens = _WORD_OR_SEPARATOR.findall(folded)
+    tokens = _numbers_as_digits(tokens)
     result: list[list[str]] = [[]]
     current = result[0]
     term_of = _TERM_OF

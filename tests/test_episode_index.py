@@ -170,7 +170,8 @@ def test_a_turn_that_only_asks_is_marked() -> None:
 
 
 @pytest.mark.parametrize(
-    "magic", [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6", b"MGEPIDX7"]
+    "magic",
+    [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6", b"MGEPIDX7", b"MGEPIDX8"],
 )
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())

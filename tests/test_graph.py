@@ -379,6 +379,7 @@ def test_bulk_term_indexing_matches_one_by_one_indexing() -> None:
         "Ｆｕｌｌ width",
         "the cats are running",
         "we'd love it, I’ll be ill",
+        "twenty-three, forty five, twenty",
     ]
     assert index_terms_many(texts) == [index_terms(text) for text in texts]
 
@@ -395,6 +396,17 @@ def test_a_pronoun_s_contraction_is_not_the_word_its_letters_spell() -> None:
     ]
     assert index_terms("the wedding, I'm ill") == ["wed", "ill"]
     assert words("you're right, I’ve got it") == ["you", "right", "i", "got", "it"]
+
+
+def test_a_number_said_in_words_is_the_number() -> None:
+    from memgraph.text import index_terms
+
+    # "turned 23" finds "Twenty-three already!", "31 years" finds "thirty-one years"
+    assert index_terms("Twenty-three already!") == index_terms("23 already")
+    assert index_terms("thirty-one years, twelve kids") == ["31", "year", "12", "kid"]
+    assert index_terms("twenty of them") == ["20"]
+    # one to nine stay words: "3", one character, is no term
+    assert index_terms("three kids") == ["three", "kid"]
 
 
 def test_relation_ends_table_groups_each_entitys_relations_in_saved_order() -> None:

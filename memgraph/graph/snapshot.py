@@ -73,7 +73,7 @@ __all__ = [
 log = logging.getLogger("memgraph")
 
 INDEX_MAGIC = b"MGIDX03\n"
-INDEX_VERSION = 6  # 5: terms are Snowball stems; 6: "we'd" is not "wed"
+INDEX_VERSION = 7  # 5: terms are Snowball stems; 6: "we'd" is not "wed"; 7: "twenty-three" is "23"
 
 
 @dataclass

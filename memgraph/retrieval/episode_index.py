@@ -61,8 +61,16 @@ FOLLOW_UP_TERMS = 3
 bare follow-up."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX8"
-OLDER_MAGICS = (b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6", b"MGEPIDX7")
+MAGIC = b"MGEPIDX9"
+OLDER_MAGICS = (
+    b"MGEPIDX2",
+    b"MGEPIDX3",
+    b"MGEPIDX4",
+    b"MGEPIDX5",
+    b"MGEPIDX6",
+    b"MGEPIDX7",
+    b"MGEPIDX8",
+)
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react)."""
 TIMED = 1
