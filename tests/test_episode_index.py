@@ -141,6 +141,22 @@ def test_the_answer_to_a_bare_follow_up_holds_the_topic_of_the_turn_before_it() 
     assert bare["e-3"] > told["e-3"] > 0.0
 
 
+def test_a_text_that_calls_something_by_a_name_is_flagged() -> None:
+    index = EpisodeIndex()
+    said = [
+        ("Bronwen", "I'm still going to choir. Côr Seren started up again in September."),
+        ("Kofi", "Hey Bronwen, how was choir?"),
+        ("Bronwen", "Lovely. Monday was busy. I sat down for half of it."),
+        ("Kofi", "[shared image: the Gower] nice"),
+    ]
+    for n, (who, text) in enumerate(said):
+        index.add(f"e-{n + 1}", text, at_ms=n * MINUTE, speaker=who, conversation="c")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.names_something("e-1")
+        # a speaker called by name, a weekday at a sentence's start, a caption: no name
+        assert not any(saved.names_something(e) for e in ("e-2", "e-3", "e-4"))
+
+
 def test_the_context_survives_saving_and_a_purge_of_the_turn_before_drops_it() -> None:
     index = dialogue()
     assert EpisodeIndex.decode(index.encode()).context_of("e-3") == "e-2"
@@ -171,7 +187,16 @@ def test_a_turn_that_only_asks_is_marked() -> None:
 
 @pytest.mark.parametrize(
     "magic",
-    [b"MGEPIDX2", b"MGEPIDX3", b"MGEPIDX4", b"MGEPIDX5", b"MGEPIDX6", b"MGEPIDX7", b"MGEPIDX8"],
+    [
+        b"MGEPIDX2",
+        b"MGEPIDX3",
+        b"MGEPIDX4",
+        b"MGEPIDX5",
+        b"MGEPIDX6",
+        b"MGEPIDX7",
+        b"MGEPIDX8",
+        b"MGEPIDX9",
+    ],
 )
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())

@@ -189,6 +189,20 @@ def test_an_assistant_s_message_ranks_below_the_user_s_words_that_match_as_well(
     assert ranked[1].score == pytest.approx(ranked[0].score * tiers.ASSISTANT_TEXT)
 
 
+def test_a_question_asking_a_name_ranks_a_text_that_says_none_below() -> None:
+    signals = tiers.EpisodeSignals(
+        content={"episode-1": 0.8, "episode-2": 0.8},
+        names_something=lambda episode: episode == "episode-2",  # "Côr Seren started up"
+    )
+    asked = tiers.analyze(Graph(), "What is the name of the choir?")
+    ranked = tiers.fuse(Graph(), asked, episodes=signals)
+    assert [c.id for c in ranked] == ["episode-2", "episode-1"]
+    assert ranked[1].score == pytest.approx(ranked[0].score * tiers.NAMELESS)
+    # a question asking no name ranks them alike
+    ranked = tiers.fuse(Graph(), tiers.analyze(Graph(), "When is choir?"), episodes=signals)
+    assert ranked[0].score == pytest.approx(ranked[1].score)
+
+
 def test_a_question_about_what_the_assistant_said_does_not_rank_its_messages_down() -> None:
     signals = tiers.EpisodeSignals(
         content={"episode-1": 0.8, "episode-2": 0.8},

@@ -1169,6 +1169,7 @@ class MemoryCore:
             names_telling,
             index.asks_only,
             lambda episode_id: index.speaker_of(episode_id) == ASSISTANT,
+            index.names_something,
         )
 
     def _own_news(

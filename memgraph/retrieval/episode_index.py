@@ -22,6 +22,7 @@ Python containers. :meth:`EpisodeIndex.encode` writes both as one new saved part
 from __future__ import annotations
 
 import math
+import re
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -33,7 +34,13 @@ import numpy.typing as npt
 import orjson
 
 from memgraph.chatter import CAPTION, REACTION_CHARS, REACTION_WORDS, only_asks
-from memgraph.dates import asks_about_past, asks_when_alone, mentions, tells_past
+from memgraph.dates import (
+    CALENDAR_WORDS,
+    asks_about_past,
+    asks_when_alone,
+    mentions,
+    tells_past,
+)
 from memgraph.id_column import IdColumn, StringSequence, id_column
 from memgraph.retrieval.nicknames import FirstNames
 from memgraph.text import WORD_FORMS, index_terms, name_key, words
@@ -61,7 +68,7 @@ FOLLOW_UP_TERMS = 3
 bare follow-up."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDX9"
+MAGIC = b"MGEPIDXA"
 OLDER_MAGICS = (
     b"MGEPIDX2",
     b"MGEPIDX3",
@@ -70,6 +77,7 @@ OLDER_MAGICS = (
     b"MGEPIDX6",
     b"MGEPIDX7",
     b"MGEPIDX8",
+    b"MGEPIDX9",
 )
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react)."""
@@ -91,6 +99,10 @@ REACTS_ONLY = 64
 """Flag: the text only reacts ("Agreed!", "Thanks!", "haha bye"): its vector, near a
 question by its speaker's name alone, is no evidence (its words, with those of the
 turn it answers, still are: "yes!" after "did you get the job?")."""
+NAMES_SOMETHING = 128
+"""Flag: the text calls someone or something by a name (a capitalised word within
+a sentence that is not a speaker's: "Côr Seren started up again", "my sister
+Layla"): what a question asking a name is answered by."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -162,6 +174,37 @@ def _only_reacts(text: str, names: Iterable[str]) -> bool:
     for name in names:
         said.difference_update(words(name))
     return not said
+
+
+_INNER_CAPITAL = re.compile(r"(?<![.!?:\]\n])(?<![.!?:]\s)(?<![.!?:]\s\s)(?<=\S\s)\b[A-Z][\w'’-]+")
+_NOT_A_NAME = CALENDAR_WORDS | frozenset(
+    [
+        "i",
+        "i'm",
+        "i've",
+        "i'll",
+        "i'd",
+        "im",
+        "ok",
+        "okay",
+        "omg",
+        "lol",
+        "tv",
+        "christmas",
+        "easter",
+    ]
+)
+
+
+def _names_something(text: str, names: Iterable[str]) -> bool:
+    """Whether ``text`` holds a capitalised word inside a sentence that is not one of
+    ``names`` (the speakers') nor a weekday, month or "I"."""
+    spoken = {w for name in names for w in words(name)}
+    for match in _INNER_CAPITAL.finditer(CAPTION.sub(" ", text)):
+        word = match.group().lower()
+        if word not in _NOT_A_NAME and word.split("'")[0] not in spoken:
+            return True
+    return False
 
 
 def _bare_follow_up(turn: _Turn, names: Iterable[str]) -> bool:
@@ -672,6 +715,7 @@ class EpisodeIndex:
             | SAYS_NOTHING * (not says)
             | ASKS_ONLY * only_asks(text)
             | REACTS_ONLY * (says and _only_reacts(text, [n for n in parties if n]))
+            | NAMES_SOMETHING * _names_something(text, [n for n in parties if n])
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
@@ -782,6 +826,10 @@ class EpisodeIndex:
     def only_reacts(self, episode_id: str) -> bool:
         """Whether the text only reacts ("Agreed!", "Thanks, Gina!")."""
         return self._flagged(episode_id, REACTS_ONLY)
+
+    def names_something(self, episode_id: str) -> bool:
+        """Whether the text calls someone or something by a name of its own."""
+        return self._flagged(episode_id, NAMES_SOMETHING)
 
     def asks_only(self, episode_id: str) -> bool:
         """Whether every sentence of the text is a question."""

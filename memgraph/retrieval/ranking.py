@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memgraph.answer_kinds import answer_cues
+from memgraph.answer_kinds import answer_cues, asks_name
 from memgraph.attributes import asked_attributes
 from memgraph.chatter import asks_what_was_asked
 from memgraph.dates import asks_about_now, asks_when, mentions_time
@@ -253,6 +253,11 @@ class Query:
         """A question about what the assistant said ("What did you recommend?", "What
         hotel did the assistant mention?"): its messages answer it."""
         return _TO_ASSISTANT.search(self.text) is not None
+
+    @functools.cached_property
+    def asks_a_name(self) -> bool:
+        """A question asking what someone or something is called."""
+        return asks_name(self.text)
 
     @functools.cached_property
     def asks_now(self) -> bool:
@@ -526,6 +531,7 @@ class EpisodeSignals:
     names_telling: Callable[[str], bool] | None = None
     asks_only: Callable[[str], bool] = lambda _episode: False
     assistant: Callable[[str], bool] = lambda _episode: False
+    names_something: Callable[[str], bool] = lambda _episode: True
 
 
 def _focus(score: float, evidence: float, named: bool, any_named: bool) -> float:
@@ -668,6 +674,8 @@ def fuse(
     return ranked[:limit]
 
 
+NAMELESS = 0.85
+"""A text that calls nothing by a name, for a question asking a name."""
 ANSWER_EVIDENCE = 0.2
 STRONG_MEANING = 0.3
 TEXT_EVIDENCE = 0.2
@@ -713,6 +721,12 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
         factor *= UPDATE_BOOST  # "it got moved to the 21st": the latest word on something
     if item.episode is not None and not query.asks_asked and episodes.asks_only(item.episode):
         factor *= ASKING  # "Is work far from there?" asks about work, it says nothing of it
+    if (
+        query.asks_a_name
+        and item.episode is not None
+        and not episodes.names_something(item.episode)
+    ):
+        factor *= NAMELESS  # "What is the choir called?": "Côr Seren started up again"
     if item.episode is not None and not query.asks_assistant and episodes.assistant(item.episode):
         # "Noted: you work at Acme", "I don't know that": the user's own words first
         factor *= ASSISTANT_TEXT
