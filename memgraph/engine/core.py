@@ -1139,12 +1139,15 @@ class MemoryCore:
         # A text that stated a fact since expired (superseded, corrected or forgotten)
         # would say it again: its current facts speak for it instead. The usual read:
         # the saved flags answer for every text found, at once, nothing is parsed.
-        gone = self._retired_episodes(graph, {*lexical, *semantic}) if lens.at is None else None
+        checked = {*lexical, *semantic} if lens.at is None else set()
+        gone = self._retired_episodes(graph, checked) if checked else set()
 
         @functools.cache  # an episode found by words and by meaning is read once
         def retired(episode_id: str) -> bool:
-            if gone is not None:
+            if episode_id in checked:
                 return episode_id in gone
+            if lens.at is None:
+                return self._retired_episode(graph, episode_id)
             for number in index.facts_of(episode_id) or ():
                 pair = graph.observation(f"obs-{number}")
                 if pair is not None:

@@ -963,6 +963,7 @@ class Graph:
         self.changed_entities.clear()
         self.changed_relations.clear()
         self.fresh_terms.clear()
+        self._facts_changed = set()  # the new checkpoint's flags say every fact's state
 
     def _make_eager(self) -> None:
         """Parse everything a lazy graph has not read yet and drop the saved checkpoint."""
