@@ -755,6 +755,7 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
     said = said_at.date() if isinstance(said_at, datetime) else said_at
     spans: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
+    kinds: dict[int, str] = {}  # where a date starts -> its kind
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
@@ -786,9 +787,44 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
                 continue
             taken.append((start, end))
             spans.append((start, end, resolved))
+            kinds[start] = kind
+    spans = _weekday_said_with_its_day(text, spans, kinds)
     for _start, end, resolved in sorted(spans, reverse=True):
         text = f"{text[:end]} ({resolved}){text[end:]}"
     return text
+
+
+_APPOSITION = re.compile(
+    r"\s*(?:(?:btw|by the way|i mean|sorry|actually)\s*)?,?\s*(?:the\s+)?", re.IGNORECASE
+)
+"""What may stand between a weekday and the day of the month it is ("last Saturday
+btw, the 8th")."""
+SAME_WEEKDAY_REACH = 14
+"""How far apart a weekday's reading and the day said after it may be to be one day."""
+
+
+def _weekday_said_with_its_day(
+    text: str, spans: list[tuple[int, int, str]], kinds: dict[int, str]
+) -> list[tuple[int, int, str]]:
+    """``spans`` with a weekday followed by the day of the month it is ("our party was
+    last Saturday btw, the 8th", said on the 16th) read as that day, when the day
+    falls on that weekday within :data:`SAME_WEEKDAY_REACH` days of its reading."""
+    ordered = sorted(spans)
+    for at in range(len(ordered) - 1):
+        (a0, a1, first), (b0, _b1, second) = ordered[at], ordered[at + 1]
+        if kinds.get(a0) not in ("weekday", "rel_weekday") or kinds.get(b0) != "day_only":
+            continue
+        if not _APPOSITION.fullmatch(text, a1, b0):
+            continue
+        weekday_day, day = _resolved_day(first), _resolved_day(second)
+        if (
+            weekday_day is not None
+            and day is not None
+            and weekday_day.weekday() == day.weekday()
+            and abs((weekday_day - day).days) <= SAME_WEEKDAY_REACH
+        ):
+            ordered[at] = (a0, a1, second)
+    return ordered
 
 
 _WITH_WEEKDAY = frozenset({"month_day", "day_month", "month_day_range"})

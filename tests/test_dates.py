@@ -706,6 +706,16 @@ def test_a_bare_day_goes_with_the_month_said_before_it_in_the_message() -> None:
     assert "the 2nd (2 June" not in resolve_relative_dates(text, date(2026, 7, 5))
 
 
+def test_a_weekday_followed_by_its_day_of_the_month_is_that_day() -> None:
+    # said on Sunday 16 March: "last Saturday" could be the 15th; "the 8th" says which
+    text = "Our engagement party was last Saturday btw, the 8th. Her parents drove in"
+    found = resolve_relative_dates(text, date(2025, 3, 16))
+    assert "last Saturday (8 March 2025)" in found and "the 8th (8 March 2025)" in found
+    # a day of another weekday is another day
+    found = resolve_relative_dates("we went last Saturday btw, the 4th was busy", date(2025, 3, 16))
+    assert "last Saturday (15 March 2025)" in found and "the 4th (4 March 2025)" in found
+
+
 def test_in_some_years_after_a_negation_is_how_long_not_when() -> None:
     text = "haven't seen her in two years and she keeps sending me photos"
     assert resolve_relative_dates(text, date(2025, 8, 2)) == text
