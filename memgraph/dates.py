@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memgraph.clock import epoch_ms
-from memgraph.holidays import HOLIDAY, HOLIDAY_PATTERN, far_past, resolve_holiday
+from memgraph.holidays import HOLIDAY, HOLIDAY_PATTERN, HOLIDAY_WORDS, far_past, resolve_holiday
 
 __all__ = [
     "CALENDAR_WORDS",
+    "DAY_NAMES",
     "MONTHS",
     "WEEKDAYS",
     "Period",
@@ -85,6 +86,9 @@ _WEEKDAY_INDEX |= {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3,
 _WEEKDAY_INDEX |= {"fri": 4, "sat": 5, "sun": 6}
 CALENDAR_WORDS = frozenset(_MONTH_INDEX) | frozenset(_WEEKDAY_INDEX)
 """The names of the months and days, whole and cut short ("march", "dec", "thurs")."""
+DAY_NAMES = CALENDAR_WORDS | HOLIDAY_WORDS
+"""Capitalised words that name a day, not someone or something: months, weekdays and
+holidays ("He'd asked my dad the week before Christmas")."""
 
 _IRREGULAR_PAST = (
     "was were did had went got came saw met made took gave told said bought brought caught "

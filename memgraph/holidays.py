@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
-__all__ = ["HOLIDAY", "easter", "far_past", "holiday_on", "resolve_holiday"]
+__all__ = ["HOLIDAY", "HOLIDAY_WORDS", "easter", "far_past", "holiday_on", "resolve_holiday"]
 
 FAR_PAST_DAYS = 240
 FAR_PAST_AHEAD = 45
@@ -100,6 +100,23 @@ _SPELLINGS = {
     "labour day": "labor day",
     "easter sunday": "easter",
 }
+
+HOLIDAY_WORDS = frozenset(
+    [
+        "christmas",
+        "xmas",
+        "easter",
+        "halloween",
+        "thanksgiving",
+        "valentine",
+        "valentines",
+        "diwali",
+        "eid",
+        "hanukkah",
+        "ramadan",
+    ]
+)
+"""Single words that name a holiday (some of which have no fixed day here)."""
 
 HOLIDAY = (
     r"(?P<hol>easter (?:sunday|monday)|easter|good friday|christmas (?:eve|day)|xmas eve|"

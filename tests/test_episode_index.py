@@ -9,6 +9,7 @@ import pytest
 
 from memgraph.retrieval.episode_index import (
     CONTEXT_GAP_MS,
+    OLDER_MAGICS,
     EpisodeIndex,
     OlderIndexFormat,
     episode_terms,
@@ -185,19 +186,7 @@ def test_a_turn_that_only_asks_is_marked() -> None:
         assert not saved.asks_only("e-4") and not saved.asks_only("e-5")
 
 
-@pytest.mark.parametrize(
-    "magic",
-    [
-        b"MGEPIDX2",
-        b"MGEPIDX3",
-        b"MGEPIDX4",
-        b"MGEPIDX5",
-        b"MGEPIDX6",
-        b"MGEPIDX7",
-        b"MGEPIDX8",
-        b"MGEPIDX9",
-    ],
-)
+@pytest.mark.parametrize("magic", OLDER_MAGICS)
 def test_an_index_saved_in_an_older_format_asks_to_be_rebuilt(magic: bytes) -> None:
     data = bytearray(dialogue().encode())
     data[:8] = magic

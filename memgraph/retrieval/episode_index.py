@@ -35,7 +35,7 @@ import orjson
 
 from memgraph.chatter import CAPTION, REACTION_CHARS, REACTION_WORDS, only_asks
 from memgraph.dates import (
-    CALENDAR_WORDS,
+    DAY_NAMES,
     asks_about_past,
     asks_when_alone,
     mentions,
@@ -156,66 +156,43 @@ def conversation_key(doc: dict[str, Any]) -> str:
     return f"{doc.get('source') or ''}\x00{thread or ''}"
 
 
-def _says_something(own: Sequence[str], names: Iterable[str]) -> bool:
+def _says_something(own: Sequence[str], name_terms: set[str]) -> bool:
     """Whether a turn has a word of its own besides the names of the conversation's
-    speakers ("you should", "?", "WE DID IT!!!" and "TARIQ" have none)."""
-    said = set(own)
-    for name in names:
-        said.difference_update(episode_terms(name))
-    return bool(said)
+    speakers (``name_terms``: "you should", "?", "WE DID IT!!!" and "TARIQ" have none)."""
+    return not set(own) <= name_terms
 
 
-def _only_reacts(text: str, names: Iterable[str]) -> bool:
+def _only_reacts(text: str, name_words: set[str]) -> bool:
     """Whether ``text`` is a short reaction ("Agreed!", "Thanks, Gina!", "bye!!"): all
-    its words, besides the speakers' names, are words of reacting."""
+    its words, besides the speakers' names (``name_words``), are words of reacting."""
     if len(text) > REACTION_CHARS or CAPTION.search(text):
         return False
-    said = set(words(text)) - REACTION_WORDS
-    for name in names:
-        said.difference_update(words(name))
-    return not said
+    return set(words(text)) - REACTION_WORDS <= name_words
 
 
 _INNER_CAPITAL = re.compile(r"(?<![.!?:\]\n])(?<![.!?:]\s)(?<![.!?:]\s\s)(?<=\S\s)\b[A-Z][\w'’-]+")
-_NOT_A_NAME = CALENDAR_WORDS | frozenset(
-    [
-        "i",
-        "i'm",
-        "i've",
-        "i'll",
-        "i'd",
-        "im",
-        "ok",
-        "okay",
-        "omg",
-        "lol",
-        "tv",
-        "christmas",
-        "easter",
-    ]
+_NOT_A_NAME = DAY_NAMES | frozenset(
+    ["i", "i'm", "i've", "i'll", "i'd", "im", "ok", "okay", "omg", "lol", "tv"]
 )
 
 
-def _names_something(text: str, names: Iterable[str]) -> bool:
+def _names_something(text: str, name_words: set[str]) -> bool:
     """Whether ``text`` holds a capitalised word inside a sentence that is not one of
-    ``names`` (the speakers') nor a weekday, month or "I"."""
-    spoken = {w for name in names for w in words(name)}
+    the speakers' names (``name_words``) nor a day's name or "I"."""
     for match in _INNER_CAPITAL.finditer(CAPTION.sub(" ", text)):
         word = match.group().lower()
-        if word not in _NOT_A_NAME and word.split("'")[0] not in spoken:
+        if word not in _NOT_A_NAME and word.split("'")[0] not in name_words:
             return True
     return False
 
 
-def _bare_follow_up(turn: _Turn, names: Iterable[str]) -> bool:
-    """Whether ``turn`` only asks, in a few words of its own ("Moved?? To when?",
-    "which one?"), about what the turn before it said."""
+def _bare_follow_up(turn: _Turn, name_terms: set[str]) -> bool:
+    """Whether ``turn`` only asks, in a few words of its own besides the speakers'
+    names (``name_terms``) ("Moved?? To when?", "which one?"), about what the turn
+    before it said."""
     if not turn.before or not only_asks(turn.text):
         return False
-    said = set(turn.terms)
-    for name in names:
-        said.difference_update(episode_terms(name))
-    return len(said) <= FOLLOW_UP_TERMS
+    return len(set(turn.terms) - name_terms) <= FOLLOW_UP_TERMS
 
 
 def _weighted_terms(
@@ -687,11 +664,14 @@ class EpisodeIndex:
         contexts: list[Sequence[str]] = []
         last = self.previous(conversation, at_ms)
         parties = (speaker, last.speaker, last.other) if last is not None else (speaker,)
-        says = _says_something(own, [name for name in parties if name])
+        names = [name for name in parties if name]
+        name_terms = {t for name in names for t in episode_terms(name)}
+        name_words = {w for name in names for w in words(name)}
+        says = _says_something(own, name_terms)
         context_weights = CONTEXT_WEIGHTS
         if last is not None and says:  # "you should" borrows no words from the turn before
             contexts = [last.terms, last.before]
-            if _bare_follow_up(last, [name for name in parties if name]):
+            if _bare_follow_up(last, name_terms):
                 context_weights = FOLLOW_UP_WEIGHTS
         weights, length = _weighted_terms(own, contexts, context_weights)
         ordinal = len(self.ids)
@@ -714,8 +694,8 @@ class EpisodeIndex:
             | AFTER_PAST * answers_past
             | SAYS_NOTHING * (not says)
             | ASKS_ONLY * only_asks(text)
-            | REACTS_ONLY * (says and _only_reacts(text, [n for n in parties if n]))
-            | NAMES_SOMETHING * _names_something(text, [n for n in parties if n])
+            | REACTS_ONLY * (says and _only_reacts(text, name_words))
+            | NAMES_SOMETHING * _names_something(text, name_words)
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.chatter import CAPTION
-from memgraph.dates import CALENDAR_WORDS
+from memgraph.dates import DAY_NAMES
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
@@ -355,33 +355,17 @@ _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaug
 """Relatives often told of through another ("your sister's toddler") and not by
 their own kinship word."""
 _ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
-_NOT_NAMES = CALENDAR_WORDS | frozenset(
-    [
-        "christmas",
-        "xmas",
-        "easter",
-        "halloween",
-        "thanksgiving",
-        "valentine",
-        "valentines",
-        "diwali",
-        "eid",
-        "hanukkah",
-        "ramadan",
-    ]
-)
-"""Capitalised words that name a day, not a relative ("He'd asked my dad the week
-before Christmas")."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
 
 
 def _named_near(
-    head: str, texts: list[str], query: Query, known: Callable[[str], bool], reach: int
+    head: str, texts: list[str], query: Query, known: Callable[[str], bool]
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
-    capitalised name within ``reach`` words of it (see :func:`relative_named`),
+    capitalised name within :data:`RELATIVE_REACH` words of it (see
+    :func:`relative_named`),
     ``None`` when a text asks for that name ("What's your mum's name?"); and whether
     any text says ``head`` at all."""
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
@@ -398,7 +382,7 @@ def _named_near(
             return None, True  # "What's your mum's name?": the turn after may say it, in any case
         for name in _NAME_LIKE.finditer(text):
             word = name.group()
-            if word.lower() in _NOT_NAMES or known(word) or _is_their_name(word, query):
+            if word.lower() in DAY_NAMES or known(word) or _is_their_name(word, query):
                 continue
             if _kin(index_terms(word)) & _RELATIONS:
                 continue  # "Mum" is a relative, not their name
@@ -409,7 +393,7 @@ def _named_near(
             if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
                 continue
             where = place.get(name.start())
-            if where is not None and any(abs(where - n) <= reach for n in at):
+            if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
                 return True, True
     return False, spoken_of
 
@@ -428,7 +412,7 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     _things, head = _possessed(query, anyones=True)
     if head not in _RELATIONS or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
-    named, spoken_of = _named_near(head, list(texts), query, known, RELATIVE_REACH)
+    named, spoken_of = _named_near(head, list(texts), query, known)
     if named is not False:
         return named
     # A relative never spoken of is unknown, when the question says whose they are by
