@@ -971,10 +971,6 @@ class MemoryCore:
         entity = graph.entity_by_name(DEFAULT_SPEAKER)
         return str(entity["id"]) if entity is not None else None
 
-    def _retired_episode(self, graph: Graph, episode_id: str) -> bool:
-        """Whether a fact the episode stated is no longer current."""
-        return bool(self._retired_episodes(graph, (episode_id,)))
-
     def _retired_episodes(self, graph: Graph, episode_ids: Iterable[str]) -> set[str]:
         """The episodes a fact of which is no longer current (superseded, corrected or
         forgotten), read from the graph's saved flags, all at once."""
@@ -1147,7 +1143,7 @@ class MemoryCore:
             if episode_id in checked:
                 return episode_id in gone
             if lens.at is None:
-                return self._retired_episode(graph, episode_id)
+                return bool(self._retired_episodes(graph, (episode_id,)))
             for number in index.facts_of(episode_id) or ():
                 pair = graph.observation(f"obs-{number}")
                 if pair is not None:

@@ -165,18 +165,18 @@ class ReadMixin(MemoryCore):
 
         replies = {e: r for e in episode_ids if e in docs and (r := reply(e))}
         found = self._episode_docs(graph, sorted(set(replies.values())))
+        gone = self._retired_episodes(graph, found)
         answers = {
             e: [found[r]]
             for e, r in replies.items()
-            if r in found
-            and (asks(e) or _asks_briefly(found[r]))
-            and not self._retired_episode(graph, r)
+            if r in found and (asks(e) or _asks_briefly(found[r])) and r not in gone
         }
         # news asked about: the reply to the question, by whoever gave the news
         follow = {e: reply(str(chain[0]["id"])) for e, chain in answers.items() if not asks(e)}
         more = self._episode_docs(graph, sorted({f for f in follow.values() if f}))
+        gone = self._retired_episodes(graph, more)
         for e, f in follow.items():
-            if f in more and speaker(f) == speaker(e) and not self._retired_episode(graph, f):
+            if f in more and speaker(f) == speaker(e) and f not in gone:
                 answers[e].append(more[f])
             else:
                 del answers[e]  # a question nobody answered says nothing of the news
@@ -213,10 +213,11 @@ class ReadMixin(MemoryCore):
             if e in quiet or every_reply or _affirms(doc)
         }
         found = self._episode_docs(graph, sorted({p for p in step.values() if p is not None}))
+        gone = self._retired_episodes(graph, found)
         chains: dict[str, list[Doc]] = {}
         for episode_id, previous in step.items():
             before = found.get(previous or "")
-            if before is None or self._retired_episode(graph, str(before["id"])):
+            if before is None or previous in gone:
                 continue  # a text whose facts were since superseded or forgotten is not quoted
             doc = docs[episode_id]
             if episode_id in quiet:
@@ -237,8 +238,9 @@ class ReadMixin(MemoryCore):
             if e in quiet and silent(chain[0])
         }
         earlier = self._episode_docs(graph, sorted({p for p in further.values() if p}))
+        gone = self._retired_episodes(graph, earlier)
         for episode_id, previous in further.items():
-            if previous in earlier and not self._retired_episode(graph, str(previous)):
+            if previous in earlier and previous not in gone:
                 chains[episode_id].append(earlier[previous])
         return chains
 
