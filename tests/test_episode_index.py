@@ -110,6 +110,21 @@ def test_a_turn_with_no_word_of_its_own_borrows_none_from_the_turn_before() -> N
         assert "e-1" in found and "e-2" not in found
 
 
+def test_a_new_session_opened_by_the_other_speakers_name_says_nothing() -> None:
+    day = 24 * 60 * MINUTE
+    index = EpisodeIndex()
+    index.add("e-1", "the bridge opens friday", at_ms=0, speaker="Kwame", conversation="c")
+    index.add("e-2", "ok!", at_ms=MINUTE, speaker="Lena", conversation="c")
+    # days later, nothing before it to read it with: still only a speaker's name
+    index.add("e-3", "KWAME", at_ms=5 * day, speaker="Lena", conversation="c")
+    index.add("e-4", "thanks kwame!!", at_ms=9 * day, speaker="Lena", conversation="c")
+    index.add("e-5", "KWAME the exam", at_ms=12 * day, speaker="Lena", conversation="c")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.says_nothing("e-3")
+        assert saved.only_reacts("e-4")
+        assert not saved.says_nothing("e-5") and not saved.only_reacts("e-5")
+
+
 def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_before() -> None:
     index = EpisodeIndex()
     index.add("e-1", "did you get the job at Acme?", at_ms=0, speaker="Dana", conversation="c")

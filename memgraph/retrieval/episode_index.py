@@ -68,7 +68,7 @@ FOLLOW_UP_TERMS = 3
 bare follow-up."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDXA"
+MAGIC = b"MGEPIDXB"
 OLDER_MAGICS = (
     b"MGEPIDX2",
     b"MGEPIDX3",
@@ -78,9 +78,11 @@ OLDER_MAGICS = (
     b"MGEPIDX7",
     b"MGEPIDX8",
     b"MGEPIDX9",
+    b"MGEPIDXA",
 )
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
-and of turns that say nothing, format 6 the flag of turns that only react)."""
+and of turns that say nothing, format 6 the flag of turns that only react, format A
+reads a turn that is only a speaker's name as saying something when it opens a session)."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -596,6 +598,7 @@ class EpisodeIndex:
         self.speakers = _Values()
         self.voices: set[str] = set()  # every speaker's name, as a name key (text.name_key)
         self._first_names: FirstNames | None = None
+        self._voice_names: tuple[int, set[str], set[str]] = (0, set(), set())
         self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
         self._lengths = _Grow(np.float32)
         self._length_total = 0.0
@@ -667,7 +670,9 @@ class EpisodeIndex:
         names = [name for name in parties if name]
         name_terms = {t for name in names for t in episode_terms(name)}
         name_words = {w for name in names for w in words(name)}
-        says = _says_something(own, name_terms)
+        voice_terms, voice_words = self._voices_said()
+        # "KWAME", first thing in a new session: calling someone by name says nothing
+        says = _says_something(own, name_terms | voice_terms)
         context_weights = CONTEXT_WEIGHTS
         if last is not None and says:  # "you should" borrows no words from the turn before
             contexts = [last.terms, last.before]
@@ -694,7 +699,7 @@ class EpisodeIndex:
             | AFTER_PAST * answers_past
             | SAYS_NOTHING * (not says)
             | ASKS_ONLY * only_asks(text)
-            | REACTS_ONLY * (says and _only_reacts(text, name_words))
+            | REACTS_ONLY * (says and _only_reacts(text, name_words | voice_words))
             | NAMES_SOMETHING * _names_something(text, name_words)
         )
         if facts:
@@ -736,6 +741,15 @@ class EpisodeIndex:
             before,
             asks_when_news,
         )
+
+    def _voices_said(self) -> tuple[set[str], set[str]]:
+        """The index terms and the words of every speaker's name so far."""
+        size, voice_terms, voice_words = self._voice_names
+        if size != len(self.voices):
+            voice_terms = {t for voice in self.voices for t in episode_terms(voice)}
+            voice_words = {w for voice in self.voices for w in words(voice)}
+            self._voice_names = (len(self.voices), voice_terms, voice_words)
+        return voice_terms, voice_words
 
     def previous(self, conversation: str, at_ms: int) -> _Turn | None:
         """The last indexed turn, when it belongs to ``conversation`` and is recent
