@@ -49,6 +49,7 @@ KINDS: tuple[AnswerKind, ...] = (
         r"(?:(?:current|new|old|first|last|previous|day) )?job(?! (?:applications?|interviews?|"
         r"hunt|hunting|search|offers?|fair|listings?|ads?|adverts?|postings?|boards?|market))|"
         r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
+        r"(?:his|her|their|your|my|\w+'s|what|which) trade(?! fairs?| shows?)|"
         r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for|"
         r"what (?:company|firm|employer|organi[sz]ation|business) (?:does|do|did) [\w ]{1,40}? "

@@ -121,6 +121,13 @@ def test_what_someone_does_on_an_occasion_is_not_their_occupation() -> None:
     assert "dentist" not in answer_cues("What does Melanie do with her family on hikes?")
 
 
+def test_a_person_s_trade_is_their_occupation_but_a_trade_fair_is_not() -> None:
+    assert "carpent" in answer_cues("What is Jonas's trade?")
+    assert "carpent" in answer_cues("Which trade is Felix training in?")
+    assert "carpent" not in answer_cues("When is Jonas's trade fair?")
+    assert "carpent" not in answer_cues("Did the trade deal pass?")
+
+
 def test_a_job_application_or_interview_is_not_an_occupation() -> None:
     (engineer,) = index_terms("engineer")
     assert engineer in answer_cues("What is Bea's new job?")
