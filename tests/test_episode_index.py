@@ -125,6 +125,24 @@ def test_a_new_session_opened_by_the_other_speakers_name_says_nothing() -> None:
         assert not saved.says_nothing("e-5") and not saved.only_reacts("e-5")
 
 
+def test_near_context_leaves_out_a_word_only_the_turn_two_before_holds() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "My cat Miso hid all day", at_ms=0, speaker="Dana", conversation="c")
+    index.add(
+        "e-2",
+        "Ha, classic. How was the interview?",
+        at_ms=MINUTE,
+        speaker="Marcus",
+        conversation="c",
+    )
+    index.add("e-3", "Chidi got the job!", at_ms=2 * MINUTE, speaker="Dana", conversation="c")
+    index.add("e-4", "Another cat, a kitten", at_ms=3 * MINUTE, speaker="Marcus", conversation="c")
+    cat = episode_terms("cat")
+    assert "e-3" in dict(index.search(cat))  # the turn two before it, at a low weight
+    near = dict(index.search(cat, near_context=True))
+    assert "e-3" not in near and {"e-1", "e-2", "e-4"} <= set(near)
+
+
 def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_before() -> None:
     index = EpisodeIndex()
     index.add("e-1", "did you get the job at Acme?", at_ms=0, speaker="Dana", conversation="c")

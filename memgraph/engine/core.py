@@ -1050,8 +1050,17 @@ class MemoryCore:
         topical = None
         if query.name_terms - names:  # a named topic counted: what the other words hold
             unnamed = [t for t in terms if t not in query.name_terms]
+            # what a text says of the topic: its own words and the turn it answers
             topical = (
-                dict(index.search(unnamed, k=EPISODE_CANDIDATES, at_ms=at_ms, source=lens.source))
+                dict(
+                    index.search(
+                        unnamed,
+                        k=EPISODE_CANDIDATES,
+                        at_ms=at_ms,
+                        source=lens.source,
+                        near_context=True,
+                    )
+                )
                 if unnamed
                 else {}
             )

@@ -7,7 +7,7 @@ answer such as "A golden retriever, his name's Max" is found by a question
 about a dog that only the previous turn named. Terms are Snowball stems of the
 content words (:func:`episode_terms`).
 
-Scores are BM25 (k1 = 1.2, b = 0.75) divided by the query's total IDF weight,
+Scores are BM25 (k1 = 1.2, b = 0.3) divided by the query's total IDF weight,
 so a score is the share of the query an episode answers, in [0, 1], directly
 comparable with the fact tier's keyword share. Query terms that no episode
 holds weigh as much as the rarest term that does: an unknown word in a query
@@ -54,7 +54,10 @@ __all__ = [
 ]
 
 K1 = 1.2
-B = 0.75
+B = 0.3
+"""Length normalisation, lower than the usual 0.75: chat turns are short and
+their lengths vary little in meaning, so "KWAME!!! it's beautiful" should not
+outweigh a long turn that holds the same word and the answer."""
 CONTEXT_WEIGHTS = (0.65, 0.3)
 """Weights of the turn before an episode and of the one before that. They sum to
 less than 1, the weight of a text's own word: a word only the context holds is
@@ -63,6 +66,9 @@ FOLLOW_UP_WEIGHTS = (0.45, 0.5)
 """The same, when the turn before is a bare follow-up question ("Moved?? To when?"
 after "Elif's wedding moved"): the answer speaks of the topic of the turn before
 that as much as of the question."""
+NEAR_CONTEXT = min(CONTEXT_WEIGHTS[0], FOLLOW_UP_WEIGHTS[0])
+"""The least weight of a word the turn just before holds (or, after a bare follow-up
+question, the turn before that)."""
 FOLLOW_UP_TERMS = 3
 """At most this many words of its own (besides the speakers' names) make a question a
 bare follow-up."""
@@ -1132,13 +1138,15 @@ class EpisodeIndex:
         at_ms: int | None = None,
         source: str | None = None,
         said_within: tuple[int, int] | None = None,
+        near_context: bool = False,
     ) -> list[tuple[str, float]]:
         """The ``k`` best episodes for ``query_terms`` as ``(id, share)``, best first.
 
         ``at_ms`` hides episodes said after that moment; ``source`` keeps only
         one source's episodes; an episode said within ``said_within`` (ms,
         start included, end not: the day or month a question names) that holds
-        some of the terms gains ``SAID_WITHIN_BONUS``.
+        some of the terms gains ``SAID_WITHIN_BONUS``. With ``near_context``, a
+        word only the turn two before holds does not count.
         """
         count = len(self.ids)
         unique = list(dict.fromkeys(query_terms))
@@ -1159,6 +1167,10 @@ class EpisodeIndex:
         telling = [p for p in scored if _idf(count, len(p[0])) >= NEGLIGIBLE_IDF]
         scores = np.zeros(count, dtype=np.float32)
         for ords, tfs in telling or scored:  # "Northwind" in every office's note: skipped
+            if near_context:
+                near = tfs >= NEAR_CONTEXT
+                scores[ords[near]] += self._bm25(ords[near], tfs[near], len(ords))
+                continue
             scores[ords] += self._bm25(ords, tfs, len(ords))
         scores /= total_weight
         if said_within is not None:
