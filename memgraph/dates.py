@@ -1013,6 +1013,7 @@ def asked_period(text: str) -> Period | None:
 _NOW = re.compile(
     r"\b(?:now|current|currently|these days|nowadays|at the moment|still|anymore|any more|"
     r"latest|most recent|most recently|right now|so far|final|finally|ended up|end up|"
+    r"in the end|after all|rescheduled|postponed|revised|last change|"
     r"what(?:'s|\u2019s| is) new|anything new|any news|updates? (?:on|about)|catch me up)\b",
     re.IGNORECASE,
 )

@@ -463,6 +463,11 @@ def test_a_question_about_the_past_is_told_apart(text: str, past: bool) -> None:
         ("What's new with Omar?", True),
         ("Any news about Biscuit?", True),
         ("What new hobby did Omar pick up?", False),
+        # the last word on something changed: what it came to
+        ("Where was Owen's wedding held in the end?", True),
+        ("When did Carol's appointment get rescheduled to?", True),
+        ("After the last change, what time does the dinner start?", True),
+        ("When did the demolition actually take place?", False),
     ],
 )
 def test_a_question_about_the_present_is_told_apart(question: str, now: bool) -> None:
