@@ -177,7 +177,10 @@ def asked_attributes(words: list[str]) -> set[str]:
 
 
 _CUES = {
-    "employer": "job offer offered start started starting hired joined role position company firm",
+    "employer": (
+        "job offer offered start started starting hired joined role position company firm "
+        "transfer transferred promotion promoted"
+    ),
     "residence": (
         "moved moving move lease apartment house place neighborhood rent bought found "
         "flat keys unpacked unpacking boxes"

@@ -199,6 +199,16 @@ def test_a_job_that_is_a_piece_of_work_does_not_ask_for_an_employer() -> None:
     assert asked_attributes(words("What is Marek's final price for the bathroom job?")) == set()
 
 
+def test_news_of_a_transfer_or_promotion_says_where_someone_works() -> None:
+    from memgraph.attributes import asked_attributes, attribute_cues
+    from memgraph.text import words
+
+    asked = asked_attributes(words("In which city is Kwame working now?"))
+    assert asked == {"employer"}
+    # "The transfer is confirmed. From November I will lead the site in Kumasi."
+    assert {"transfer", "promoted"} <= set(attribute_cues(asked).split())
+
+
 def test_a_travel_question_gets_the_names_of_places() -> None:
     cues = set(answer_cues("Which cities has Jon visited?"))
     assert set(index_terms("rome paris trip")) <= cues
