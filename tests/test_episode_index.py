@@ -143,6 +143,23 @@ def test_near_context_leaves_out_a_word_only_the_turn_two_before_holds() -> None
     assert "e-3" not in near and {"e-1", "e-2", "e-4"} <= set(near)
 
 
+def test_a_turn_of_few_words_of_its_own_is_flagged() -> None:
+    index = EpisodeIndex()
+    said = [
+        ("e-1", "Kwame", "The permit finally came through for the flyover"),
+        ("e-2", "Lena", "the date"),
+        ("e-3", "Lena", "i approve, Kwame"),
+        ("e-4", "Lena", "[shared image: a cat] lol"),
+        ("e-5", "Lena", "jonas and i are officially together"),
+    ]
+    for at, (episode_id, speaker, text) in enumerate(said):
+        index.add(episode_id, text, at_ms=at * MINUTE, speaker=speaker, conversation="c")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.few_words("e-2") and saved.few_words("e-3")  # names do not count
+        assert not saved.few_words("e-4")  # a photo says more than its words
+        assert not saved.few_words("e-1") and not saved.few_words("e-5")
+
+
 def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_before() -> None:
     index = EpisodeIndex()
     index.add("e-1", "did you get the job at Acme?", at_ms=0, speaker="Dana", conversation="c")

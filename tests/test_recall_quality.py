@@ -1063,3 +1063,18 @@ def test_a_relative_spoken_of_but_never_named_has_no_name_remembered(tmp_path: P
     said.append(("Tasha", "oh and my sister Layla is flying in on Friday"))
     (text,) = recalled(tmp_path / "again", said, "What is the name of Tasha's sister?")
     assert "Layla" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_a_turn_or_fact_of_a_word_or_two_is_not_found_by_its_speakers_name(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Kwame", "The permit for the flyover finally came through"),
+        ("Lena", "NOOO way"),
+        ("Lena", "i approve"),
+        ("Lena", "jonas and i are official now, together since sunday"),
+        ("Kwame", "That is wonderful news, Lena."),
+    ]
+    texts = searched(tmp_path, said, "Who is Lena's boyfriend?", k=10)
+    # their vectors are near any question naming Lena, for the name alone
+    assert "NOOO way" not in texts and "i approve" not in texts, texts

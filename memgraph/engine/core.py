@@ -1112,7 +1112,11 @@ class MemoryCore:
             )
         if near:
             for episode_id, score in near.items():
-                if index.says_nothing(episode_id) or index.only_reacts(episode_id):
+                if (
+                    index.says_nothing(episode_id)
+                    or index.only_reacts(episode_id)
+                    or index.few_words(episode_id)
+                ):
                     continue  # near the question only by its speaker's name
                 said = index.at_of(episode_id)
                 if said is None or (at_ms is not None and said > at_ms):

@@ -107,6 +107,11 @@ REACTS_ONLY = 64
 """Flag: the text only reacts ("Agreed!", "Thanks!", "haha bye"): its vector, near a
 question by its speaker's name alone, is no evidence (its words, with those of the
 turn it answers, still are: "yes!" after "did you get the job?")."""
+FEW_WORDS = 256
+"""Flag: the text has at most ``FEW_WORDS_MAX`` words of its own besides the names of
+those who speak ("the date", "NOOO", "i approve"): its vector is mostly its
+speaker's name, near any question that names them, so it is no evidence."""
+FEW_WORDS_MAX = 2
 NAMES_SOMETHING = 128
 """Flag: the text calls someone or something by a name (a capitalised word within
 a sentence that is not a speaker's: "Côr Seren started up again", "my sister
@@ -168,6 +173,12 @@ def _says_something(own: Sequence[str], name_terms: set[str]) -> bool:
     """Whether a turn has a word of its own besides the names of the conversation's
     speakers (``name_terms``: "you should", "?", "WE DID IT!!!" and "TARIQ" have none)."""
     return not set(own) <= name_terms
+
+
+def _few_words(own: Sequence[str], name_terms: set[str], text: str) -> bool:
+    """Whether a turn has at most :data:`FEW_WORDS_MAX` words of its own besides the
+    speakers' names (``name_terms``), and shares no photo."""
+    return len(set(own) - name_terms) <= FEW_WORDS_MAX and not CAPTION.search(text)
 
 
 def _only_reacts(text: str, name_words: set[str]) -> bool:
@@ -548,7 +559,7 @@ class _Flat:
     at: npt.NDArray[np.int64]
     loc: npt.NDArray[np.int64]
     facts_known: npt.NDArray[np.uint8]
-    flags: npt.NDArray[np.uint8]
+    flags: npt.NDArray[np.uint16]
     facts_indptr: npt.NDArray[np.int64]
     facts_flat: npt.NDArray[np.int64]
 
@@ -632,7 +643,7 @@ class EpisodeIndex:
         self._facts_flat: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._facts_known = _Grow(np.bool_)
         # bit 1: the text says when something happened; bit 2: it says something changed
-        self._flags = _Grow(np.uint8)
+        self._flags = _Grow(np.uint16)
         self._range: tuple[int, int, int] | None = None
         self._facts_added: dict[int, tuple[int, ...]] = {}
         self.mark = 0  # the store's episodes up to this mark are indexed
@@ -707,6 +718,7 @@ class EpisodeIndex:
             | ASKS_ONLY * only_asks(text)
             | REACTS_ONLY * (says and _only_reacts(text, name_words | voice_words))
             | NAMES_SOMETHING * _names_something(text, name_words)
+            | FEW_WORDS * _few_words(own, name_terms | voice_terms, text)
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
@@ -826,6 +838,10 @@ class EpisodeIndex:
     def only_reacts(self, episode_id: str) -> bool:
         """Whether the text only reacts ("Agreed!", "Thanks, Gina!")."""
         return self._flagged(episode_id, REACTS_ONLY)
+
+    def few_words(self, episode_id: str) -> bool:
+        """Whether the text has few words of its own (:data:`FEW_WORDS`)."""
+        return self._flagged(episode_id, FEW_WORDS)
 
     def names_something(self, episode_id: str) -> bool:
         """Whether the text calls someone or something by a name of its own."""
@@ -1305,14 +1321,14 @@ class EpisodeIndex:
 
     def _saved_flags(
         self, keep: npt.NDArray[np.bool_], kept: npt.NDArray[np.int64]
-    ) -> npt.NDArray[np.uint8]:
+    ) -> npt.NDArray[np.uint16]:
         """The kept episodes' flags; one whose context is dropped loses ``FOLLOWS``."""
-        flags = np.asarray(self._flags.view()[kept], dtype=np.uint8).copy()
+        flags = np.asarray(self._flags.view()[kept], dtype=np.uint16).copy()
         before_kept = np.zeros(len(kept), dtype=bool)
         inner = kept > 0
         before_kept[inner] = keep[kept[inner] - 1]
-        flags[~before_kept] &= np.uint8(0xFF ^ FOLLOWS)
-        saved: npt.NDArray[np.uint8] = flags
+        flags[~before_kept] &= np.uint16(0xFFFF ^ FOLLOWS)
+        saved: npt.NDArray[np.uint16] = flags
         return saved
 
     @classmethod
@@ -1359,7 +1375,7 @@ class EpisodeIndex:
             at=_array(blobs[12], "<i8"),
             loc=_array(blobs[13], "<i8"),
             facts_known=_array(blobs[14], np.uint8),
-            flags=_array(blobs[15], np.uint8),
+            flags=_array(blobs[15], np.uint16),
             facts_indptr=_array(blobs[16], "<i8"),
             facts_flat=_array(blobs[17], "<i8"),
         )
@@ -1392,7 +1408,7 @@ class EpisodeIndex:
         index._loc = _Grow(np.int64, flat.loc)
         index.mark = flat.mark
         index._facts_known = _Grow(np.bool_, flat.facts_known.astype(bool))
-        index._flags = _Grow(np.uint8, flat.flags)
+        index._flags = _Grow(np.uint16, flat.flags)
         index._facts_indptr = flat.facts_indptr
         index._facts_flat = flat.facts_flat
         index._length_total = float(flat.lengths.sum(dtype=np.float64))

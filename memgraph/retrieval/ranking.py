@@ -46,6 +46,7 @@ from memgraph.graph.lazy import PostingIndex
 from memgraph.llm_calls.ask import ask_json
 from memgraph.llm_calls.prompts import RERANK_SYSTEM, rerank_message, rerank_schema
 from memgraph.llm_calls.provider import ChatModel
+from memgraph.retrieval.episode_index import FEW_WORDS_MAX
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.sums import asks_amount
@@ -587,6 +588,8 @@ def fuse(
         pair = graph.observation(obs_id)
         if pair is None or not is_current(pair[1]):
             continue
+        if "content" not in signals and _few_words(pair[1]):
+            continue  # "approves", "is ready": its vector is mostly its owner's name
         candidate(*pair).signals.update(signals)
     asked = query.attributes if query is not None else set()
     if asked and named and lens.at is None:
@@ -731,6 +734,11 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
         # "Noted: you work at Acme", "I don't know that": the user's own words first
         factor *= ASSISTANT_TEXT
     return factor
+
+
+def _few_words(obs: Doc) -> bool:
+    """Whether a fact says at most ``FEW_WORDS_MAX`` words ("is texting")."""
+    return len(set(index_terms(str(obs.get("content") or "")))) <= FEW_WORDS_MAX
 
 
 def _first_look(
