@@ -160,6 +160,18 @@ def test_a_turn_of_few_words_of_its_own_is_flagged() -> None:
         assert not saved.few_words("e-1") and not saved.few_words("e-5")
 
 
+def test_the_share_of_texts_saying_a_word_counts_their_own_words_only() -> None:
+    index = EpisodeIndex()
+    index.add("e-1", "Kwame proposed!", at_ms=0, speaker="Nadia", conversation="c")
+    index.add("e-2", "no way, how", at_ms=MINUTE, speaker="Diego", conversation="c")
+    index.add("e-3", "in a kayak", at_ms=2 * MINUTE, speaker="Nadia", conversation="c")
+    index.add("e-4", "Kwame and Sophie!!", at_ms=3 * MINUTE, speaker="Diego", conversation="c")
+    (kwame,) = episode_terms("Kwame")
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.share_saying(kwame) == 0.5  # e-2 holds it only as the turn before
+        assert saved.share_saying("unheard") == 0.0
+
+
 def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_before() -> None:
     index = EpisodeIndex()
     index.add("e-1", "did you get the job at Acme?", at_ms=0, speaker="Dana", conversation="c")

@@ -173,7 +173,8 @@ def remember_dialogue(
     """Remember each ``(speaker, text)`` a minute apart, or a day apart when ``daily``
     (``None``: no speaker given)."""
     for index, (speaker, text) in enumerate(said):
-        at = f"2025-04-{index + 1:02d}T10:00:00Z" if daily else f"2024-01-19T10:{index:02d}:00Z"
+        minute = f"2024-01-19T{10 + index // 60:02d}:{index % 60:02d}:00Z"
+        at = f"2025-04-{index + 1:02d}T10:00:00Z" if daily else minute
         memory.remember(text, speaker=speaker, at=at)
 
 
@@ -1078,3 +1079,19 @@ def test_a_turn_or_fact_of_a_word_or_two_is_not_found_by_its_speakers_name(
     texts = searched(tmp_path, said, "Who is Lena's boyfriend?", k=10)
     # their vectors are near any question naming Lena, for the name alone
     assert "NOOO way" not in texts and "i approve" not in texts, texts
+
+
+def test_a_question_naming_someone_rarely_spoken_of_searches_their_name(
+    tmp_path: Path,
+) -> None:
+    topics = ["thesis", "rent", "bus", "gym", "pop quiz", "rain", "exam question", "train"]
+    said: list[tuple[str | None, str]] = [
+        (speaker, f"the {topic} thing on day {day} was a mess again")
+        for day in range(1, 7)
+        for topic in topics
+        for speaker in ("Nadia", "Diego")
+    ]
+    said.insert(40, ("Nadia", "My brother Kwame proposed to Sophie last night, in a kayak!"))
+    # "kwame" in one text of 97: the topic itself, not a speaker's name in every text
+    texts = searched(tmp_path, said, "How did Kwame pop the question?", k=3)
+    assert any("kayak" in t for t in texts), texts

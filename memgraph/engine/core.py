@@ -179,6 +179,11 @@ def _highest_id(ops: Sequence[Doc]) -> int:
     return highest
 
 
+RARE_NAME = 0.02
+"""A person who never speaks and whom fewer texts than this share name is the topic
+of a question naming them ("How did Kwame propose to Sophie?"): their name is searched."""
+
+
 class MemoryCore:
     """State and primitives shared by every part of :class:`memgraph.Memory`."""
 
@@ -993,13 +998,20 @@ class MemoryCore:
         if not len(index):
             return tiers.EpisodeSignals()
         at_ms = None if lens.at is None else epoch_ms(lens.at)
-        # A person's name is in every text they said (their speaker name is indexed):
-        # it picks whose texts, not which. A named place or thing is the topic itself.
+        # A person's name is in every text they said (their speaker name is indexed),
+        # and one spoken of often is named in many: it picks whose texts, not which.
+        # A named place or thing, or a person seldom spoken of, is the topic itself.
         names = {
             t
             for e in query.named
-            if (graph.entities.get(e) or {}).get("type") == "person"
-            or index.heard(graph.entity_name(e))  # named as a thing first
+            if index.heard(graph.entity_name(e))  # named as a thing first
+            or (
+                (graph.entities.get(e) or {}).get("type") == "person"
+                and any(
+                    index.share_saying(t) >= RARE_NAME
+                    for t in episode_terms(graph.entity_name(e) or "")
+                )
+            )
             for t in episode_terms(graph.entity_name(e) or "")
         }
         asked = [

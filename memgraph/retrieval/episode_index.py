@@ -1114,6 +1114,13 @@ class EpisodeIndex:
             return parts_o[0], parts_w[0]
         return np.concatenate(parts_o), np.concatenate(parts_w)
 
+    def share_saying(self, term: str) -> float:
+        """The share of the texts whose own words hold ``term``."""
+        posting = self._postings(term)
+        if posting is None or not len(self.ids):
+            return 0.0
+        return int(np.count_nonzero(posting[1] >= 1.0)) / len(self.ids)
+
     def holds_any(self, terms: Iterable[str]) -> bool:
         """Whether some text holds one of ``terms`` (or another word said for it)."""
         return any(
