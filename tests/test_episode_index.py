@@ -18,6 +18,14 @@ from memgraph.retrieval.episode_index import (
 MINUTE = 60_000
 
 
+def chat(*turns: tuple[str, str]) -> EpisodeIndex:
+    """One conversation's ``(speaker, text)`` turns a minute apart, as e-1, e-2, ..."""
+    index = EpisodeIndex()
+    for n, (speaker, text) in enumerate(turns):
+        index.add(f"e-{n + 1}", text, at_ms=n * MINUTE, speaker=speaker, conversation="c")
+    return index
+
+
 def dialogue() -> EpisodeIndex:
     index = EpisodeIndex()
     index.add("e-1", "Sanjay told me he's leaving", at_ms=0, speaker="Marcus", conversation="c")
@@ -97,11 +105,12 @@ def test_a_reply_to_a_question_about_the_past_is_marked() -> None:
 
 
 def test_a_turn_with_no_word_of_its_own_borrows_none_from_the_turn_before() -> None:
-    index = EpisodeIndex()
-    index.add("e-1", "I have a work thing to ask you", at_ms=0, speaker="Dana", conversation="c")
-    index.add("e-2", "you should", at_ms=MINUTE, speaker="Marcus", conversation="c")
-    index.add("e-3", "Shoot.", at_ms=2 * MINUTE, speaker="Marcus", conversation="c")
-    index.add("e-4", "DANA", at_ms=3 * MINUTE, speaker="Marcus", conversation="c")
+    index = chat(
+        ("Dana", "I have a work thing to ask you"),
+        ("Marcus", "you should"),
+        ("Marcus", "Shoot."),
+        ("Marcus", "DANA"),
+    )
     for saved in (index, EpisodeIndex.decode(index.encode())):
         assert saved.says_nothing("e-2")  # stop words and the speaker's name only
         assert saved.says_nothing("e-4")  # the other speaker's name only
@@ -126,17 +135,12 @@ def test_a_new_session_opened_by_the_other_speakers_name_says_nothing() -> None:
 
 
 def test_near_context_leaves_out_a_word_only_the_turn_two_before_holds() -> None:
-    index = EpisodeIndex()
-    index.add("e-1", "My cat Miso hid all day", at_ms=0, speaker="Dana", conversation="c")
-    index.add(
-        "e-2",
-        "Ha, classic. How was the interview?",
-        at_ms=MINUTE,
-        speaker="Marcus",
-        conversation="c",
+    index = chat(
+        ("Dana", "My cat Miso hid all day"),
+        ("Marcus", "Ha, classic. How was the interview?"),
+        ("Dana", "Chidi got the job!"),
+        ("Marcus", "Another cat, a kitten"),
     )
-    index.add("e-3", "Chidi got the job!", at_ms=2 * MINUTE, speaker="Dana", conversation="c")
-    index.add("e-4", "Another cat, a kitten", at_ms=3 * MINUTE, speaker="Marcus", conversation="c")
     cat = episode_terms("cat")
     assert "e-3" in dict(index.search(cat))  # the turn two before it, at a low weight
     near = dict(index.search(cat, near_context=True))
@@ -144,16 +148,13 @@ def test_near_context_leaves_out_a_word_only_the_turn_two_before_holds() -> None
 
 
 def test_a_turn_of_few_words_of_its_own_is_flagged() -> None:
-    index = EpisodeIndex()
-    said = [
-        ("e-1", "Kwame", "The permit finally came through for the flyover"),
-        ("e-2", "Lena", "the date"),
-        ("e-3", "Lena", "i approve, Kwame"),
-        ("e-4", "Lena", "[shared image: a cat] lol"),
-        ("e-5", "Lena", "jonas and i are officially together"),
-    ]
-    for at, (episode_id, speaker, text) in enumerate(said):
-        index.add(episode_id, text, at_ms=at * MINUTE, speaker=speaker, conversation="c")
+    index = chat(
+        ("Kwame", "The permit finally came through for the flyover"),
+        ("Lena", "the date"),
+        ("Lena", "i approve, Kwame"),
+        ("Lena", "[shared image: a cat] lol"),
+        ("Lena", "jonas and i are officially together"),
+    )
     for saved in (index, EpisodeIndex.decode(index.encode())):
         assert saved.few_words("e-2") and saved.few_words("e-3")  # names do not count
         assert not saved.few_words("e-4")  # a photo says more than its words
@@ -161,11 +162,12 @@ def test_a_turn_of_few_words_of_its_own_is_flagged() -> None:
 
 
 def test_the_share_of_texts_saying_a_word_counts_their_own_words_only() -> None:
-    index = EpisodeIndex()
-    index.add("e-1", "Kwame proposed!", at_ms=0, speaker="Nadia", conversation="c")
-    index.add("e-2", "no way, how", at_ms=MINUTE, speaker="Diego", conversation="c")
-    index.add("e-3", "in a kayak", at_ms=2 * MINUTE, speaker="Nadia", conversation="c")
-    index.add("e-4", "Kwame and Sophie!!", at_ms=3 * MINUTE, speaker="Diego", conversation="c")
+    index = chat(
+        ("Nadia", "Kwame proposed!"),
+        ("Diego", "no way, how"),
+        ("Nadia", "in a kayak"),
+        ("Diego", "Kwame and Sophie!!"),
+    )
     (kwame,) = episode_terms("Kwame")
     for saved in (index, EpisodeIndex.decode(index.encode())):
         assert saved.share_saying(kwame) == 0.5  # e-2 holds it only as the turn before
@@ -173,14 +175,11 @@ def test_the_share_of_texts_saying_a_word_counts_their_own_words_only() -> None:
 
 
 def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_before() -> None:
-    index = EpisodeIndex()
-    index.add("e-1", "did you get the job at Acme?", at_ms=0, speaker="Dana", conversation="c")
-    index.add("e-2", "Yes!! Thanks, Dana!", at_ms=MINUTE, speaker="Marcus", conversation="c")
-    index.add(
-        "e-3", "I start at Acme on Monday", at_ms=2 * MINUTE, speaker="Marcus", conversation="c"
-    )
-    index.add(
-        "e-4", "[shared image: a cake] yay", at_ms=3 * MINUTE, speaker="Dana", conversation="c"
+    index = chat(
+        ("Dana", "did you get the job at Acme?"),
+        ("Marcus", "Yes!! Thanks, Dana!"),
+        ("Marcus", "I start at Acme on Monday"),
+        ("Dana", "[shared image: a cake] yay"),
     )
     for saved in (index, EpisodeIndex.decode(index.encode())):
         assert saved.only_reacts("e-2") and not saved.says_nothing("e-2")
@@ -192,11 +191,11 @@ def test_a_turn_that_only_reacts_is_flagged_and_keeps_the_words_of_the_turn_befo
 
 def test_the_answer_to_a_bare_follow_up_holds_the_topic_of_the_turn_before_it() -> None:
     def indexed(follow_up: str) -> EpisodeIndex:
-        index = EpisodeIndex()
-        said = ["wedding update: Elif's wedding moved", follow_up, "it's the 20th of June now"]
-        for n, (who, text) in enumerate(zip(["Yusuf", "Malia", "Yusuf"], said, strict=True)):
-            index.add(f"e-{n + 1}", text, at_ms=n * MINUTE, speaker=who, conversation="c")
-        return index
+        return chat(
+            ("Yusuf", "wedding update: Elif's wedding moved"),
+            ("Malia", follow_up),
+            ("Yusuf", "it's the 20th of June now"),
+        )
 
     bare = dict(indexed("Moved?? To when?").search(episode_terms("Elif wedding date")))
     # told, not asked: the turn before it keeps its usual, smaller weight

@@ -115,6 +115,9 @@ COMPACT_EPISODES = 1_024
 """Episodes indexed at load past the saved index that make it sort them into one table
 (an index added to in memory finds a term's episodes by scanning everything added)."""
 EPISODE_CANDIDATES = 50
+RARE_NAME = 0.02
+"""A person who never speaks and whom fewer texts than this share name is the topic
+of a question naming them ("How did Kwame propose to Sophie?"): their name is searched."""
 CUE_WEIGHT = 1.5
 """How much a named person's text in the words an asked attribute's news comes in
 ("I start at ...", "we found a house in ...") counts, times its share of them."""
@@ -177,11 +180,6 @@ def _highest_id(ops: Sequence[Doc]) -> int:
                 if number.isdigit():
                     highest = max(highest, int(number))
     return highest
-
-
-RARE_NAME = 0.02
-"""A person who never speaks and whom fewer texts than this share name is the topic
-of a question naming them ("How did Kwame propose to Sophie?"): their name is searched."""
 
 
 class MemoryCore:
@@ -998,22 +996,19 @@ class MemoryCore:
         if not len(index):
             return tiers.EpisodeSignals()
         at_ms = None if lens.at is None else epoch_ms(lens.at)
+
         # A person's name is in every text they said (their speaker name is indexed),
         # and one spoken of often is named in many: it picks whose texts, not which.
         # A named place or thing, or a person seldom spoken of, is the topic itself.
-        names = {
-            t
-            for e in query.named
-            if index.heard(graph.entity_name(e))  # named as a thing first
-            or (
-                (graph.entities.get(e) or {}).get("type") == "person"
-                and any(
-                    index.share_saying(t) >= RARE_NAME
-                    for t in episode_terms(graph.entity_name(e) or "")
-                )
-            )
-            for t in episode_terms(graph.entity_name(e) or "")
-        }
+        def whose(name: str, entity_id: str) -> bool:  # the name picks whose texts
+            if index.heard(name):  # a speaker, even one named as a thing first
+                return True
+            if (graph.entities.get(entity_id) or {}).get("type") != "person":
+                return False
+            return any(index.share_saying(t) >= RARE_NAME for t in episode_terms(name))
+
+        called = {e: graph.entity_name(e) or "" for e in query.named}
+        names = {t for e, name in called.items() if whose(name, e) for t in episode_terms(name)}
         asked = [
             t
             for t in tiers.without_years(episode_terms(query.asked_text))

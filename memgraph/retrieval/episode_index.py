@@ -107,15 +107,15 @@ REACTS_ONLY = 64
 """Flag: the text only reacts ("Agreed!", "Thanks!", "haha bye"): its vector, near a
 question by its speaker's name alone, is no evidence (its words, with those of the
 turn it answers, still are: "yes!" after "did you get the job?")."""
+NAMES_SOMETHING = 128
+"""Flag: the text calls someone or something by a name (a capitalised word within
+a sentence that is not a speaker's: "Côr Seren started up again", "my sister
+Layla"): what a question asking a name is answered by."""
 FEW_WORDS = 256
 """Flag: the text has at most ``FEW_WORDS_MAX`` words of its own besides the names of
 those who speak ("the date", "NOOO", "i approve"): its vector is mostly its
 speaker's name, near any question that names them, so it is no evidence."""
 FEW_WORDS_MAX = 2
-NAMES_SOMETHING = 128
-"""Flag: the text calls someone or something by a name (a capitalised word within
-a sentence that is not a speaker's: "Côr Seren started up again", "my sister
-Layla"): what a question asking a name is answered by."""
 COMMON_SHARE = 0.05
 """A word more than this share of the texts hold is too common to single one out."""
 COMMON_FLOOR = 50
@@ -689,7 +689,8 @@ class EpisodeIndex:
         name_words = {w for name in names for w in words(name)}
         voice_terms, voice_words = self._voices_said()
         # "KWAME", first thing in a new session: calling someone by name says nothing
-        says = _says_something(own, name_terms | voice_terms)
+        spoken_names = name_terms | voice_terms
+        says = _says_something(own, spoken_names)
         context_weights = CONTEXT_WEIGHTS
         if last is not None and says:  # "you should" borrows no words from the turn before
             contexts = [last.terms, last.before]
@@ -718,7 +719,7 @@ class EpisodeIndex:
             | ASKS_ONLY * only_asks(text)
             | REACTS_ONLY * (says and _only_reacts(text, name_words | voice_words))
             | NAMES_SOMETHING * _names_something(text, name_words)
-            | FEW_WORDS * _few_words(own, name_terms | voice_terms, text)
+            | FEW_WORDS * _few_words(own, spoken_names, text)
         )
         if facts:
             self._facts_added[ordinal] = tuple(_number(f) for f in facts)
@@ -1190,11 +1191,11 @@ class EpisodeIndex:
         telling = [p for p in scored if _idf(count, len(p[0])) >= NEGLIGIBLE_IDF]
         scores = np.zeros(count, dtype=np.float32)
         for ords, tfs in telling or scored:  # "Northwind" in every office's note: skipped
+            held_by = len(ords)
             if near_context:
                 near = tfs >= NEAR_CONTEXT
-                scores[ords[near]] += self._bm25(ords[near], tfs[near], len(ords))
-                continue
-            scores[ords] += self._bm25(ords, tfs, len(ords))
+                ords, tfs = ords[near], tfs[near]
+            scores[ords] += self._bm25(ords, tfs, held_by)
         scores /= total_weight
         if said_within is not None:
             times = self._at.view()

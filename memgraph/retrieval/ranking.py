@@ -588,7 +588,7 @@ def fuse(
         pair = graph.observation(obs_id)
         if pair is None or not is_current(pair[1]):
             continue
-        if "content" not in signals and _few_words(pair[1], query):
+        if "content" not in signals and _says_few_words(pair[1], query):
             continue  # "approves", "is ready": its vector is mostly its owner's name
         candidate(*pair).signals.update(signals)
     asked = query.attributes if query is not None else set()
@@ -736,7 +736,7 @@ def _prior(item: Candidate, query: Query, episodes: EpisodeSignals) -> float:
     return factor
 
 
-def _few_words(obs: Doc, query: Query | None) -> bool:
+def _says_few_words(obs: Doc, query: Query | None) -> bool:
     """Whether a fact says at most ``FEW_WORDS_MAX`` words ("is texting"), none of
     them a name the query names ("works at Acme" for "Does Alice work at Acme?")."""
     said = set(index_terms(str(obs.get("content") or "")))

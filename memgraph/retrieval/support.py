@@ -365,9 +365,8 @@ def _named_near(
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
-    :func:`relative_named`),
-    ``None`` when a text asks for that name ("What's your mum's name?"); and whether
-    any text says ``head`` at all."""
+    :func:`relative_named`), ``None`` when a text asks for that name ("What's your
+    mum's name?"); and whether any text says ``head`` at all."""
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
     lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
     spoken_of = False
