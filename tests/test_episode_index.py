@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 
 import numpy as np
@@ -260,6 +261,32 @@ def test_a_damaged_index_is_refused() -> None:
     data[-3] ^= 1
     with pytest.raises(ValueError, match="checksum"):
         EpisodeIndex.decode(bytes(data))
+
+
+def _blobs(data: bytes) -> list[bytes]:
+    body, blobs, offset = data[16:], [], 0
+    while offset < len(body):
+        size = int.from_bytes(body[offset : offset + 8], "little")
+        blobs.append(body[offset + 8 : offset + 8 + size])
+        offset += 8 + size + -size % 8
+    return blobs
+
+
+def _sealed(data: bytes, blobs: list[bytes]) -> bytes:
+    body = b"".join(len(b).to_bytes(8, "little") + b + bytes(-len(b) % 8) for b in blobs)
+    return data[:8] + zlib.crc32(body).to_bytes(4, "little") + bytes(4) + body
+
+
+@pytest.mark.parametrize(("column", "width"), [(12, 8), (13, 8), (14, 1), (15, 2), (16, 8)])
+def test_an_index_whose_columns_disagree_in_length_is_refused(column: int, width: int) -> None:
+    """A column cut short (e.g. flags written a byte each, read two) is refused, so the
+    index is rebuilt, rather than read past its end at the first search."""
+    data = dialogue().encode()
+    blobs = _blobs(data)
+    blobs[column] = blobs[column][:-width]  # one row short
+    with pytest.raises(ValueError, match="sizes disagree"):
+        EpisodeIndex.decode(_sealed(data, blobs))
+    assert EpisodeIndex.decode(_sealed(data, _blobs(data))).ids == dialogue().ids
 
 
 WORDS = [

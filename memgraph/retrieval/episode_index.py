@@ -1388,8 +1388,21 @@ class EpisodeIndex:
             facts_flat=_array(blobs[17], "<i8"),
         )
         if (
-            any(len(part) != count for part in (flat.ids, flat.lengths, flat.sources.codes))
-            or len(flat.speakers.codes) != count
+            any(
+                len(part) != count
+                for part in (
+                    flat.ids,
+                    flat.lengths,
+                    flat.sources.codes,
+                    flat.speakers.codes,
+                    flat.at,
+                    flat.loc,
+                    flat.facts_known,
+                    flat.flags,
+                )
+            )
+            or len(flat.facts_indptr) != count + 1
+            or len(flat.facts_flat) != int(flat.facts_indptr[-1])
             or len(flat.indptr) != header["terms"] + 1
             or len(flat.terms) != header["terms"]
             or len(flat.terms.starts) != header["terms"] + 1
