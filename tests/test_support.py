@@ -602,3 +602,56 @@ def test_a_partner_or_a_flatmate_is_told_of_like_a_relative() -> None:
     girlfriend = ask("What is the name of Dana's girlfriend?")
     assert relative_named(girlfriend, ["my girlfriend is a nurse"], lambda _: False) is False
     assert relative_named(girlfriend, ["my girlfriend Ana is a nurse"], lambda _: False) is True
+
+
+def test_a_relative_said_to_be_mine_after_the_kinship_word_is_the_speaker_s() -> None:
+    # "Speaking of sisters, mine is coming": Dana's sister, whatever Marcus said of his
+    said = [
+        (MARCUS, "my sister says it's a sign"),
+        (DANA, "Speaking of sisters, mine is coming to stay, she flies in from Durban"),
+    ]
+    found = judged("Which city does Dana's sister live in?", said)
+    assert found is not None and found.own == 1.0 and not found.about_someone_else
+    # "a friend of yours" is the addressee's
+    found = judged("Where does Dana's friend live?", [(MARCUS, "a friend of yours lives in Oslo")])
+    assert found is not None and found.own == 1.0
+    # a pronoun after a thing is no owner of it: "gave the dog his dinner"
+    found = judged("What does Dana's dog eat?", [(MARCUS, "I gave the dog his dinner, he eats")])
+    assert found is not None and found.own < 1.0
+
+
+def test_her_relative_is_theirs_after_a_turn_naming_them() -> None:
+    # Dana never speaks; Marcus: "Dana is expecting!" ... "Kagiso, her husband, went pink"
+    def never_speaks(entity: str) -> bool:
+        return entity == DANA["id"]
+
+    said = [
+        (MARCUS, "big news, Dana told us at lunch that she's expecting!"),
+        (MARCUS, "Kagiso, her husband, went pink and said nothing"),
+        (MARCUS, "and my husband cried, of course"),
+    ]
+
+    def to_someone_else(texts: dict[str, dict[str, str]]) -> Talk:  # not to Dana
+        talk = talk_between_dana_and_marcus(said, texts)
+        return Talk(lambda _episode: "entity-3", talk.before)
+
+    found = judged("Who is Dana's husband?", said, silent=never_speaks, talk=to_someone_else)
+    assert found is not None and found.own == 1.0 and not found.about_someone_else
+    # with no turn naming her, "her husband" says nothing of whose he is
+    said = said[1:]
+    found = judged("Who is Dana's husband?", said, silent=never_speaks, talk=to_someone_else)
+    assert found is not None and found.own == 0.0
+
+
+def test_the_name_near_someone_else_s_own_relative_is_not_theirs() -> None:
+    # Marcus's "my sister Karin" names his sister; Dana's is only "her sister"
+    said = [
+        (MARCUS, "then my sister Karin flies in from Seattle"),
+        (DANA, "my sister lives in Evanston, we're visiting"),
+    ]
+    found = judged("What is the name of Dana's sister?", said)
+    assert found is not None and found.others == frozenset({"episode-0"})
+    texts = [text for n, (_, text) in enumerate(said) if f"episode-{n}" not in found.others]
+    question = ask("What is the name of Dana's sister?")
+    assert relative_named(question, texts, known=lambda _: False) is False
+    assert relative_named(question, [text for _, text in said], known=lambda _: False) is True

@@ -309,10 +309,11 @@ class ReadMixin(MemoryCore):
                 unanswered = held is not None and held.about_someone_else
                 if not unanswered and asks_name(query):
                     # "What is the name of Tasha's sister?": a sister spoken of, never named
+                    others = held.others if held is not None else frozenset()
                     unanswered = (
                         relative_named(
                             analyzed,
-                            [spoken_words(doc) for doc in docs.values()],
+                            [spoken_words(doc) for e, doc in docs.items() if e not in others],
                             known=indexed.heard,
                         )
                         is False

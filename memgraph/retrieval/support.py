@@ -17,6 +17,10 @@ clause ("Full knee replacement.") is theirs when one of the two turns before it
 names them, the other speaker's when it echoes their words ("smart tortoise."),
 else its speaker's; but one that goes on from the speaker's own ("here's a photo I
 took! It's a waterfall") and a shared photo's caption are always its speaker's.
+The thing asked about is also owned by the words around it: "my sister", "your
+dog", "Speaking of sisters, mine is coming", "a friend of yours"; "her husband"
+is theirs when the turn or one before it names them ("Nomsa is expecting!" ...
+"Kagiso, her husband, went pink").
 """
 
 from __future__ import annotations
@@ -160,11 +164,14 @@ class Support:
         anyone: the best share held by any text or fact.
         unowned: the relative the question says is theirs ("Dana's sister") is
             spoken of, but never as anyone's ("a sister would be nice").
+        others: the texts in which someone else speaks of such a relative of their
+            own ("my sister Karin"): the name near it is not theirs.
     """
 
     own: float
     anyone: float
     unowned: bool = False
+    others: frozenset[str] = frozenset()
 
     @property
     def about_someone_else(self) -> bool:
@@ -245,6 +252,7 @@ def support(
     talk = talk or Talk()
     # the topic's words a text holds; whether they are theirs (None: nobody's, asked)
     parts: list[tuple[set[str], bool | None]] = []
+    elsewhere: set[str] = set()  # texts speaking of such a relative of someone else's
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
             content = str(item.obs.get("content") or "")
@@ -278,27 +286,32 @@ def support(
             for line, (said_by, line_text, heard) in _turns(
                 graph, item.episode, text, speaker, talk
             ):
-                parts.extend(
-                    _clauses(
-                        line_text,
-                        wanted,
-                        said_by,
-                        line,
-                        named,
-                        query,
-                        heard,
-                        head=head,
-                        chain=frozenset(things),
-                        their_words=their_words is not None,
-                        spoken_of=quiet,
-                    )
+                whose = _clauses(
+                    line_text,
+                    wanted,
+                    said_by,
+                    line,
+                    named,
+                    query,
+                    heard,
+                    head=head,
+                    chain=frozenset(things),
+                    their_words=their_words is not None,
+                    spoken_of=quiet,
                 )
+                if (
+                    head in _RELATIONS
+                    and said_by not in named
+                    and _tells_own(line_text, head, query)
+                ):
+                    elsewhere.add(item.episode)  # "my sister Karin", said by another
+                parts.extend(whose)
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
     # someone never heard themselves (Kristen's mother Carol) is told of as "Mom",
     # "she": only what the question says is theirs ("Carol's sister") is judged
-    found = None if quiet else Support(own, anyone)
+    found = None if quiet else Support(own, anyone, others=frozenset(elsewhere))
     if (
         possessed
         and (own < MOSTLY_THEIRS or head in _KIN_TERMS)
@@ -308,7 +321,10 @@ def support(
         held = {t: w for t, w in weights.items() if t in possessed}
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], math.fsum(held.values()) - held[head])
-        theirs = Support(*_shares([(said & possessed, mine) for said, mine in parts], held))
+        theirs = Support(
+            *_shares([(said & possessed, mine) for said, mine in parts], held),
+            others=frozenset(elsewhere),
+        )
         if head in _KIN_TERMS and theirs.anyone == 0.0:
             # "a sister would be acceptable": the relative is spoken of as nobody's
             return Support(0.0, 0.0, unowned=True)
@@ -520,6 +536,26 @@ def _clauses(
     named_in_text = _names(clauses, query) and (not to_them or _owned_by_name(text, query))
     # the turns before, by clause, and whether a name of theirs in it only calls them
     before: list[tuple[list[tuple[str, set[str]]], bool]] | None = None
+
+    def turns_before() -> list[tuple[list[tuple[str, set[str]]], bool]]:
+        """The turns before, by clause, and whether a name of theirs in it only calls
+        them (said to them, unless it says something is theirs)."""
+        nonlocal before
+        if before is None:
+            before = [
+                (
+                    _split(turn),
+                    bool(_is(talk.addressee(said_by), named)) and not _owned_by_name(turn, query),
+                )
+                for said_by, turn in talk.before(episode)
+            ]
+        return before
+
+    def told_of() -> bool:  # the turn, or one it goes on from, names them
+        return _names(clauses, query) or any(
+            _names(turn, query) and not calls for turn, calls in turns_before()
+        )
+
     owned: dict[bool | None, set[str]] = {}
     telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
     for clause, said in clauses:
@@ -529,7 +565,7 @@ def _clauses(
         spoken = set(words(clause))
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
         owner = (
-            _owner(clause, head, query, chain, spoken_of=spoken_of)
+            _owner(clause, head, query, chain, spoken_of=spoken_of, told_of=told_of)
             if head is not None and head in held
             else None
         )
@@ -560,16 +596,7 @@ def _clauses(
             # photo they shared: the speaker's, whatever the turn before held
             whose = speaker in named
         else:
-            if before is None:
-                before = [
-                    # said to them, their name only calls them, unless possessive
-                    (
-                        _split(turn),
-                        bool(_is(talk.addressee(said_by), named))
-                        and not _owned_by_name(turn, query),
-                    )
-                    for said_by, turn in talk.before(episode)
-                ]
+            before = turns_before()
             nearest = before[0][0] if before else []
             echoed = [  # not a question's words: "For walking or running?" "running."
                 set(words(other))
@@ -631,6 +658,16 @@ def _referred(
 
 _OWNER_WORDS = {"my": "speaker", "our": "speaker", "your": "addressee", "ur": "addressee"}
 _OTHERS = frozenset({"his", "her", "their", "its"})
+_OWNED_AFTER = {
+    "mine": "speaker",
+    "ours": "speaker",
+    "yours": "addressee",
+    "his": "other",
+    "hers": "other",
+    "theirs": "other",
+}
+"""Whose a thing is, said after it: "Speaking of sisters, mine is coming", "a
+friend of yours"."""
 _WORD = re.compile(r"[\w'’]+")
 
 
@@ -641,25 +678,36 @@ def _owner(
     chain: frozenset[str] | set[str] = frozenset(),
     *,
     spoken_of: bool = False,
+    told_of: Callable[[], bool] = lambda: False,
 ) -> str | None:
     """Whose the clause says the asked thing is, by the words just before it: "my
     dog" the speaker's, "your dog" the addressee's, "Dana's dog" theirs ("them"),
-    "her grandma's cat" someone else's ("other"); ``None`` when it does not say
+    "her grandma's cat" someone else's ("other"); or just after it: "Speaking of
+    sisters, mine is coming", "a friend of yours"; ``None`` when it does not say
     ("the dog", "a cat"). ``chain``: the other things the question says are theirs
     ("Mei's brother's wedding"): "my brother's wedding" is then whose the brother is.
     ``spoken_of``: the person asked about never speaks, so "her" or "Mom's" may be
     them (Kristen's "Mom's appointment" for Carol's): such a clause does not say.
+    ``told_of``: whether the turn, or one it goes on from, names them ("Nomsa is
+    expecting!" ... "Kagiso, her husband, went pink"): "her" is then theirs.
     A later mention may say what an earlier one does not ("never knew turtles could
     be so fun until I met your turtles")."""
     tokens = _WORD.findall(clause)
     for at, token in enumerate(tokens):  # the first mention that says whose it is
         if head in in_any_form(index_terms(token)):
+            after = [t.lower() for t in tokens[at + 1 : at + 3]]
+            if after[:1] == ["of"] and after[1:] and after[1] in _OWNED_AFTER:
+                return _OWNED_AFTER[after[1]]  # "a friend of his"
+            if after and after[0] in _OWNED_AFTER and after[0] != "his":
+                return _OWNED_AFTER[after[0]]  # "sisters, mine is": "the dog his dinner" is not
             start, position = at, at - 1
             while position >= max(0, start - 2):
                 low = tokens[position].lower().replace("’", "'")
                 if low in _OWNER_WORDS:
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
+                    if told_of():
+                        return "them"
                     return None if spoken_of else "other"
                 if low.endswith("'s") and index_terms(low[:-2]):
                     if _is_their_name(low[:-2], query):
@@ -671,6 +719,13 @@ def _owner(
                     start = position  # a thing the question says is theirs: whose is it?
                 position -= 1
     return None
+
+
+def _tells_own(text: str, head: str, query: Query) -> bool:
+    """Whether a text speaks of its speaker's own such relative ("my sister Karin")."""
+    return any(
+        head in said and _owner(clause, head, query) == "speaker" for clause, said in _split(text)
+    )
 
 
 def _opens_with(content: str, term: str) -> bool:
