@@ -155,12 +155,19 @@ def _numbers_as_digits(tokens: list[str]) -> list[str]:
     return merged
 
 
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+"""An ordinal in digits, "33rd": its number ("turned 33" for "her 33rd birthday")."""
+
+
 def _index_term(word: str) -> str:
     found = _TERM_OF.get(word)
     if found is None:
         number = _NUMBER_WORDS.get(word)
+        ordinal = _ORDINAL.fullmatch(word)
         if number is not None:
             found = str(number)
+        elif ordinal is not None:
+            found = ordinal.group(1)
         else:
             found = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
         if len(_TERM_OF) < 1_000_000:

@@ -380,8 +380,18 @@ def test_bulk_term_indexing_matches_one_by_one_indexing() -> None:
         "the cats are running",
         "we'd love it, I’ll be ill",
         "twenty-three, forty five, twenty",
+        "her 33rd birthday, the 21st, 1st of May",
     ]
     assert index_terms_many(texts) == [index_terms(text) for text in texts]
+
+
+def test_an_ordinal_in_digits_is_its_number() -> None:
+    from memgraph.text import index_terms
+
+    # "When was Lu's 33rd birthday?" is answered by "I turned 33 on Sunday"
+    assert index_terms("her 33rd birthday") == ["33", "birthday"]
+    assert index_terms("the 21st, the 2nd, the 3rd, the 4th") == ["21", "2", "3", "4"]
+    assert index_terms("the 1990s, 4x4, 2nd-hand") == ["1990s", "4x4", "2", "hand"]
 
 
 def test_a_pronoun_s_contraction_is_not_the_word_its_letters_spell() -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.retrieval.nicknames import FirstNames, with_names_written_out
+from memgraph.retrieval.episode_index import EpisodeIndex
+from memgraph.retrieval.nicknames import FirstNames, called_names, with_names_written_out
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from tests.test_recall_quality import recalled
 
@@ -78,3 +79,102 @@ def test_a_question_naming_a_speaker_by_her_short_name_is_about_her(tmp_path: Pa
     assert "Biscuit" in dog and not dog.startswith(NOTHING_SAID), dog
     # the cat is Gwen's: nothing remembered says Priyanka has one
     assert cat.startswith(NOTHING_SAID), cat
+
+
+@pytest.mark.parametrize(
+    ("text", "called"),
+    [
+        ("Shiv. The slides recording. Still waiting.", ["shiv"]),
+        ("SHIV!! so the stall is happening??", ["shiv"]),
+        ("hey thandi! quick update, they moved my exam", ["thandi"]),
+        ("lol deal. thank you Thandi ❤️", ["thandi"]),
+        ("ok Thandi, feels so weird typing that", ["thandi"]),
+        ("Wow! that is great", ["wow"]),  # no name: many speakers answer it
+        ("the duck was great, he cooked it", []),
+        ("Zosia wants to play like Shiv.", []),  # spoken of, not called
+        ("Of course! I'll bring it", []),  # a stop word
+    ],
+)
+def test_the_words_a_turn_calls_someone_by(text: str, called: list[str]) -> None:
+    assert called_names(text) == called
+
+
+def band_chat() -> EpisodeIndex:
+    """Three speakers; Arjun and Wiktor call Siobhán "Shiv", everyone says "Wow!"."""
+    turns = [
+        ("Arjun", "SHIV!! so the stall is happening??"),
+        ("Siobhán", "it is!! first market day is saturday"),
+        ("Wiktor", "Wow!"),
+        ("Arjun", "Wow! proud of you"),
+        ("Siobhán", "thanks lads"),
+        ("Wiktor", "Shiv. The slides recording. Still waiting."),
+        ("Wiktor", "Also the setlist."),  # his next turn: the reply is still to the call
+        ("Siobhán", "sending it tonight I promise"),
+        ("Wiktor", "hey Arjun, when do you land?"),
+        ("Arjun", "friday at 9"),
+    ]
+    index = EpisodeIndex()
+    for n, (speaker, text) in enumerate(turns):
+        index.add(f"e-{n + 1}", text, at_ms=n * 60_000, speaker=speaker, conversation="c")
+    return index
+
+
+def test_a_word_one_speaker_replies_to_again_and_again_calls_her() -> None:
+    index = band_chat()
+    for saved in (index, EpisodeIndex.decode(index.encode())):
+        assert saved.called("shiv") == "Siobhán"
+        assert saved.called("wow") is None  # answered by Arjun and Siobhán alike
+        assert saved.called("arjun") is None  # a speaker's own name
+        assert saved.called("setlist") is None  # once is no name
+
+
+def test_call_names_are_forgotten_with_a_purge() -> None:
+    index = band_chat()
+    index.remove(["e-1"])
+    assert index.called("shiv") is None
+
+
+def test_a_called_name_an_entity_holds_is_written_out() -> None:
+    speakers = FirstNames({"siobhán byrne", "arjun pillai"})
+
+    def out(question: str, *, names: frozenset[str]) -> str:
+        return with_names_written_out(
+            question,
+            speakers,
+            is_name=lambda word: word in names,
+            called=lambda word: "Siobhán" if word == "shiv" else None,
+        )
+
+    shiv = frozenset({"shiv"})
+    assert out("Which town did Shiv get her dog from?", names=shiv) == (
+        "Which town did Siobhán get her dog from?"
+    )
+    assert out("whats shiv's dog called", names=shiv) == "whats siobhán's dog called"
+    # a word no entity's name holds names no one ("Wow!" is answered too)
+    assert out("Which town did Shiv get her dog from?", names=frozenset()) == (
+        "Which town did Shiv get her dog from?"
+    )
+
+
+def test_a_question_calling_a_speaker_what_the_others_call_her_is_about_her(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Arjun", "SHIV!! how was the first market?"),
+        ("Siobhán", "sold out by noon!! the sourdough went first"),
+        ("Wiktor", "Shiv. Which rescue was the dog from?"),
+        ("Siobhán", "the greyhound rescue in Athenry, she's 4"),
+        ("Arjun", "my dog came from a rescue in Rotterdam too"),
+        ("Wiktor", "Shiv, good luck today"),
+        ("Siobhán", "thanks lads"),
+        ("Wiktor", "Zosia wants to see Shiv play at the gig."),  # "Shiv" is someone
+    ]
+    dog, where = recalled(
+        tmp_path,
+        said,
+        "Which town's rescue did Shiv get her dog from?",
+        "Where did Shiv's dog come from?",
+    )
+    for found in (dog, where):  # about Siobhán: her own texts answer
+        assert not found.startswith(NOTHING_SAID), found
+        assert "Athenry" in "".join(found.splitlines()[:4]), found

@@ -960,13 +960,18 @@ class MemoryCore:
         return analyzed.set_aside()
 
     def _names_written_out(self, graph: Graph, query: str) -> str:
-        """``query`` with the short form of a speaker's name written out ("What is
-        Pri's cat called?" → "Priyanka's"): :func:`nicknames.with_names_written_out`."""
-        speakers = self._episodes_indexed().first_names()
+        """``query`` with the short form of a speaker's name, or the name the others
+        call them by, written out ("What is Pri's cat called?" → "Priyanka's",
+        "Shiv's dog" → "Siobhán's"): :func:`nicknames.with_names_written_out`."""
+        index = self._episodes_indexed()
+        speakers = index.first_names()
         if not speakers.firsts:  # no conversation: nobody to call by a short name
             return query
         return with_names_written_out(
-            query, speakers, is_name=lambda w: graph.name_term_index().count(w) > 0
+            query,
+            speakers,
+            is_name=lambda w: graph.name_term_index().count(w) > 0,
+            called=index.called,
         )
 
     def _user_entity(self, graph: Graph) -> str | None:

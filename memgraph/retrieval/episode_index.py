@@ -42,7 +42,7 @@ from memgraph.dates import (
     tells_past,
 )
 from memgraph.id_column import IdColumn, StringSequence, id_column
-from memgraph.retrieval.nicknames import FirstNames
+from memgraph.retrieval.nicknames import FirstNames, called_names
 from memgraph.text import WORD_FORMS, index_terms, name_key, words
 
 __all__ = [
@@ -74,7 +74,12 @@ FOLLOW_UP_TERMS = 3
 bare follow-up."""
 CONTEXT_GAP_MS = 6 * 3600 * 1000
 """Turns further apart than this are not each other's context."""
-MAGIC = b"MGEPIDXB"
+CALLED_REPLIES = 2
+"""How many replies by one speaker to a turn calling someone by a word make the word
+a name of theirs."""
+CALLS_KEPT = 4
+"""How many of the words a speaker's run of turns calls someone by wait for a reply."""
+MAGIC = b"MGEPIDXC"
 OLDER_MAGICS = (
     b"MGEPIDX2",
     b"MGEPIDX3",
@@ -85,10 +90,12 @@ OLDER_MAGICS = (
     b"MGEPIDX8",
     b"MGEPIDX9",
     b"MGEPIDXA",
+    b"MGEPIDXB",
 )
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react, format A
-reads a turn that is only a speaker's name as saying something when it opens a session)."""
+reads a turn that is only a speaker's name as saying something when it opens a session,
+format B lacks the names speakers are called by)."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -149,6 +156,8 @@ class _Turn(NamedTuple):
     before: tuple[str, ...] = ()  # the previous turn's own terms
     # a bare "when??" right after another speaker's news of the past ("we got engaged!!")
     asks_when_news: bool = False
+    # the words it, or its speaker's turns just before it, call someone by ("hey shiv!")
+    calls: tuple[str, ...] = ()
 
 
 def episode_terms(text: str) -> list[str]:
@@ -548,6 +557,7 @@ class _Flat:
 
     last: _Turn | None
     mark: int
+    calls: dict[str, dict[str, int]]
     ids: Sequence[str]
     sources: _Coded
     speakers: _Coded
@@ -577,6 +587,7 @@ class _Flat:
             "postings": len(self.ords),
             "last": list(self.last) if self.last is not None else None,
             "mark": self.mark,
+            "calls": self.calls,
             "prefixes": list(column.prefixes) if column is not None else None,
             "sources": self.sources.values,
             "speakers": self.speakers.values,
@@ -614,6 +625,8 @@ class EpisodeIndex:
         self.sources = _Values()
         self.speakers = _Values()
         self.voices: set[str] = set()  # every speaker's name, as a name key (text.name_key)
+        # a word turns call someone by -> the speakers who replied next -> how often
+        self._calls: dict[str, dict[str, int]] = {}
         self._first_names: FirstNames | None = None
         self._voice_names: tuple[int, set[str], set[str]] = (0, set(), set())
         self._spoken = _Grow(np.bool_)  # per episode: whether it has a speaker
@@ -750,6 +763,14 @@ class EpisodeIndex:
             and asks_when_alone(text)  # cheap, and rare: the news is read only then
             and tells_past(last.text)
         )
+        calls = tuple(called_names(text)) if speaker is not None else ()
+        if last is not None and last.speaker != speaker:
+            if speaker is not None:  # "Shiv. The slides recording." answered by Siobhán
+                for word in last.calls:
+                    replied = self._calls.setdefault(word, {})
+                    replied[speaker] = replied.get(speaker, 0) + 1
+        elif last is not None:  # the same speaker goes on: whoever replies next is called
+            calls = tuple(dict.fromkeys(calls + last.calls))[:CALLS_KEPT]
         self._last = _Turn(
             conversation,
             at_ms,
@@ -759,6 +780,7 @@ class EpisodeIndex:
             other,
             before,
             asks_when_news,
+            calls,
         )
 
     def _voices_said(self) -> tuple[set[str], set[str]]:
@@ -1053,6 +1075,22 @@ class EpisodeIndex:
             found = found[len(found) - limit :] if last else found[:limit]
         return [self.ids[o] for o in found.tolist()]
 
+    def called(self, word: str) -> str | None:
+        """The first name of the speaker the others call by ``word`` (lower case):
+        at least :data:`CALLED_REPLIES` times a turn calling someone so ("Shiv.",
+        "hey shiv!") was answered by them, and by them at least two times in three
+        ("shiv" → "Siobhán"). ``None`` for a speaker's own name, or a word that
+        calls anyone ("Wow!", "thanks guys!")."""
+        replied = self._calls.get(word)
+        if not replied:
+            return None
+        name, count = max(replied.items(), key=lambda item: (item[1], item[0]))
+        if count < CALLED_REPLIES or 3 * count < 2 * sum(replied.values()):
+            return None
+        if word in self._voices_said()[1]:
+            return None
+        return name.split()[0]
+
     def heard(self, name: str | None) -> bool:
         """Whether someone of that name said any remembered text (is a speaker)."""
         return bool(name) and name_key(str(name)) in self.voices
@@ -1089,7 +1127,10 @@ class EpisodeIndex:
         return None
 
     def remove(self, episode_ids: Iterable[str]) -> None:
-        """Hide episodes from search (a purge); :meth:`encode` drops them for good."""
+        """Hide episodes from search (a purge); :meth:`encode` drops them for good.
+        The names speakers were called by are forgotten too: what was said to
+        them is no longer known (a rebuild from the episodes counts them again)."""
+        self._calls = {}
         for episode_id in episode_ids:
             ordinal = self.ids.position(episode_id)
             if ordinal is not None:
@@ -1287,6 +1328,7 @@ class EpisodeIndex:
         return _Flat(
             last=self._last,
             mark=self.mark,
+            calls=self._calls,
             ids=ids,
             sources=self.sources.kept(kept),
             speakers=self.speakers.kept(kept),
@@ -1368,6 +1410,7 @@ class EpisodeIndex:
         flat = _Flat(
             last=_turn(header.get("last")),
             mark=int(header.get("mark") or 0),
+            calls=header.get("calls") or {},
             ids=_saved_ids(header["prefixes"], blobs[1], blobs[2]),
             sources=_coded(header["sources"], blobs[3]),
             speakers=_coded(header["speakers"], blobs[4]),
@@ -1428,6 +1471,7 @@ class EpisodeIndex:
         index._at = _Grow(np.int64, flat.at)
         index._loc = _Grow(np.int64, flat.loc)
         index.mark = flat.mark
+        index._calls = {word: dict(replied) for word, replied in flat.calls.items()}
         index._facts_known = _Grow(np.bool_, flat.facts_known.astype(bool))
         index._flags = _Grow(np.uint16, flat.flags)
         index._facts_indptr = flat.facts_indptr
@@ -1445,8 +1489,17 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
     conversation, at_ms, terms, speaker, text, other, *rest = saved
     before = tuple(rest[0]) if rest else ()
     asks_when_news = bool(rest[1]) if len(rest) > 1 else False
+    calls = tuple(rest[2]) if len(rest) > 2 else ()
     return _Turn(
-        conversation, int(at_ms), tuple(terms), speaker, text, other, before, asks_when_news
+        conversation,
+        int(at_ms),
+        tuple(terms),
+        speaker,
+        text,
+        other,
+        before,
+        asks_when_news,
+        calls,
     )
 
 
