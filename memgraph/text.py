@@ -279,6 +279,7 @@ KIN_WORDS: dict[str, str] = {
     "sister": "sis",
     "husband": "hubby",
     "children": "kids kid child",
+    "grandchildren": "grandchild grandkids grandkid",
 }
 """Family words -> the everyday words said for them."""
 SHORT_WORDS: dict[str, str] = {

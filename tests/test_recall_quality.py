@@ -799,6 +799,9 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     assert "vet" in WORD_FORMS[index_terms("veterinary")[0]]
     assert "tech" in WORD_FORMS[index_terms("technician")[0]]
     assert index_terms("mother")[0] in WORD_FORMS["mom"]
+    # a grandchild is the grandkids' one, whichever the question says
+    assert index_terms("grandkids")[0] in WORD_FORMS[index_terms("grandchild")[0]]
+    assert index_terms("grandchildren")[0] in WORD_FORMS[index_terms("grandkid")[0]]
     assert index_terms("manager")[0] in WORD_FORMS["boss"]
     assert "op" in WORD_FORMS[index_terms("operation")[0]]
     # a photo, a picture and a pic are one thing, whichever the question says
