@@ -192,7 +192,7 @@ KINDS: tuple[AnswerKind, ...] = (
     ),
     _kind(
         "exercise",
-        r"\b(?:exercis\w*|workouts?|work(?:s|ed|ing)? out|fitness|"
+        r"\b(?:exercis\w*|workouts?|work(?:s|ed|ing)? out|fitness|martial arts?|"
         r"stay(?:s|ed|ing)? (?:fit|active|in shape))\b",
         "yoga pilates kickboxing boxing weights lifting training circuit crossfit "
         "running jogging swimming cycling spin hiit gym cardio treadmill hiking "

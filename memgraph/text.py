@@ -316,6 +316,7 @@ SAME_WORDS: tuple[str, ...] = (
     "jewellery jewelry",
     "housemate roommate flatmate",
     "fly flight flights",
+    "colleague coworker workmate",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {

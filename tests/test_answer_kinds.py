@@ -32,6 +32,8 @@ def test_an_exercise_question_gets_the_names_of_workouts() -> None:
     cues = set(answer_cues("What exercises has John done?"))
     assert set(index_terms("yoga kickboxing circuit")) <= cues
     assert set(index_terms("pilates")) <= set(answer_cues("How does Maria stay fit?"))
+    martial = set(answer_cues("What martial arts has John done?"))
+    assert set(index_terms("kickboxing taekwondo")) <= martial
 
 
 def test_an_injury_or_a_school_is_asked_in_other_words_too() -> None:

@@ -810,6 +810,9 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     # "my mate" is a friend; "my gf" a girlfriend
     assert index_terms("mate")[0] in WORD_FORMS[index_terms("friend")[0]]
     assert "gf" in WORD_FORMS[index_terms("girlfriend")[0]]
+    # "with his colleagues": "some workmates", "a coworker"
+    assert index_terms("workmates")[0] in WORD_FORMS[index_terms("colleagues")[0]]
+    assert index_terms("coworker")[0] in WORD_FORMS[index_terms("colleague")[0]]
 
 
 def test_a_derived_noun_finds_its_base_but_not_the_other_way(tmp_path: Path) -> None:
