@@ -616,6 +616,26 @@ def test_a_question_in_words_never_said_gets_what_is_remembered_of_them(
     assert blood.startswith(NOTHING_SAID), blood
 
 
+def test_a_thing_of_theirs_asked_in_words_never_said_is_no_note(tmp_path: Path) -> None:
+    said = [
+        ("Anneke", "How is the writing going? Is the defence date fixed?"),
+        ("Sung-min", "ugh prof Cho wants chapter 3 rewritten before the thesis defence haha"),
+        ("Anneke", "My daughter Sanne had a baby girl on Saturday! Mother and baby are well."),
+        ("Sung-min", "congratulations grandma!!"),
+    ]
+    phd, born = recalled(
+        tmp_path,
+        said,
+        "Who supervises Sung-min's PhD?",
+        "When was Anneke's granddaughter born?",
+        daily=True,
+    )
+    # a PhD is "the thesis", a granddaughter "a baby girl": the texts say them in
+    # other words, so what is found is no guess about someone else
+    assert not phd.startswith(NOTHING_SAID) and "Cho" in phd, phd
+    assert not born.startswith(NOTHING_SAID) and "baby girl" in born, born
+
+
 def test_an_event_asked_in_words_never_said_is_answered_without_a_note(tmp_path: Path) -> None:
     said = [
         ("Priyanka", "Any news from Ffion??"),

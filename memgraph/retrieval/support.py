@@ -335,19 +335,28 @@ def support(
     return found
 
 
+_SAID_BY_ITS_WORD = frozenset(index_terms("surname maiden blood"))
+"""What someone has that a chat names by its own word when it speaks of it at all
+("my surname", "her maiden name", "my blood type"): most of what the texts hold, they say in other
+words ("Sung-min's PhD": "my thesis defence"; "Anneke's granddaughter": "a baby
+girl")."""
+
+
 def never_said_theirs(query: Query) -> bool:
     """Whether the thing the question says is the named person's was never said at
-    all ("What is Arjun's surname?" when no text says "surname"). Other words never
-    said ("When was Elin born?") ask in words of their own what the texts may say
-    in others ("a little girl, at 4:12"); a thing the question calls by its own name
-    ("Aoife's nephew Cian") is said by that name."""
+    all, when it is something a chat names by its own word ("What is Arjun's
+    surname?" when no text says "surname"). Other words never said ("When was
+    Elin born?", "Who supervises Sung-min's PhD?") ask in words of their own what
+    the texts may say in others ("a little girl, at 4:12", "my thesis"); a thing
+    the question calls by its own name ("Aoife's nephew Cian") is said by that
+    name."""
     if any(
         set(index_terms(match.group(1))) <= query.name_terms
         for match in _THEIR_NAMED.finditer(query.text)
     ):
         return False  # "Aoife's nephew Cian": the nephew is remembered by his own name
     things, _head = _possessed(query)
-    return bool(things & set(query.unheard))
+    return bool(things & set(query.unheard) & _SAID_BY_ITS_WORD)
 
 
 _NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
