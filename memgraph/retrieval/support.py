@@ -286,7 +286,7 @@ def support(
             for line, (said_by, line_text, heard) in _turns(
                 graph, item.episode, text, speaker, talk
             ):
-                whose = _clauses(
+                held_by = _clauses(
                     line_text,
                     wanted,
                     said_by,
@@ -305,7 +305,7 @@ def support(
                     and _tells_own(line_text, head, query)
                 ):
                     elsewhere.add(item.episode)  # "my sister Karin", said by another
-                parts.extend(whose)
+                parts.extend(held_by)
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
@@ -337,9 +337,9 @@ def support(
 
 _SAID_BY_ITS_WORD = frozenset(index_terms("surname maiden blood"))
 """What someone has that a chat names by its own word when it speaks of it at all
-("my surname", "her maiden name", "my blood type"): most of what the texts hold, they say in other
-words ("Sung-min's PhD": "my thesis defence"; "Anneke's granddaughter": "a baby
-girl")."""
+("my surname", "her maiden name", "my blood type"): most of what the texts hold,
+they say in other words ("Sung-min's PhD": "my thesis defence"; "Anneke's
+granddaughter": "a baby girl")."""
 
 
 def never_said_theirs(query: Query) -> bool:
