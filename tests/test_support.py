@@ -620,27 +620,39 @@ def test_a_relative_said_to_be_mine_after_the_kinship_word_is_the_speaker_s() ->
     assert found is not None and found.own < 1.0
 
 
-def test_her_relative_is_theirs_after_a_turn_naming_them() -> None:
-    # Dana never speaks; Marcus: "Dana is expecting!" ... "Kagiso, her husband, went pink"
-    def never_speaks(entity: str) -> bool:
-        return entity == DANA["id"]
+def test_her_relative_is_theirs_when_she_is_told_of() -> None:
+    def to_someone_else(said: list[tuple[dict[str, str], str]]) -> Callable[..., Talk]:
+        def talk(texts: dict[str, dict[str, str]]) -> Talk:  # never said to Dana
+            return Talk(
+                lambda _episode: "entity-9", talk_between_dana_and_marcus(said, texts).before
+            )
 
+        return talk
+
+    # Dana never speaks: she is told of as "her", so "her husband" is hers
     said = [
-        (MARCUS, "big news, Dana told us at lunch that she's expecting!"),
         (MARCUS, "Kagiso, her husband, went pink and said nothing"),
         (MARCUS, "and my husband cried, of course"),
     ]
-
-    def to_someone_else(texts: dict[str, dict[str, str]]) -> Talk:  # not to Dana
-        talk = talk_between_dana_and_marcus(said, texts)
-        return Talk(lambda _episode: "entity-3", talk.before)
-
-    found = judged("Who is Dana's husband?", said, silent=never_speaks, talk=to_someone_else)
+    found = judged(
+        "Who is Dana's husband?",
+        said,
+        silent=lambda entity: entity == DANA["id"],
+        talk=to_someone_else(said),
+    )
     assert found is not None and found.own == 1.0 and not found.about_someone_else
-    # with no turn naming her, "her husband" says nothing of whose he is
-    said = said[1:]
-    found = judged("Who is Dana's husband?", said, silent=never_speaks, talk=to_someone_else)
-    assert found is not None and found.own == 0.0
+    # Dana speaks too: "her husband" is hers after a turn naming her ("Dana told us
+    # she's expecting!" ... "Kagiso, her husband, went pink"), else someone else's
+    priya = {"id": "entity-3", "name": "Priya"}
+    said = [
+        (priya, "big news, Dana told us at lunch that she's expecting!"),
+        (priya, "Kagiso, her husband, went pink and said nothing"),
+        (MARCUS, "and my husband cried, of course"),
+    ]
+    found = judged("Who is Dana's husband?", said, talk=to_someone_else(said))
+    assert found is not None and found.own == 1.0 and not found.about_someone_else
+    found = judged("Who is Dana's husband?", said[1:], talk=to_someone_else(said[1:]))
+    assert found is not None and found.own == 0.0 and found.about_someone_else
 
 
 def test_the_name_near_someone_else_s_own_relative_is_not_theirs() -> None:

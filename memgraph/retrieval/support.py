@@ -20,7 +20,7 @@ took! It's a waterfall") and a shared photo's caption are always its speaker's.
 The thing asked about is also owned by the words around it: "my sister", "your
 dog", "Speaking of sisters, mine is coming", "a friend of yours"; "her husband"
 is theirs when the turn or one before it names them ("Nomsa is expecting!" ...
-"Kagiso, her husband, went pink").
+"Kagiso, her husband, went pink"), or when they never speak (told of as "her").
 """
 
 from __future__ import annotations
@@ -695,10 +695,11 @@ def _owner(
     sisters, mine is coming", "a friend of yours"; ``None`` when it does not say
     ("the dog", "a cat"). ``chain``: the other things the question says are theirs
     ("Mei's brother's wedding"): "my brother's wedding" is then whose the brother is.
-    ``spoken_of``: the person asked about never speaks, so "her" or "Mom's" may be
-    them (Kristen's "Mom's appointment" for Carol's): such a clause does not say.
-    ``told_of``: whether the turn, or one it goes on from, names them ("Nomsa is
-    expecting!" ... "Kagiso, her husband, went pink"): "her" is then theirs.
+    ``spoken_of``: the person asked about never speaks and is told of as "her": "her
+    dad" is theirs ("taking a bottle of whisky for her dad" for Morven's father),
+    and "Mom's" may be (Kristen's "Mom's appointment" for Carol's), so does not
+    say. ``told_of``: whether the turn, or one it goes on from, names them ("Nomsa
+    is expecting!" ... "Kagiso, her husband, went pink"): "her" is then theirs.
     A later mention may say what an earlier one does not ("never knew turtles could
     be so fun until I met your turtles")."""
     tokens = _WORD.findall(clause)
@@ -715,9 +716,7 @@ def _owner(
                 if low in _OWNER_WORDS:
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
-                    if told_of():
-                        return "them"
-                    return None if spoken_of else "other"
+                    return "them" if spoken_of or told_of() else "other"
                 if low.endswith("'s") and index_terms(low[:-2]):
                     if _is_their_name(low[:-2], query):
                         return "them"
