@@ -1012,8 +1012,8 @@ class MemoryCore:
                 return False
             return any(index.share_saying(t) >= RARE_NAME for t in episode_terms(name))
 
-        called = {e: graph.entity_name(e) or "" for e in query.named}
-        names = {t for e, name in called.items() if whose(name, e) for t in episode_terms(name)}
+        named = {e: graph.entity_name(e) or "" for e in query.named}
+        names = {t for e, name in named.items() if whose(name, e) for t in episode_terms(name)}
         asked = [
             t
             for t in tiers.without_years(episode_terms(query.asked_text))

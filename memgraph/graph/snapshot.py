@@ -73,9 +73,9 @@ __all__ = [
 log = logging.getLogger("memgraph")
 
 INDEX_MAGIC = b"MGIDX03\n"
-INDEX_VERSION = (
-    8  # 5: Snowball stems; 6: "we'd" is not "wed"; 7: "twenty-three" is "23"; 8: "33rd" is "33"
-)
+# 5: terms are Snowball stems; 6: "we'd" is not "wed"; 7: "twenty-three" is "23";
+# 8: "33rd" is "33"
+INDEX_VERSION = 8
 
 
 @dataclass

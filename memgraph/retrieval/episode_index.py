@@ -1486,10 +1486,7 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
     """The last turn as the header saves it."""
     if not saved:
         return None
-    conversation, at_ms, terms, speaker, text, other, *rest = saved
-    before = tuple(rest[0]) if rest else ()
-    asks_when_news = bool(rest[1]) if len(rest) > 1 else False
-    calls = tuple(rest[2]) if len(rest) > 2 else ()
+    conversation, at_ms, terms, speaker, text, other, before, asks_when_news, calls = saved
     return _Turn(
         conversation,
         int(at_ms),
@@ -1497,9 +1494,9 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
         speaker,
         text,
         other,
-        before,
-        asks_when_news,
-        calls,
+        tuple(before),
+        bool(asks_when_news),
+        tuple(calls),
     )
 
 

@@ -106,12 +106,11 @@ def with_names_written_out(
         if capitals and not word[:1].isupper():
             return word
         name = called(lower)
-        if name is not None and is_name(lower):  # "Wow!" is answered too, and names no one
-            return name[:1].upper() + name[1:] if capitals else name.casefold()
-        found = speakers.started_by(lower)
-        if len(found) != 1 or is_name(lower):
-            return word
-        name = found[0]
-        return name[:1].upper() + name[1:] if capitals else name
+        if name is None or not is_name(lower):  # "Wow!" is answered too, and names no one
+            found = speakers.started_by(lower)
+            if len(found) != 1 or is_name(lower):
+                return word
+            name = found[0]
+        return name[:1].upper() + name[1:] if capitals else name.casefold()
 
     return _WORD.sub(written_out, question)

@@ -542,7 +542,8 @@ def _clauses(
     to_them = _is(talk.addressee(episode), named)
     # Said to them, their name only calls them ("That's great, Caroline! Which one?"),
     # unless it says something is theirs ("and Dana's knee?")
-    named_in_text = _names(clauses, query) and (not to_them or _owned_by_name(text, query))
+    names_them = _names(clauses, query)
+    named_in_text = names_them and (not to_them or _owned_by_name(text, query))
     # the turns before, by clause, and whether a name of theirs in it only calls them
     before: list[tuple[list[tuple[str, set[str]]], bool]] | None = None
 
@@ -560,10 +561,11 @@ def _clauses(
             ]
         return before
 
+    def named_before() -> bool:  # a turn it goes on from names them, not only calls them
+        return any(_names(turn, query) and not calls for turn, calls in turns_before())
+
     def told_of() -> bool:  # the turn, or one it goes on from, names them
-        return _names(clauses, query) or any(
-            _names(turn, query) and not calls for turn, calls in turns_before()
-        )
+        return names_them or named_before()
 
     owned: dict[bool | None, set[str]] = {}
     telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
@@ -612,7 +614,7 @@ def _clauses(
                 for other, terms in nearest
                 if held & terms and not other.rstrip().endswith("?")
             ]
-            if any(_names(turn, query) and not calls for turn, calls in before):
+            if named_before():
                 whose = True  # "Full knee replacement." after "Walt's knee?"
             elif echoed and not any(_to_them(other) for other in echoed):
                 # "smart tortoise." after the other's tortoise
@@ -671,12 +673,12 @@ _OWNED_AFTER = {
     "mine": "speaker",
     "ours": "speaker",
     "yours": "addressee",
-    "his": "other",
     "hers": "other",
     "theirs": "other",
 }
 """Whose a thing is, said after it: "Speaking of sisters, mine is coming", "a
-friend of yours"."""
+friend of yours" ("his" only after "of": "the dog his dinner" is no dog of his)."""
+_OWNED_AFTER_OF = _OWNED_AFTER | {"his": "other"}
 _WORD = re.compile(r"[\w'’]+")
 
 
@@ -706,10 +708,10 @@ def _owner(
     for at, token in enumerate(tokens):  # the first mention that says whose it is
         if head in in_any_form(index_terms(token)):
             after = [t.lower() for t in tokens[at + 1 : at + 3]]
-            if after[:1] == ["of"] and after[1:] and after[1] in _OWNED_AFTER:
-                return _OWNED_AFTER[after[1]]  # "a friend of his"
-            if after and after[0] in _OWNED_AFTER and after[0] != "his":
-                return _OWNED_AFTER[after[0]]  # "sisters, mine is": "the dog his dinner" is not
+            if after[:1] == ["of"] and after[1:] and after[1] in _OWNED_AFTER_OF:
+                return _OWNED_AFTER_OF[after[1]]  # "a friend of his"
+            if after and after[0] in _OWNED_AFTER:
+                return _OWNED_AFTER[after[0]]  # "Speaking of sisters, mine is coming"
             start, position = at, at - 1
             while position >= max(0, start - 2):
                 low = tokens[position].lower().replace("’", "'")
