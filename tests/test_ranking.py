@@ -246,3 +246,22 @@ def test_facts_scored_alike_are_read_the_same_whatever_order_the_tiers_list_them
         return sorted(c.id for c in found)
 
     assert read(ids) == read(ids[::-1])
+
+
+def test_a_place_named_beside_a_person_is_what_is_asked() -> None:
+    # "When was Jon in Rome?" asks about Jon, in Rome: not for both entities' facts
+    graph = Graph()
+    graph.apply(
+        [
+            {"op": "entity", "entity": {"id": "entity-1", "name": "Jon", "type": "person"}},
+            {"op": "entity", "entity": {"id": "entity-2", "name": "Rome", "type": "place"}},
+            {"op": "entity", "entity": {"id": "entity-3", "name": "Gina", "type": "person"}},
+        ]
+    )
+    asked = tiers.analyze(graph, "When was Jon in Rome?")
+    assert asked.named == {"entity-1", "entity-2"}
+    assert asked.content_terms == ("rome",) and not asked.identity
+    # with words of its own, both names stay names; two people stay an identity query
+    assert tiers.analyze(graph, "What did Jon eat in Rome?").content_terms == ("eat",)
+    assert tiers.analyze(graph, "Jon and Gina?").identity
+    assert tiers.analyze(graph, "Rome?").identity
