@@ -861,6 +861,40 @@ def test_a_formal_question_word_finds_the_everyday_one_not_the_other_way(
     assert hits and hits[0].episode is not None and "landed" in hits[0].episode.text
 
 
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("discharged", "home"),
+        ("resign", "quit"),
+        ("resigned", "notice"),
+        ("married", "wedding"),
+        ("engaged", "proposed"),
+        ("died", "passed"),
+        ("injured", "hurt"),
+        ("vacation", "holiday"),
+        ("relocated", "moved"),
+    ],
+)
+def test_a_formal_word_finds_what_a_chat_says_for_it(asked: str, said: str) -> None:
+    (term,) = index_terms(asked)
+    (everyday,) = index_terms(said)
+    assert everyday in WORD_FORMS[term]
+    assert term not in WORD_FORMS.get(everyday, ())  # "went home" asks for no discharge
+
+
+def test_a_discharge_is_found_in_the_words_a_patient_says(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "s", provider="mock") as memory:
+        memory.remember(
+            "They kept me two nights to watch and I came home yesterday.",
+            speaker="Rui",
+            at="2024-06-12T10:00:00Z",
+        )
+        for filler in ("the tomatoes are red now", "the hospital food was terrible"):
+            memory.remember(filler, speaker="Rui", at="2024-06-12T10:05:00Z")
+        hits = memory.search("When was Rui discharged from the hospital?", k=1, episodes=True)
+    assert hits and hits[0].episode is not None and "came home" in hits[0].episode.text
+
+
 def test_a_message_with_a_sentence_no_shown_fact_holds_is_not_covered() -> None:
     message = {
         "text": "my bachelor thing is next weekend, omar's planning it. cannon beach, just us"
