@@ -331,7 +331,7 @@ words said for them ("started as an apprentice")."""
 SAID_AS: dict[str, str] = {
     "arrive": "land landed", "depart": "leave left", "departure": "leave left",
     "discharge": "home released", "resign": "quit notice", "relocate": "move moved",
-    "die": "passed", "marry": "wedding", "engage": "proposed propose", "injure": "hurt",
+    "die": "passed", "marry": "wedding", "wedding": "married", "engage": "proposed propose", "injure": "hurt",
     "vacation": "holiday",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
