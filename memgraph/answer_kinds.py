@@ -73,7 +73,8 @@ KINDS: tuple[AnswerKind, ...] = (
     ),
     _kind(
         "pet",
-        r"\b(?:pets?|animals?|breed|puppy|kitten)\b",
+        r"\b(?:pets?|animals?|breed|puppy|kitten|(?:kind|type|sort) of "
+        r"(?:dog|cat|bird|fish|horse|snake|lizard|rabbit)s?)\b",
         "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "
         "turtle tortoise lizard snake horse pony rescue adopted shelter breed mix "
         "retriever labrador lab poodle terrier shepherd husky beagle bulldog corgi "
