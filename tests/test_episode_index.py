@@ -204,6 +204,26 @@ def test_the_answer_to_a_bare_follow_up_holds_the_topic_of_the_turn_before_it() 
     assert bare["e-3"] > told["e-3"] > 0.0
 
 
+def test_a_correction_reads_the_turn_that_said_what_it_puts_right() -> None:
+    said = [
+        ("Lena", "written part of the master exam is 12 november"),
+        ("Lena", "practical is 25-27 january, 3 days"),
+        ("Kwame", "Good, now we have a timeline. No Valheim in November."),
+        ("Lena", "wait no, it's the 14th not the 12th. a SATURDAY ugh"),
+    ]
+    index = chat(*said)
+    found = dict(index.search(episode_terms("written master exam")))
+    assert found.get("e-4", 0.0) > 0.0  # the turn three before is its context
+    # "not the 12th" without anything said of the 12th: no context borrowed from afar
+    plain = chat(*said[1:3], ("Lena", "wait no, it's the 14th not the 12th. a SATURDAY ugh"))
+    assert "e-3" not in dict(plain.search(episode_terms("written master exam")))
+    # the turns before the last one are saved: a correction after a reload finds them
+    saved = EpisodeIndex.decode(chat(*said[:3]).encode())
+    saved.add("e-4", said[3][1], at_ms=3 * MINUTE, speaker="Lena", conversation="c")
+    reloaded = dict(saved.search(episode_terms("written master exam")))
+    assert reloaded["e-4"] == pytest.approx(found["e-4"])
+
+
 def test_a_text_that_calls_something_by_a_name_is_flagged() -> None:
     index = EpisodeIndex()
     said = [

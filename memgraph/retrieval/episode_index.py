@@ -42,6 +42,7 @@ from memgraph.dates import (
     tells_past,
 )
 from memgraph.id_column import IdColumn, StringSequence, id_column
+from memgraph.retrieval.corrections import corrected_terms
 from memgraph.retrieval.nicknames import FirstNames, called_names
 from memgraph.text import WORD_FORMS, index_terms, name_key, words
 
@@ -79,7 +80,9 @@ CALLED_REPLIES = 2
 a name of theirs."""
 CALLS_KEPT = 4
 """How many of the words a speaker's run of turns calls someone by wait for a reply."""
-MAGIC = b"MGEPIDXC"
+RECENT_TURNS = 8
+"""How many turns back a correction's value ("not the 20th") is looked for."""
+MAGIC = b"MGEPIDXD"
 OLDER_MAGICS = (
     b"MGEPIDX2",
     b"MGEPIDX3",
@@ -91,11 +94,13 @@ OLDER_MAGICS = (
     b"MGEPIDX9",
     b"MGEPIDXA",
     b"MGEPIDXB",
+    b"MGEPIDXC",
 )
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react, format A
 reads a turn that is only a speaker's name as saying something when it opens a session,
-format B lacks the names speakers are called by)."""
+format B lacks the names speakers are called by, format C reads a correction's context
+from the turn just before it only)."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -158,6 +163,9 @@ class _Turn(NamedTuple):
     asks_when_news: bool = False
     # the words it, or its speaker's turns just before it, call someone by ("hey shiv!")
     calls: tuple[str, ...] = ()
+    # the own terms of the turns before ``before``, newest first: what a correction
+    # ("wait, the 27th not the 20th") may put right
+    earlier: tuple[tuple[str, ...], ...] = ()
 
 
 def episode_terms(text: str) -> list[str]:
@@ -221,6 +229,20 @@ def _bare_follow_up(turn: _Turn, name_terms: set[str]) -> bool:
     if not turn.before or not only_asks(turn.text):
         return False
     return len(set(turn.terms) - name_terms) <= FOLLOW_UP_TERMS
+
+
+def _corrected_turn(last: _Turn, text: str) -> tuple[str, ...] | None:
+    """The own terms of the turn before ``text`` that said the value ``text`` puts
+    right ("wait no, it's the 27th not the 20th" → the turn that said the 20th),
+    when it is not the turn just before (already its context) and holds more words
+    than the value."""
+    value = set(corrected_terms(text))
+    if not value or value <= set(last.terms):
+        return None
+    for terms in (last.before, *last.earlier):
+        if value <= set(terms):
+            return terms if set(terms) - value else None
+    return None
 
 
 def _weighted_terms(
@@ -709,6 +731,10 @@ class EpisodeIndex:
             contexts = [last.terms, last.before]
             if _bare_follow_up(last, name_terms):
                 context_weights = FOLLOW_UP_WEIGHTS
+            put_right = _corrected_turn(last, text)
+            if put_right is not None:  # "wait no, the 27th not the 20th": what said the 20th
+                contexts = [last.terms, put_right]
+                context_weights = FOLLOW_UP_WEIGHTS
         weights, length = _weighted_terms(own, contexts, context_weights)
         ordinal = len(self.ids)
         self.ids.append(episode_id)
@@ -781,6 +807,7 @@ class EpisodeIndex:
             before,
             asks_when_news,
             calls,
+            ((last.before, *last.earlier)[:RECENT_TURNS] if last is not None else ()),
         )
 
     def _voices_said(self) -> tuple[set[str], set[str]]:
@@ -1486,7 +1513,7 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
     """The last turn as the header saves it."""
     if not saved:
         return None
-    conversation, at_ms, terms, speaker, text, other, before, asks_when_news, calls = saved
+    conversation, at_ms, terms, speaker, text, other, before, asks_when_news, calls, earlier = saved
     return _Turn(
         conversation,
         int(at_ms),
@@ -1497,6 +1524,7 @@ def _turn(saved: list[Any] | None) -> _Turn | None:
         tuple(before),
         bool(asks_when_news),
         tuple(calls),
+        tuple(tuple(turn) for turn in earlier),
     )
 
 
