@@ -317,6 +317,7 @@ SAME_WORDS: tuple[str, ...] = (
     "housemate roommate flatmate",
     "fly flight flights",
     "colleague coworker workmate",
+    "married marry wedding",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {
@@ -331,8 +332,7 @@ words said for them ("started as an apprentice")."""
 SAID_AS: dict[str, str] = {
     "arrive": "land landed", "depart": "leave left", "departure": "leave left",
     "discharge": "home released", "resign": "quit notice", "relocate": "move moved",
-    "die": "passed", "marry": "wedding", "wedding": "married", "engage": "proposed propose", "injure": "hurt",
-    "vacation": "holiday",
+    "die": "passed", "engage": "proposed propose", "injure": "hurt", "vacation": "holiday",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
 arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""
