@@ -314,36 +314,29 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
     query_terms = tuple(dict.fromkeys(index_terms(_IDIOMS.sub(" ", without_news_words(text)))))
-    name_terms = _name_terms(graph, named, query_terms, user)
-    return Query(
+    query = Query(
         text,
         query_terms,
         frozenset(named),
-        frozenset(name_terms & set(query_terms)),
+        frozenset(_name_terms(graph, named, query_terms)),
         mention_groups(graph, sorted(named), partial=PARTIAL_NAMES),
     )
-
-
-def _name_terms(
-    graph: Graph, named: set[str], query_terms: tuple[str, ...], user: str | None
-) -> set[str]:
-    """The query's terms that name its entities. When naming is all it does, a place
-    or thing named beside a person is what is asked about them ("When was Jon in
-    Rome?"): its name stays a word of the question's content."""
-
-    def name_terms_of(entity_ids: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        for entity_id in entity_ids:
-            found.update(index_terms(graph.entity_name(entity_id) or ""))
-        return found & set(query_terms)
-
-    every = name_terms_of(named)
-    if without_years([t for t in query_terms if t not in every]):
-        return every  # it asks something of them in words of its own
+    if not query.identity:
+        return query
+    # Naming is all it does: a place or thing named beside a person is what is asked
+    # about them ("When was Jon in Rome?"), a word of the question's content.
     people = {e for e in named if e == user or graph.entity_type_key(e) == "person"}
     if not people or people == named:
-        return every
-    return name_terms_of(people)
+        return query
+    return dataclasses.replace(query, name_terms=frozenset(_name_terms(graph, people, query_terms)))
+
+
+def _name_terms(graph: Graph, entity_ids: Iterable[str], query_terms: Sequence[str]) -> set[str]:
+    """The query's terms that name these entities."""
+    found: set[str] = set()
+    for entity_id in entity_ids:
+        found.update(index_terms(graph.entity_name(entity_id) or ""))
+    return found & set(query_terms)
 
 
 # --------------------------------------------------------------------- tier 1
