@@ -884,6 +884,13 @@ def test_a_formal_word_finds_what_a_chat_says_for_it(asked: str, said: str) -> N
     assert term not in WORD_FORMS.get(everyday, ())  # "went home" asks for no discharge
 
 
+def test_a_birth_is_found_where_a_chat_says_born_or_baby() -> None:
+    (birth,), (born,), (baby,) = index_terms("birth"), index_terms("born"), index_terms("baby")
+    # "What was Asha's weight at birth?": "she was born at 3.2 kilos", "the baby weighed"
+    assert born in WORD_FORMS[birth] and baby in WORD_FORMS[birth]
+    assert birth not in WORD_FORMS.get(baby, ())  # "the baby's cold" asks for no birth
+
+
 def test_a_wedding_and_getting_married_find_each_other() -> None:
     (wedding,), (married,) = index_terms("wedding"), index_terms("married")
     assert married in WORD_FORMS[wedding] and wedding in WORD_FORMS[married]
