@@ -12,7 +12,7 @@ import pytest
 from bench.quality.__main__ import main
 from bench.quality.dataset import DATA_DIR, check, load
 from bench.quality.engine import hit_turns
-from bench.quality.locomo import load_locomo
+from bench.quality.locomo import _date_spellings, load_locomo
 from bench.quality.metrics import (
     contains_gold,
     dedupe,
@@ -301,6 +301,30 @@ def test_a_locomo_file_reads_as_conversations(tmp_path: Path) -> None:
     assert by_id["l1-q2"].answers == ("May 7, 2023", "7 May 2023", "2023-05-07")
     assert by_id["l1-q3"].category == "abstention" and by_id["l1-q3"].answers == ()
     assert "l1-q4" not in by_id  # its evidence names no turn of the conversation
+
+
+@pytest.mark.parametrize(
+    ("gold", "also"),
+    [
+        ("The Friday before 15 July 2023", "14 July 2023"),  # a Saturday: the day before
+        ("The sunday before 25 May 2023", "21 May 2023"),
+        ("on the Friday before 21 June, 2023", "June 16, 2023"),
+        ("Saturday after 27 January, 2023", "2023-01-28"),
+        ("The weekend before 17 July 2023", "weekend of 15 July 2023"),  # said on a Monday
+        ("two weekends before 17 July 2023", "weekend of 8 July 2023"),
+        ("The weekend after 3June, 2022.", "weekend of 4 June 2022"),  # a Friday
+        ("The weekend of 24June, 2022.", "weekend of 25 June 2022"),
+        ("3June, 2022", "3 June 2022"),
+    ],
+)
+def test_a_locomo_day_named_by_another_also_accepts_that_day(gold: str, also: str) -> None:
+    spellings = _date_spellings(gold)
+    assert spellings[0] == gold and also in spellings
+
+
+@pytest.mark.parametrize("gold", ["June 2023", "The week before 9 June 2023", "10 years ago"])
+def test_a_locomo_answer_that_is_no_one_day_keeps_its_own_words(gold: str) -> None:
+    assert _date_spellings(gold) == [gold]
 
 
 def test_a_locomo_file_runs_through_the_benchmark(

@@ -8,14 +8,17 @@ keeps its speaker and ``dia_id`` (a shared photo's caption is added as
 and 3 → multi-hop, 2 → temporal, 5 (adversarial: asked about the other
 speaker, or never said) → abstention. A question whose evidence names no turn
 of the conversation is left out. A gold answer that is a date ("July 28, 2023")
-also accepts its other spellings ("28 July 2023", "2023-07-28").
+also accepts its other spellings ("28 July 2023", "2023-07-28"). One that names a
+day or weekend by another day ("The Friday before 15 July 2023", "The weekend
+before 17 July 2023", as LoCoMo's annotators wrote "last Friday" said on the 15th)
+also accepts that day ("14 July 2023") or weekend ("the weekend of 15 July 2023").
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +51,7 @@ _MONTHS = {
 }
 _MONTH = r"(?P<mon>[A-Za-z]+)"
 _DAY_FIRST = re.compile(
-    r"^(?:on |in )?(?P<day>\d{1,2}) " + _MONTH + r",? (?P<year>\d{4})\.?$", re.I
+    r"^(?:on |in )?(?P<day>\d{1,2}) ?" + _MONTH + r",? (?P<year>\d{4})\.?$", re.I
 )
 _MONTH_FIRST = re.compile(
     r"^(?:on |in )?" + _MONTH + r" (?P<day>\d{1,2}),? (?P<year>\d{4})\.?$", re.I
@@ -56,19 +59,69 @@ _MONTH_FIRST = re.compile(
 _EVIDENCE = re.compile(r"^D\d+:\d+$")
 
 
-def _date_spellings(answer: str) -> list[str]:
-    """``answer`` and, when it is a single day, that day's other spellings."""
-    match = _DAY_FIRST.match(answer.strip()) or _MONTH_FIRST.match(answer.strip())
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_BY_ANOTHER_DAY = re.compile(
+    r"^(?:on )?(?:a |the )?(?:(?P<count>two) )?(?P<what>"
+    + "|".join(_WEEKDAYS)
+    + r"|weekends?) (?P<side>before|after|of) (?P<date>.+?)\.?$",
+    re.I,
+)
+
+
+def _day(text: str) -> date | None:
+    """The day ``text`` spells ("July 28, 2023", "28 July, 2023", "3June, 2022")."""
+    match = _DAY_FIRST.match(text.strip()) or _MONTH_FIRST.match(text.strip())
     month = _MONTHS.get(match["mon"].lower()) if match else None
     if match is None or month is None:
-        return [answer]
+        return None
     try:
-        day = date(int(match["year"]), month, int(match["day"]))
+        return date(int(match["year"]), month, int(match["day"]))
     except ValueError:
-        return [answer]
+        return None
+
+
+def _spelled(day: date) -> list[str]:
     name = day.strftime("%B")
-    spellings = [answer, f"{day.day} {name} {day.year}", f"{name} {day.day}, {day.year}"]
-    return list(dict.fromkeys([*spellings, day.isoformat()]))
+    return [f"{day.day} {name} {day.year}", f"{name} {day.day}, {day.year}", day.isoformat()]
+
+
+def _by_another_day(answer: str) -> list[str]:
+    """The day or weekend ``answer`` names by another day, in the words a date is
+    resolved in: "The Friday before 15 July 2023" -> "14 July 2023"; "The weekend
+    before 17 July 2023" -> "the weekend of 15 July 2023" (its Saturday)."""
+    match = _BY_ANOTHER_DAY.match(answer.strip())
+    anchor = _day(match["date"]) if match else None
+    if match is None or anchor is None:
+        return []
+    what, side = match["what"].lower(), match["side"].lower()
+    if what.startswith("weekend"):
+        if side == "of":  # the weekend a day is in, or the one coming
+            saturday = anchor + timedelta(days=(5 - anchor.weekday()) % 7)
+            if anchor.weekday() == 6:
+                saturday = anchor - timedelta(days=1)
+        elif side == "before":  # the last one over before the day
+            saturday = anchor - timedelta(days=(anchor.weekday() - 5) % 7 or 7)
+            if saturday + timedelta(days=1) >= anchor:
+                saturday -= timedelta(days=7)
+            if match["count"]:
+                saturday -= timedelta(days=7)
+        else:
+            saturday = anchor + timedelta(days=(5 - anchor.weekday()) % 7 or 7)
+        return [f"weekend of {day}" for day in _spelled(saturday)[:2]]
+    if match["count"] or side == "of":
+        return []
+    weekday = _WEEKDAYS.index(what)
+    if side == "before":
+        return _spelled(anchor - timedelta(days=(anchor.weekday() - weekday) % 7 or 7))
+    return _spelled(anchor + timedelta(days=(weekday - anchor.weekday()) % 7 or 7))
+
+
+def _date_spellings(answer: str) -> list[str]:
+    """``answer`` and, when it is a single day, that day's other spellings; when it
+    names a day or weekend by another, that day's or weekend's (:func:`_by_another_day`)."""
+    day = _day(answer)
+    spellings = [answer, *(_spelled(day) if day is not None else _by_another_day(answer))]
+    return list(dict.fromkeys(spellings))
 
 
 def _session_time(text: str) -> str:
