@@ -322,6 +322,19 @@ def test_a_locomo_day_named_by_another_also_accepts_that_day(gold: str, also: st
     assert spellings[0] == gold and also in spellings
 
 
+@pytest.mark.parametrize(
+    ("gold", "also"),
+    [
+        ("The week before October 13th, 2023.", "The week before 13 October 2023."),
+        ("The week before 15April, 2022.", "The week before 15 April 2022."),
+    ],
+)
+def test_a_locomo_answer_holding_a_day_also_accepts_it_spelled_one_way(
+    gold: str, also: str
+) -> None:
+    assert _date_spellings(gold) == [gold, also]
+
+
 @pytest.mark.parametrize("gold", ["June 2023", "The week before 9 June 2023", "10 years ago"])
 def test_a_locomo_answer_that_is_no_one_day_keeps_its_own_words(gold: str) -> None:
     assert _date_spellings(gold) == [gold]

@@ -11,7 +11,9 @@ of the conversation is left out. A gold answer that is a date ("July 28, 2023")
 also accepts its other spellings ("28 July 2023", "2023-07-28"). One that names a
 day or weekend by another day ("The Friday before 15 July 2023", "The weekend
 before 17 July 2023", as LoCoMo's annotators wrote "last Friday" said on the 15th)
-also accepts that day ("14 July 2023") or weekend ("the weekend of 15 July 2023").
+also accepts that day ("14 July 2023") or weekend ("the weekend of 15 July 2023");
+any other, its days spelled one way ("The week before October 13th, 2023." as "The
+week before 13 October 2023").
 """
 
 from __future__ import annotations
@@ -116,12 +118,35 @@ def _by_another_day(answer: str) -> list[str]:
     return _spelled(anchor + timedelta(days=(weekday - anchor.weekday()) % 7 or 7))
 
 
+_DAY_IN = re.compile(
+    r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)? ?" + _MONTH + r"|(?P<mon2>[A-Za-z]+) "
+    r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?),? (?P<year>\d{4})\b"
+)
+
+
+def _days_respelled(answer: str) -> str:
+    """``answer`` with each day in it spelled "13 October 2023" ("The week before
+    October 13th, 2023." -> "The week before 13 October 2023.")."""
+
+    def respell(match: re.Match[str]) -> str:
+        month = _MONTHS.get((match["mon"] or match["mon2"]).lower())
+        day = int(match["day"] or match["day2"])
+        try:
+            return _spelled(date(int(match["year"]), month, day))[0] if month else match[0]
+        except ValueError:
+            return match[0]
+
+    return _DAY_IN.sub(respell, answer)
+
+
 def _date_spellings(answer: str) -> list[str]:
     """``answer`` and, when it is a single day, that day's other spellings; when it
-    names a day or weekend by another, that day's or weekend's (:func:`_by_another_day`)."""
+    names a day or weekend by another, that day's or weekend's (:func:`_by_another_day`);
+    else itself with its days spelled one way (:func:`_days_respelled`)."""
     day = _day(answer)
-    spellings = [answer, *(_spelled(day) if day is not None else _by_another_day(answer))]
-    return list(dict.fromkeys(spellings))
+    if day is not None:
+        return list(dict.fromkeys([answer, *_spelled(day)]))
+    return list(dict.fromkeys([answer, *_by_another_day(answer), _days_respelled(answer)]))
 
 
 def _session_time(text: str) -> str:
