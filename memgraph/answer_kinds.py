@@ -178,7 +178,8 @@ KINDS: tuple[AnswerKind, ...] = (
         "school",
         r"\b(?:college|university|school|studying|study|studies|major|degree|"
         r"graduat\w*)\b",
-        "college university school grad degree major majored studying studied "
+        "college university uni school academy institute polytechnic kindergarten preschool "
+        "grad degree major majored studying studied "
         "graduated graduate masters phd bachelor mba program programme semester class classes "
         "campus enrolled admitted accepted",
     ),

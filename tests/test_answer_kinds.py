@@ -39,6 +39,9 @@ def test_an_exercise_question_gets_the_names_of_workouts() -> None:
 def test_an_injury_or_a_school_is_asked_in_other_words_too() -> None:
     assert set(index_terms("sprained wrist")) <= set(answer_cues("What did Jess injure?"))
     assert set(index_terms("mba program")) <= set(answer_cues("Which school is Sam going to?"))
+    # "still Primary 4 at Brightway Academy", "she's at uni in Leeds"
+    cues = set(answer_cues("At which school does Nkechi work?"))
+    assert set(index_terms("academy uni")) <= cues
 
 
 def test_a_technology_question_gets_the_names_of_tools() -> None:
