@@ -156,17 +156,24 @@ _A_PIECE_OF_WORK = frozenset(
     ]
 )
 """Words that make a "job" a piece of work done ("the bathroom job"), not employment."""
+_TIME_WORKED = frozenset(["shift", "shifts", "overtime", "double", "doubles", "hours"])
+"""Words that make "work" time worked ("work his final shift"), not where one works."""
 
 
 def asked_attributes(words: list[str]) -> set[str]:
     """The single-valued attributes a question asks about ("Where do I live now?" →
     residence, "Who does Ana work for?" → employer). A word that may mean other
     things ("where", "old") counts only beside another word of the attribute; a
-    "job" that is a piece of work ("Marek's price for the bathroom job") counts not."""
+    "job" that is a piece of work ("Marek's price for the bathroom job") and "work"
+    that is time worked ("When did Darius work his final shift?") count not."""
     counts: dict[str, int] = {}
     strong: set[str] = set()
     for at, word in enumerate(words):
         if word in ("job", "jobs") and at and words[at - 1] in _A_PIECE_OF_WORK:
+            continue
+        if word in ("work", "works", "working", "worked") and _TIME_WORKED & set(
+            words[at + 1 : at + 5]
+        ):
             continue
         attribute = _ASKED_BY_WORD.get(word)
         if attribute is not None:

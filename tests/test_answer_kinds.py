@@ -204,6 +204,16 @@ def test_a_job_that_is_a_piece_of_work_does_not_ask_for_an_employer() -> None:
     assert asked_attributes(words("What is Marek's final price for the bathroom job?")) == set()
 
 
+def test_work_that_is_a_shift_does_not_ask_for_an_employer() -> None:
+    from memgraph.attributes import asked_attributes
+    from memgraph.text import words
+
+    assert asked_attributes(words("When did Darius work his final shift in A&E?")) == set()
+    assert asked_attributes(words("When did Kristen work her last night shift?")) == set()
+    assert asked_attributes(words("Does Kristen still work nights?")) == {"employer"}
+    assert asked_attributes(words("Where does Darius work now?")) == {"employer"}
+
+
 def test_news_of_a_transfer_or_promotion_says_where_someone_works() -> None:
     from memgraph.attributes import asked_attributes, attribute_cues
     from memgraph.text import words
