@@ -334,7 +334,8 @@ SAID_AS: dict[str, str] = {
     "discharge": "home released", "resign": "quit notice", "relocate": "move moved",
     "die": "passed", "engage": "proposed propose", "injure": "hurt", "vacation": "holiday",
     "accommodation": "flat flats halls dorm apartment", "split": "broke break breakup",
-    "born": "baby birth newborn", "birth": "born baby",
+    "born": "baby birth newborn", "birth": "born baby", "begin": "start started",
+    "withdraw": "pulled pull",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
 arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""
