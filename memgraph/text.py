@@ -335,7 +335,8 @@ SAID_AS: dict[str, str] = {
     "die": "passed", "engage": "proposed propose", "injure": "hurt", "vacation": "holiday",
     "accommodation": "flat flats halls dorm apartment", "split": "broke break breakup",
     "born": "baby birth newborn", "birth": "born baby", "begin": "start started",
-    "withdraw": "pulled pull", "pay": "bought buy",
+    "withdraw": "pulled pull", "pay": "bought buy", "swallow": "ate eat", "gift": "gave give",
+    "visit": "trip",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
 arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""

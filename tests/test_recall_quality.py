@@ -878,6 +878,9 @@ def test_a_formal_question_word_finds_the_everyday_one_not_the_other_way(
         ("begin", "started"),
         ("withdraw", "pulled"),
         ("pay", "bought"),
+        ("swallowed", "ate"),
+        ("gift", "gave"),
+        ("visit", "trip"),
     ],
 )
 def test_a_formal_word_finds_what_a_chat_says_for_it(asked: str, said: str) -> None:
