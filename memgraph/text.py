@@ -336,7 +336,8 @@ SAID_AS: dict[str, str] = {
     "accommodation": "flat flats halls dorm apartment", "split": "broke break breakup",
     "born": "baby birth newborn", "birth": "born baby", "begin": "start started",
     "withdraw": "pulled pull", "pay": "bought buy", "swallow": "ate eat", "gift": "gave give",
-    "visit": "trip",
+    "visit": "trip", "repair": "fix fixed", "see": "saw", "find": "found",
+    "supervise": "supervisor",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
 arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""

@@ -881,6 +881,10 @@ def test_a_formal_question_word_finds_the_everyday_one_not_the_other_way(
         ("swallowed", "ate"),
         ("gift", "gave"),
         ("visit", "trip"),
+        ("repair", "fixed"),
+        ("see", "saw"),
+        ("find", "found"),
+        ("supervised", "supervisor"),
     ],
 )
 def test_a_formal_word_finds_what_a_chat_says_for_it(asked: str, said: str) -> None:
