@@ -7,7 +7,7 @@ about the person it names, for the everyday words of its answers: occupations,
 pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
 schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
 technologies (databases, languages, clouds), drinks and food, school subjects
-("chem exams"), medication ("5 mg"),
+("chem exams"), medication ("5 mg"), colours,
 jewellery, whom one lives with ("my new housemate"), and the places one travels to
 ("took a short trip to Rome" for "Which cities has Jon visited?"). The lists are
 general English, not any one conversation's.
@@ -237,6 +237,12 @@ KINDS: tuple[AnswerKind, ...] = (
         "snowflake bigquery elasticsearch kafka rabbitmq sqs python java javascript "
         "typescript rust golang kotlin swift ruby scala react django rails spring "
         "aws azure gcp kubernetes",
+    ),
+    _kind(
+        "colour",
+        r"\b(?:what|which)(?: \w+)? colou?rs?\b|\bcolou?rs? (?:is|are|was|were|did|does|do)\b",
+        "red orange yellow green blue purple violet pink brown black white grey gray silver "
+        "gold navy teal turquoise maroon beige cream lilac lavender mint",
     ),
     _kind(
         "food",

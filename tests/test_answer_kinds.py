@@ -28,6 +28,12 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     )
 
 
+def test_a_colour_question_gets_the_names_of_colours_but_a_why_question_not() -> None:
+    assert {"green", "teal"} <= set(answer_cues("What colour are the tiles in the kitchen?"))
+    assert "purpl" in answer_cues("What color did Nate choose for his hair?")
+    assert "green" not in answer_cues("Why did Melanie use colors in her pottery?")
+
+
 def test_an_exercise_question_gets_the_names_of_workouts() -> None:
     cues = set(answer_cues("What exercises has John done?"))
     assert set(index_terms("yoga kickboxing circuit")) <= cues
