@@ -24,6 +24,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.quality.dataset import _MONTHS as MONTH_NAMES
 from bench.quality.dataset import Conversation, _conversation, pick
 
 __all__ = ["CATEGORIES", "load_locomo", "locomo_documents"]
@@ -31,33 +32,14 @@ __all__ = ["CATEGORIES", "load_locomo", "locomo_documents"]
 CATEGORIES = {4: "single-fact", 1: "multi-hop", 2: "temporal", 3: "multi-hop", 5: "abstention"}
 """LoCoMo's question categories -> bench.quality's."""
 
-_MONTHS = {
-    name: number
-    for number, name in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        start=1,
-    )
-}
-_MONTH = r"(?P<mon>[A-Za-z]+)"
-_DAY_FIRST = re.compile(
-    r"^(?:on |in )?(?P<day>\d{1,2}) ?" + _MONTH + r",? (?P<year>\d{4})\.?$", re.I
+_MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}
+_DAY_IN = re.compile(
+    r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)? ?(?P<mon>[A-Za-z]+)|(?P<mon2>[A-Za-z]+) "
+    r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?),? (?P<year>\d{4})\b"
 )
-_MONTH_FIRST = re.compile(
-    r"^(?:on |in )?" + _MONTH + r" (?P<day>\d{1,2}),? (?P<year>\d{4})\.?$", re.I
-)
+"""A day written with its month and year, either way round ("28 July, 2023", "July
+28th, 2023", "3June, 2022")."""
+_ONE_DAY = re.compile(r"(?:on |in )?" + _DAY_IN.pattern + r"\.?", re.I)
 _EVIDENCE = re.compile(r"^D\d+:\d+$")
 
 
@@ -70,16 +52,21 @@ _BY_ANOTHER_DAY = re.compile(
 )
 
 
-def _day(text: str) -> date | None:
-    """The day ``text`` spells ("July 28, 2023", "28 July, 2023", "3June, 2022")."""
-    match = _DAY_FIRST.match(text.strip()) or _MONTH_FIRST.match(text.strip())
-    month = _MONTHS.get(match["mon"].lower()) if match else None
-    if match is None or month is None:
-        return None
+def _date_of(match: re.Match[str]) -> date | None:
+    """The day a match of :data:`_DAY_IN` spells, if it is one."""
+    month = _MONTHS.get((match["mon"] or match["mon2"]).lower())
     try:
-        return date(int(match["year"]), month, int(match["day"]))
+        return (
+            date(int(match["year"]), month, int(match["day"] or match["day2"])) if month else None
+        )
     except ValueError:
         return None
+
+
+def _day(text: str) -> date | None:
+    """The day ``text`` is, when it is one and nothing else ("on July 28, 2023")."""
+    match = _ONE_DAY.fullmatch(text.strip())
+    return _date_of(match) if match else None
 
 
 def _spelled(day: date) -> list[str]:
@@ -98,9 +85,8 @@ def _by_another_day(answer: str) -> list[str]:
     what, side = match["what"].lower(), match["side"].lower()
     if what.startswith("weekend"):
         if side == "of":  # the weekend a day is in, or the one coming
-            saturday = anchor + timedelta(days=(5 - anchor.weekday()) % 7)
-            if anchor.weekday() == 6:
-                saturday = anchor - timedelta(days=1)
+            ahead = -1 if anchor.weekday() == 6 else 5 - anchor.weekday()
+            saturday = anchor + timedelta(days=ahead)
         elif side == "before":  # the last one over before the day
             saturday = anchor - timedelta(days=(anchor.weekday() - 5) % 7 or 7)
             if saturday + timedelta(days=1) >= anchor:
@@ -118,23 +104,13 @@ def _by_another_day(answer: str) -> list[str]:
     return _spelled(anchor + timedelta(days=(weekday - anchor.weekday()) % 7 or 7))
 
 
-_DAY_IN = re.compile(
-    r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)? ?" + _MONTH + r"|(?P<mon2>[A-Za-z]+) "
-    r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?),? (?P<year>\d{4})\b"
-)
-
-
 def _days_respelled(answer: str) -> str:
     """``answer`` with each day in it spelled "13 October 2023" ("The week before
     October 13th, 2023." -> "The week before 13 October 2023.")."""
 
     def respell(match: re.Match[str]) -> str:
-        month = _MONTHS.get((match["mon"] or match["mon2"]).lower())
-        day = int(match["day"] or match["day2"])
-        try:
-            return _spelled(date(int(match["year"]), month, day))[0] if month else match[0]
-        except ValueError:
-            return match[0]
+        day = _date_of(match)
+        return match[0] if day is None else _spelled(day)[0]
 
     return _DAY_IN.sub(respell, answer)
 
