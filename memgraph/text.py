@@ -318,6 +318,7 @@ SAME_WORDS: tuple[str, ...] = (
     "fly flight flights",
     "colleague coworker workmate",
     "married marry wedding",
+    "born birth",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {
@@ -330,14 +331,13 @@ DERIVED_WORDS: dict[str, str] = {
 """Nouns made from another word that the stemmer leaves whole ("apprenticeship") -> the
 words said for them ("started as an apprentice")."""
 SAID_AS: dict[str, str] = {
-    "arrive": "land landed", "depart": "leave left", "departure": "leave left",
-    "discharge": "home released", "resign": "quit notice", "relocate": "move moved",
-    "die": "passed", "engage": "proposed propose", "injure": "hurt", "vacation": "holiday",
-    "accommodation": "flat flats halls dorm apartment", "split": "broke break breakup",
-    "born": "baby birth newborn", "birth": "born baby", "begin": "start started",
-    "withdraw": "pulled pull", "pay": "bought buy", "swallow": "ate eat", "gift": "gave give",
-    "visit": "trip", "repair": "fix fixed", "see": "saw", "find": "found",
-    "supervise": "supervisor",
+    "arrive": "landed", "depart": "leave left", "departure": "leave left",
+    "discharge": "home released", "resign": "quit notice", "relocate": "moved",
+    "die": "passed", "engage": "proposed", "injure": "hurt", "vacation": "holiday",
+    "accommodation": "flat halls dorm apartment", "split": "broke break breakup",
+    "born": "baby newborn", "birth": "baby", "begin": "started", "withdraw": "pulled",
+    "pay": "bought buy", "swallow": "ate eat", "gift": "gave give", "visit": "trip",
+    "repair": "fixed", "see": "saw", "find": "found", "supervise": "supervisor",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
 arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""
