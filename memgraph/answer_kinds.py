@@ -49,6 +49,8 @@ KINDS: tuple[AnswerKind, ...] = (
         r"(?:(?:current|new|old|first|last|previous|day) )?job(?! (?:applications?|interviews?|"
         r"hunt|hunting|search|offers?|fair|listings?|ads?|adverts?|postings?|boards?|market))|"
         r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
+        r"job title|(?:his|her|their|your|my|\w+'s) (?:(?:current|new|old|first|last|previous) )?"
+        r"position(?! (?:in|on|of|at the (?:race|table)))(?![\w' ]{0,30}\bplay)|"
         r"(?:his|her|their|your|my|\w+'s|what|which) trade(?! fairs?| shows?)|"
         r"(?:line|kind|type|field) of work|what (?:kind of |sort of )?job|"
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for|"
@@ -69,7 +71,7 @@ KINDS: tuple[AnswerKind, ...] = (
         "translator interpreter pastor priest vicar rabbi imam politician councillor judge "
         "solicitor barrister paralegal nanny childminder postman courier lifeguard optometrist "
         "optician radiographer sonographer psychiatrist psychologist pediatrician paediatrician "
-        "gp surveyor pharmacy",
+        "gp surveyor pharmacy tech",
     ),
     _kind(
         "pet",
@@ -106,7 +108,10 @@ KINDS: tuple[AnswerKind, ...] = (
     ),
     _kind(
         "household",
-        r"\b(?:lives? with|living with|(?:house|flat|room)mates?)\b",
+        # someone's flatmates asked about, not flatmates who do something ("When
+        # did the flatmates hold the casting?")
+        r"\b(?:lives? with|living with|(?:'s|s'|his|her|their|new|former|old) "
+        r"(?:house|flat|room)mates?)\b",
         "housemate roommate flatmate moved move moving lease room",
     ),
     _kind(
@@ -152,7 +157,9 @@ KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "injury",
         r"\b(?:injur(?:e|y|ies|ed)|hurt|health (?:problem|issue)|ill(?:ness)?|"
-        r"diagnos\w*|condition|sick)\b",
+        r"diagnos\w*|sick|(?:heart|health|medical|skin|underlying|chronic|lung|eye|kidney|"
+        r"liver|genetic|mental[- ]health) condition|condition (?:was|were|is|are|does|did|has|"
+        r"had) [\w' ]{1,20}? (?:diagnosed|have|has|had|suffer\w*))\b",
         "hurt injured injury sprained sprain broke broken fracture fractured torn "
         "tore pulled strain splints concussion tendonitis dislocated knee ankle "
         "wrist shoulder back surgery physio physical therapy cast stitches "
@@ -258,7 +265,7 @@ KINDS: tuple[AnswerKind, ...] = (
 def answer_cues(question: str) -> list[str]:
     """The index terms the answers to ``question`` are usually said in, for each
     kind it asks for ("" kinds: none)."""
-    lowered = question.lower()
+    lowered = question.lower().replace("’", "'")
     cues: set[str] = set()
     for kind in KINDS:
         if kind.asks.search(lowered):

@@ -124,7 +124,7 @@ _ASKED = {
         "live lives living lived reside resides residing home address based moved move "
         "moving relocated city town country neighborhood neighbourhood suburb village where"
     ),
-    "employer": "work works working worked job employer company employed office career",
+    "employer": ("work works working worked job employer company employed office career position"),
     "name": "name named called",
     "age": "age old",
     "spouse": "married spouse wife husband partner",
@@ -157,6 +157,7 @@ _A_PIECE_OF_WORK = frozenset(
 )
 """Words that make a "job" a piece of work done ("the bathroom job"), not employment."""
 _TIME_WORKED = frozenset(["shift", "shifts", "overtime", "double", "doubles", "hours"])
+_PLAYED = frozenset(["play", "plays", "played", "playing"])
 """Words that make "work" time worked ("work his final shift"), not where one works."""
 
 
@@ -175,6 +176,10 @@ def asked_attributes(words: list[str]) -> set[str]:
             words[at + 1 : at + 5]
         ):
             continue
+        if word == "position" and (
+            words[at + 1 : at + 2] in (["in"], ["on"], ["of"], ["to"]) or _PLAYED & set(words)
+        ):
+            continue  # "her position in the race", "What position does Malia play?"
         attribute = _ASKED_BY_WORD.get(word)
         if attribute is not None:
             counts[attribute] = counts.get(attribute, 0) + 1

@@ -273,3 +273,34 @@ def test_a_turn_that_only_reacts_is_no_hit_by_its_speaker_s_name(tmp_path: Path)
     ]
     texts = searched(tmp_path, said, "Which cities has Jon visited?", k=3)
     assert "Agreed!" not in texts and "Thanks!" not in texts, texts
+
+
+def test_someone_s_position_is_their_job_unless_it_is_played_or_in_a_race() -> None:
+    from memgraph.attributes import asked_attributes
+    from memgraph.text import words
+
+    question = "What is Tomás's current position at the restaurant?"
+    assert "chef" in answer_cues(question)
+    assert asked_attributes(words(question)) == {"employer"}
+    for other in (
+        "What position does Malia play in her netball team?",
+        "What was Dana's position in the race?",
+    ):
+        assert "chef" not in answer_cues(other), other
+        assert asked_attributes(words(other)) == set(), other
+    # "Kenji, the tag tech": a short word for a job
+    assert "tech" in answer_cues("What is Kenji's job on the expedition?")
+
+
+def test_flatmates_who_do_something_are_not_asked_about() -> None:
+    assert "roommat" in answer_cues("Who is Ciara's flatmate in the Rialto flat?")
+    assert "roommat" in answer_cues("Who does Wren live with now?")
+    assert "roommat" not in answer_cues("When did the flatmates hold the casting for Lena's room?")
+
+
+def test_a_condition_set_is_no_illness() -> None:
+    assert "asthma" in answer_cues("What heart condition was Rui diagnosed with?")
+    assert "asthma" in answer_cues("What condition does Ana have?")
+    assert "asthma" not in answer_cues(
+        "What condition did the landlord set for allowing the flatmates to have a cat?"
+    )

@@ -1179,3 +1179,24 @@ def test_a_question_naming_someone_rarely_spoken_of_searches_their_name(
     # "kwame" in one text of 97: the topic itself, not a speaker's name in every text
     texts = searched(tmp_path, said, "How did Kwame pop the question?", k=3)
     assert any("kayak" in t for t in texts), texts
+
+
+def test_a_relative_named_through_a_speaker_is_asked_about_not_the_speaker(
+    tmp_path: Path,
+) -> None:
+    said = [
+        ("Mercy", "Anjali has joined a dental clinic in Bangalore. She is a dentist"),
+        ("Annamma", "wow a dentist in the family"),
+        ("Mercy", "Jijo drives me everywhere now. Rosamma says I should pay him a salary"),
+        ("Annamma", "lol he is a good boy"),
+        (
+            "Mercy",
+            "I remember Liza doing the same for the nursing entrance. She went into banking!",
+        ),
+        ("Annamma", "lol and now she's a manager. life"),
+    ]
+    question = "What line of work did Mercy's daughter Liza end up in?"
+    hits = searched(tmp_path, said, question, k=3)
+    # Liza's news, not Mercy's own words of work ("pay him a salary")
+    assert hits[0] == "lol and now she's a manager. life", hits
+    assert not any("Jijo" in text for text in hits), hits

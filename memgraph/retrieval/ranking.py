@@ -305,15 +305,57 @@ def without_news_words(text: str) -> str:
     return _ASKS_NEWS.sub(" ", text)
 
 
+_RELATION_TEXT = """
+    mother mom mum mama father dad papa brother sister husband wife son daughter child kid
+    children kids baby partner girlfriend boyfriend fiance fiancé fiancee fiancée ex
+    grandmother grandma gran granny nan nana grandfather grandpa grandson granddaughter
+    grandchild grandkid nephew niece cousin aunt auntie uncle twin stepmother stepfather
+    stepson stepdaughter stepbrother stepsister godson goddaughter godmother godfather
+    sister-in-law brother-in-law mother-in-law father-in-law daughter-in-law son-in-law
+    friend bestie flatmate roommate housemate neighbour neighbor boss manager supervisor
+    coworker co-worker colleague workmate teammate crewmate classmate teacher coach tutor
+    mentor student doctor therapist landlord landlady tenant dog cat puppy kitten pet horse
+    parrot rabbit hamster
+"""
+_RELATION_NOUNS = frozenset(_RELATION_TEXT.split())
+"""Who someone is to another, or what pet, as a question says it ("Mercy's daughter")."""
+_OWNER_OF_NAMED = re.compile(r"\b([A-Z][\w-]*['’]s\s+)(?:[a-z-]+\s+)?([a-z-]+)\s+(?=[A-Z][\w-]*\b)")
+"""Someone named through another: "Mercy's daughter Liza", "Tom's cat Pierogi"."""
+
+
+def _asked_about(graph: Graph, text: str, named: set[str]) -> tuple[str, set[str]]:
+    """Who ``text`` asks about: the text to take its terms from, and those named.
+
+    A named relative or pet is asked about, not the person they are told through
+    ("What line of work did Mercy's daughter Liza end up in?" asks about Liza:
+    Mercy's own texts are no nearer to it than anyone's). Kept as it is when the
+    one named after the relation is not remembered."""
+    if "'" not in text and "’" not in text:
+        return text, named
+    kept = text
+    for found in reversed(list(_OWNER_OF_NAMED.finditer(text))):
+        if found.group(2).lower() in _RELATION_NOUNS:
+            kept = kept[: found.start(1)] + kept[found.end(1) :]
+    if kept == text:
+        return text, named
+    remaining = set(name_matches(graph, kept))
+    if remaining and remaining != named and remaining <= named:
+        return kept, remaining
+    return text, named
+
+
 def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     """Split ``text`` into named entities and content terms.
 
     ``user`` is the entity first-person words ("I", "my") stand for.
     """
     named = set(name_matches(graph, text))
+    terms_text, named = _asked_about(graph, text, named)
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
-    query_terms = tuple(dict.fromkeys(index_terms(_IDIOMS.sub(" ", without_news_words(text)))))
+    query_terms = tuple(
+        dict.fromkeys(index_terms(_IDIOMS.sub(" ", without_news_words(terms_text))))
+    )
     query = Query(
         text,
         query_terms,
