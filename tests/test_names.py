@@ -357,3 +357,42 @@ def test_texts_sharing_name_lookups_get_the_answers_each_gets_alone() -> None:
     assert shared.spans and shared.counts
     other = reopen(smiths(50))  # lookups made for another graph are not used
     assert named_entities(other, texts[-1], lookups=shared) == named_entities(other, texts[-1])
+
+
+def _named_graph(*names: tuple[str, str, str]) -> Graph:
+    graph = Graph()
+    graph.apply(
+        [
+            {"op": "entity", "entity": {"id": i, "name": n, "type": t, "createdAt": T1}}
+            for i, n, t in names
+        ]
+    )
+    return graph
+
+
+def test_a_name_that_says_which_thing_is_asked_about_is_a_word_of_the_question() -> None:
+    graph = _named_graph(("entity-1", "Mercy", "person"), ("entity-2", "Kottayam", "thing"))
+    # "House update. The Philips agreed to 96 lakhs": the house, not Kottayam
+    asked = ranking.analyze(graph, "What price was agreed for the Kottayam house?")
+    assert asked.named == frozenset()
+    assert "kottayam" in asked.content_terms
+    assert ranking.analyze(graph, "When did Mercy go to Kottayam?").named == frozenset(
+        {"entity-1", "entity-2"}
+    )
+    # named elsewhere in the question as well: still named
+    assert "entity-2" in ranking.analyze(graph, "Is the Kottayam house in Kottayam?").named
+
+
+def test_a_relative_named_through_someone_is_the_one_asked_about() -> None:
+    graph = _named_graph(("entity-1", "Mercy", "person"), ("entity-2", "Liza", "person"))
+    asked = ranking.analyze(graph, "What line of work did Mercy's daughter Liza end up in?")
+    assert asked.named == frozenset({"entity-2"})
+    assert "mercy" not in asked.terms
+    # a relative nobody remembers: the question stays about the one named
+    graph = _named_graph(("entity-1", "Mercy", "person"))
+    assert ranking.analyze(graph, "What does Mercy's son Biju do?").named == frozenset({"entity-1"})
+    # not a relation: both stay named
+    graph = _named_graph(("entity-1", "Jon", "person"), ("entity-2", "Rome", "thing"))
+    assert ranking.analyze(graph, "When was Jon's trip to Rome?").named == frozenset(
+        {"entity-1", "entity-2"}
+    )

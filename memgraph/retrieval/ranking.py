@@ -344,6 +344,23 @@ def _asked_about(graph: Graph, text: str, named: set[str]) -> tuple[str, set[str
     return text, named
 
 
+_NAME_AS_MODIFIER = re.compile(r"\b[Tt]he ((?:[A-Z][\w-]*\s)+)(?=[a-z])")
+"""A name that says which of something is meant ("the Kottayam house", "the Lisbon
+trip"): what is asked about is the house or the trip, which its texts often call by
+that word alone ("House update. The Philips agreed to 96 lakhs")."""
+
+
+def _modifiers(graph: Graph, text: str, named: set[str]) -> set[str]:
+    """The entities ``text`` names only to say which thing it asks about."""
+    found: set[str] = set()
+    for match in _NAME_AS_MODIFIER.finditer(text):
+        found |= set(name_matches(graph, match.group(1))) & named
+    if not found:
+        return found
+    rest = _NAME_AS_MODIFIER.sub(" ", text)
+    return found - set(name_matches(graph, rest))
+
+
 def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     """Split ``text`` into named entities and content terms.
 
@@ -351,6 +368,7 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     """
     named = set(name_matches(graph, text))
     terms_text, named = _asked_about(graph, text, named)
+    named -= _modifiers(graph, text, named)
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
     query_terms = tuple(
