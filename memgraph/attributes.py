@@ -176,6 +176,8 @@ def asked_attributes(words: list[str]) -> set[str]:
             words[at + 1 : at + 5]
         ):
             continue
+        if word == "living" and (words[at - 1 : at] == ["a"] or words[at + 1 : at + 2] == ["room"]):
+            continue  # "do for a living" is a job, "the living room" a room
         if word == "position" and (
             words[at + 1 : at + 2] in (["in"], ["on"], ["of"], ["to"]) or _PLAYED & set(words)
         ):

@@ -304,3 +304,13 @@ def test_a_condition_set_is_no_illness() -> None:
     assert "asthma" not in answer_cues(
         "What condition did the landlord set for allowing the flatmates to have a cat?"
     )
+
+
+def test_doing_something_for_a_living_asks_a_job_not_where_someone_lives() -> None:
+    from memgraph.attributes import asked_attributes
+    from memgraph.text import words
+
+    assert asked_attributes(words("What does Noor do for a living?")) == set()
+    assert asked_attributes(words("What colour is the living room?")) == set()
+    assert asked_attributes(words("Where is Noor living now?")) == {"residence"}
+    assert asked_attributes(words("Who is Ada living with?")) == {"residence"}
