@@ -48,7 +48,10 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|(?:his|her|their|your|my|\w+'s) "
         r"(?:(?:current|new|old|first|last|previous|day) )?job(?! (?:applications?|interviews?|"
         r"hunt|hunting|search|offers?|fair|listings?|ads?|adverts?|postings?|boards?|market))|"
-        r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|role|"
+        r"occupation|profession|career|what does \w+ do(?: now)?(?=\s*\?|\s*$)|work as|"
+        # a role at work, not one in a wedding or a play
+        r"role(?![\w' ]{0,40}\b(?:wedding|play|film|movie|show|musical|production|ceremony|"
+        r"concert|party)\b)|"
         r"job title|(?:his|her|their|your|my|\w+'s) (?:(?:current|new|old|first|last|previous) )?"
         r"position(?! (?:in|on|of|at the (?:race|table)))(?![\w' ]{0,30}\bplay)|"
         r"(?:his|her|their|your|my|\w+'s|what|which) trade(?! fairs?| shows?)|"
@@ -71,7 +74,7 @@ KINDS: tuple[AnswerKind, ...] = (
         "translator interpreter pastor priest vicar rabbi imam politician councillor judge "
         "solicitor barrister paralegal nanny childminder postman courier lifeguard optometrist "
         "optician radiographer sonographer psychiatrist psychologist pediatrician paediatrician "
-        "gp surveyor pharmacy tech",
+        "gp surveyor pharmacy tech principal headteacher headmaster headmistress",
     ),
     _kind(
         "pet",

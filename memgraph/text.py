@@ -338,7 +338,7 @@ SAID_AS: dict[str, str] = {
     "born": "baby newborn", "birth": "baby", "begin": "started", "withdraw": "pulled",
     "pay": "bought buy", "swallow": "ate eat", "gift": "gave give", "visit": "trip",
     "repair": "fixed", "see": "saw", "find": "found", "supervise": "supervisor",
-    "give": "present gift",
+    "give": "present gift", "agent": "realtor",
 }  # fmt: skip
 """A question's formal word -> the everyday ones a chat says it in ("When did Tolu
 arrive?": "I landed Thursday"), one way: "landed a job" is no arrival."""

@@ -314,3 +314,11 @@ def test_doing_something_for_a_living_asks_a_job_not_where_someone_lives() -> No
     assert asked_attributes(words("What colour is the living room?")) == set()
     assert asked_attributes(words("Where is Noor living now?")) == {"residence"}
     assert asked_attributes(words("Who is Ada living with?")) == {"residence"}
+
+
+def test_a_role_in_a_wedding_or_a_play_is_no_job() -> None:
+    assert "bridesmaid" not in answer_cues("What role will Chloe have in her cousin's wedding?")
+    assert "teacher" not in answer_cues("What role did Ana get in the school play?")
+    (principal,) = index_terms("principal")
+    assert principal in answer_cues("What role did Marcus accept at Carebridge?")
+    assert principal in answer_cues("What does Karen do for a living?")

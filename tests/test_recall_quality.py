@@ -886,6 +886,7 @@ def test_a_formal_question_word_finds_the_everyday_one_not_the_other_way(
         ("find", "found"),
         ("supervised", "supervisor"),
         ("give", "present"),
+        ("agent", "realtor"),
     ],
 )
 def test_a_formal_word_finds_what_a_chat_says_for_it(asked: str, said: str) -> None:
