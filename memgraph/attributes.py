@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memgraph.text import content_key
+from memgraph.text import content_key, index_terms
 
 __all__ = ["SINGLE_VALUED_RELATIONS", "asked_attributes", "attribute_cues", "attribute_of"]
 
@@ -188,6 +188,18 @@ def asked_attributes(words: list[str]) -> set[str]:
             if word not in _NEEDS_TWO:
                 strong.add(attribute)
     return {a for a, n in counts.items() if a in strong or n > 1}
+
+
+_STATE_WORDS = "still now current currently anymore nowadays latest"
+"""Words that ask for an attribute's present value ("Does Chloe still work there?")."""
+
+
+def attribute_words(attributes: set[str]) -> frozenset[str]:
+    """The index terms a question asks for these attributes, or their present value,
+    in ("work", "job", "still"): what is left of its words says which one is meant
+    ("the café in Fitzroy")."""
+    asked = [_ASKED[a] for a in sorted(attributes) if a in _ASKED]
+    return frozenset(index_terms(" ".join([*asked, _STATE_WORDS])))
 
 
 _CUES = {

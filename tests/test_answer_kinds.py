@@ -322,3 +322,11 @@ def test_a_role_in_a_wedding_or_a_play_is_no_job() -> None:
     (principal,) = index_terms("principal")
     assert principal in answer_cues("What role did Marcus accept at Carebridge?")
     assert principal in answer_cues("What does Karen do for a living?")
+
+
+def test_the_words_that_ask_for_a_job_or_its_present_value() -> None:
+    from memgraph.attributes import attribute_words
+
+    asked = attribute_words({"employer"})
+    assert set(index_terms("work job still now")) <= asked
+    assert not set(index_terms("café fitzroy")) & asked

@@ -1202,3 +1202,16 @@ def test_a_relative_named_through_a_speaker_is_asked_about_not_the_speaker(
     # Liza's news, not Mercy's own words of work ("pay him a salary")
     assert hits[0] == "lol and now she's a manager. life", hits
     assert not any("Jijo" in text for text in hits), hits
+
+
+def test_news_of_the_job_asked_about_counts_more_than_other_job_news(tmp_path: Path) -> None:
+    said = [
+        ("Chloe", "Got the job!! The lab hired me, I start Monday, they offered me a contract"),
+        ("Mei-hua", "Very good! You work hard"),
+        ("Chloe", "Dave cut my Sundays, so I only do Saturdays at the café in Fitzroy now"),
+        ("Mei-hua", "Less money but more study"),
+    ]
+    hits = searched(tmp_path, said, "Does Chloe still work at the café in Fitzroy?", k=2)
+    # the lab's news says nothing of the café: it is no longer found as well as it
+    assert hits and "café" in hits[0], hits
+    assert not any("lab" in text for text in hits), hits

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from memgraph.attributes import attribute_cues
+from memgraph.attributes import attribute_cues, attribute_words
 from memgraph.clock import epoch_ms, iso, now_iso, parse_iso
 from memgraph.config import MemoryConfig, load_config
 from memgraph.dates import asked_period
@@ -130,6 +130,9 @@ from such texts by what was said last."""
 NEWS_READ = 12
 """How many of the best texts found in the words of such news are read to drop those
 that tell someone else's."""
+OTHER_NEWS = 0.75
+"""What a text of such news keeps when the question names what it asks about ("the café
+in Fitzroy") and the text holds none of it."""
 KIND_HITS = 10
 """Of those, how many of the named person's count."""
 KIND_SHARE = 0.5
@@ -1087,8 +1090,16 @@ class MemoryCore:
             theirs = self._own_news(graph, theirs[:NEWS_READ], query.named) + theirs[NEWS_READ:]
             best = max((share for _, share in theirs), default=0.0)
             now = query.asks_now  # the news itself, not the texts that say "work" most
+            # "Does Chloe still work at the café in Fitzroy?": news of that café more
+            # than of her other jobs
+            asking = attribute_words(query.attributes) | set(extra)
+            which = [[t] for t in query.content_terms if t not in asking]
+            holds_which = index.holding(which) if which else None
+            ordinal = index.ordinal
             for episode_id, share in theirs:
                 cued = NEWS_SHARE * share / best if now else min(1.0, CUE_WEIGHT * share)
+                if holds_which is not None and not holds_which[ordinal[episode_id]]:
+                    cued *= OTHER_NEWS
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), cued)
         mentioned = index.mentioning(query.mentions)  # by a distinctive word of a name
         kind_cues = query.answer_cues if query.named else []
