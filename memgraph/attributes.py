@@ -124,7 +124,7 @@ _ASKED = {
         "live lives living lived reside resides residing home address based moved move "
         "moving relocated city town country neighborhood neighbourhood suburb village where"
     ),
-    "employer": ("work works working worked job employer company employed office career position"),
+    "employer": "work works working worked job employer company employed office career position",
     "name": "name named called",
     "age": "age old",
     "spouse": "married spouse wife husband partner",
@@ -157,8 +157,9 @@ _A_PIECE_OF_WORK = frozenset(
 )
 """Words that make a "job" a piece of work done ("the bathroom job"), not employment."""
 _TIME_WORKED = frozenset(["shift", "shifts", "overtime", "double", "doubles", "hours"])
-_PLAYED = frozenset(["play", "plays", "played", "playing"])
 """Words that make "work" time worked ("work his final shift"), not where one works."""
+_PLAYED = frozenset(["play", "plays", "played", "playing"])
+"""Words that make a "position" one played ("What position does Malia play?")."""
 
 
 def asked_attributes(words: list[str]) -> set[str]:

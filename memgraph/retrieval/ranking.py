@@ -50,7 +50,7 @@ from memgraph.retrieval.episode_index import FEW_WORDS_MAX
 from memgraph.retrieval.names import id_number, mention_groups, named_entities
 from memgraph.retrieval.vectors import VectorIndex
 from memgraph.sums import asks_amount
-from memgraph.text import WORD_FORMS, index_terms, name_key, terms, words
+from memgraph.text import KIN_WORDS, WORD_FORMS, index_terms, name_key, terms, words
 
 __all__ = [
     "CURRENT",
@@ -305,20 +305,21 @@ def without_news_words(text: str) -> str:
     return _ASKS_NEWS.sub(" ", text)
 
 
-_RELATION_TEXT = """
-    mother mom mum mama father dad papa brother sister husband wife son daughter child kid
-    children kids baby partner girlfriend boyfriend fiance fiancé fiancee fiancée ex
-    grandmother grandma gran granny nan nana grandfather grandpa grandson granddaughter
-    grandchild grandkid nephew niece cousin aunt auntie uncle twin stepmother stepfather
-    stepson stepdaughter stepbrother stepsister godson goddaughter godmother godfather
-    sister-in-law brother-in-law mother-in-law father-in-law daughter-in-law son-in-law
-    friend bestie flatmate roommate housemate neighbour neighbor boss manager supervisor
-    coworker co-worker colleague workmate teammate crewmate classmate teacher coach tutor
-    mentor student doctor therapist landlord landlady tenant dog cat puppy kitten pet horse
-    parrot rabbit hamster
+_RELATIONS_BESIDE_KIN = """
+    partner wife son daughter baby girlfriend boyfriend fiance fiancé fiancee fiancée ex
+    gran nan grandson granddaughter nephew niece cousin aunt auntie uncle twin stepmother
+    stepfather stepson stepdaughter stepbrother stepsister godson goddaughter godmother
+    godfather sister-in-law brother-in-law mother-in-law father-in-law daughter-in-law
+    son-in-law friend bestie flatmate roommate housemate neighbour neighbor boss manager
+    supervisor coworker co-worker colleague workmate teammate crewmate classmate teacher
+    coach tutor mentor student doctor therapist landlord landlady tenant dog cat puppy
+    kitten pet horse parrot rabbit hamster
 """
-_RELATION_NOUNS = frozenset(_RELATION_TEXT.split())
-"""Who someone is to another, or what pet, as a question says it ("Mercy's daughter")."""
+_RELATION_NOUNS = frozenset(
+    [*KIN_WORDS, *" ".join(KIN_WORDS.values()).split(), *_RELATIONS_BESIDE_KIN.split()]
+)
+"""Who someone is to another, or what pet, as a question says it ("Mercy's daughter"):
+the family words of :data:`memgraph.text.KIN_WORDS` and the others."""
 _OWNER_OF_NAMED = re.compile(r"\b([A-Z][\w-]*['’]s\s+)(?:[a-z-]+\s+)?([a-z-]+)\s+(?=[A-Z][\w-]*\b)")
 """Someone named through another: "Mercy's daughter Liza", "Tom's cat Pierogi"."""
 
