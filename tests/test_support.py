@@ -578,10 +578,14 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     # the question names the relative itself: it asks for something else of him
     nickname = ask("What nickname does Dana call her brother Teo?")
     assert relative_named(nickname, ["my brother is great"], lambda _: False) is None
-    # not a relative: a dog is as often called by its name alone ("Biscuit ate it")
-    assert (
-        relative_named(ask("What is the name of Dana's dog?"), ["my dog"], lambda _: False) is None
-    )
+    # a pet is as often called by its name alone ("biscuit ate it") as with its kind
+    dog = ask("What is the name of Dana's dog?")
+    assert relative_named(dog, ["my dog"], lambda _: False) is None
+    assert relative_named(dog, ["my puppy Biscuit ate it"], lambda _: False) is True
+    # but a pet no text speaks of, of someone the question names, is none remembered
+    assert relative_named(dog, ["the weather is great"], lambda _: False) is False
+    kitten = ask("What is the name of Dana's kitten?")
+    assert relative_named(kitten, ["the cat is asleep"], lambda _: False) is None
 
 
 def test_the_relative_of_someone_only_spoken_of_is_judged_too() -> None:

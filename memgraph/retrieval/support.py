@@ -371,6 +371,21 @@ _CLOSE_PEOPLE = frozenset(
 )
 """Others someone has, like relatives, who are told of by that word and their name."""
 _RELATIONS = _KIN_TERMS | _CLOSE_PEOPLE
+_PETS = {
+    alias: index_terms(kind)[0]
+    for kind, aliases in {
+        "cat": "cat kitten kitty",
+        "dog": "dog puppy pup",
+        "rabbit": "rabbit bunny",
+        "tortoise": "tortoise turtle",
+        "hamster": "hamster",
+        "parrot": "parrot budgie",
+        "horse": "horse pony",
+    }.items()
+    for alias in index_terms(aliases)
+}
+"""Pets, told of by their kind and their name ("our kitten Miso"), and the words
+for their young."""
 _NAMED_RELATIVE = re.compile(
     r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) (?:[a-z-]+ ){1,2}[A-Z][\w-]*"
 )
@@ -398,7 +413,9 @@ def _named_near(
     for text in texts:
         tokens = list(_WORD.finditer(text))
         place = {t.start(): n for n, t in enumerate(tokens)}
-        at = [n for n, t in enumerate(tokens) if head in _kin(in_any_form(index_terms(t.group())))]
+        at = [
+            n for n, t in enumerate(tokens) if head in _kinds(in_any_form(index_terms(t.group())))
+        ]
         if not at:
             continue
         spoken_of = True
@@ -430,15 +447,19 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     place after "in" or "to", or, at a sentence's start, a word ``texts`` also say in
     lower case. When no text speaks of the relative, ``False`` if the question says by
     name whose they are ("Ellie's brother"), except for relatives often told of
-    through another (a niece as "your sister's toddler"). ``None`` when the question
+    through another (a niece as "your sister's toddler"). A pet's name ("What is the
+    name of Dana's dog?") is judged the same way, except that a pet spoken of is
+    often called by its name alone ("biscuit ate it"), so only a pet no text speaks
+    of gives ``False``. ``None`` when the question
     asks no relative's name, names the relative itself ("her brother Teo"), or
     leaves it to the texts' other words."""
     _things, head = _possessed(query, anyones=True)
-    if head not in _RELATIONS or _NAMED_RELATIVE.search(query.text):
+    head = _PETS.get(head or "", head)
+    if (head not in _RELATIONS and head not in _PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
     named, spoken_of = _named_near(head, list(texts), query, known)
-    if named is not False:
-        return named
+    if named is not False or (spoken_of and head in _PETS):
+        return named if named is not False else None
     # A relative never spoken of is unknown, when the question says whose they are by
     # name; a niece is often told of as "your sister's toddler", a grandson as "her
     # boy's kid", so those are left to the texts' other words.
@@ -901,3 +922,8 @@ def _capitalised_in(name: str | None, text: str) -> bool:
 
 def _kin(terms: Iterable[str]) -> set[str]:
     return {_KIN.get(t, t) for t in terms}
+
+
+def _kinds(terms: Iterable[str]) -> set[str]:
+    """The kin or pet kind each term says ("mom" -> "mother", "kitten" -> "cat")."""
+    return {_PETS.get(t) or _KIN.get(t, t) for t in terms}
