@@ -110,6 +110,18 @@ def test_forgetting_a_job_from_the_command_line_leaves_no_works_at_line(tmp_path
     assert "Acme" not in recalled.stdout
 
 
+def test_an_entity_whose_facts_were_all_forgotten_shows_no_empty_heading(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "mem", "dana", provider="mock") as memory:
+        memory.remember("I live in Toronto and I work at Acme as a designer.", speaker="Dana")
+        assert "works at Acme" in memory.recall("Acme")
+        memory.forget("Dana's job at Acme")
+        assert "Acme" not in memory.recall("Acme")
+        assert "Acme" not in memory.recall("Where does Dana work?")
+        assert "Acme" in memory.history("Dana").observations[-1].content
+
+
 def test_two_named_speakers_keep_their_own_facts(tmp_path: Path) -> None:
     said = [
         ("Maria", "I joined a gym last week, finally!"),

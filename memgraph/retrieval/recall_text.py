@@ -248,14 +248,14 @@ def format_recall(
         ):
             continue  # the facts shown from it say what it says, at least as relevantly
         messages.append(item)
-    if any(block.facts for block in blocks.values()):
-        # A named entity with nothing to show of its own ("Who is Bob?" answered by
-        # Alice's "mentors Bob") shows only relations no shown fact states.
-        blocks = {
-            key: block
-            for key, block in blocks.items()
-            if block.facts or _has_relation_lines(graph, block, query, lens)
-        }
+    # A named entity with nothing to show of its own ("Who is Bob?" answered by
+    # Alice's "mentors Bob") shows only relations no shown fact states; one with
+    # none (all its facts forgotten) shows no empty heading.
+    blocks = {
+        key: block
+        for key, block in blocks.items()
+        if block.facts or _has_relation_lines(graph, block, query, lens)
+    }
     parts = list(blocks.values())
     if messages:  # an entity's facts ranked below the first message shown go after it
         parts = [part for block in parts for part in _split(block, place, place[id(messages[0])])]
