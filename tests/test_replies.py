@@ -342,6 +342,48 @@ def test_an_expiration_with_a_change_in_the_text_is_kept(text: str) -> None:
     assert kept == reply and unfounded == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expired"),
+    [
+        (
+            "What does Dad even do all day at that shipping company, he never tells me",
+            "arrived safely",
+        ),
+        (
+            "Clinic is near Zhongshan station, MRT 4 stops. Auntie Chen come with me.",
+            "is 76 years old",
+        ),
+        ("Haha no rush. Thank you Ama", "is sleeping"),
+    ],
+)
+def test_an_expiration_only_a_word_said_of_anything_allows_is_left_out(
+    text: str, expired: str
+) -> None:
+    # "never", "stops", "no": words a small model's stray expirations slip through on
+    reply = Extraction(expirations=(Expiration("Chloe", expired),))
+    kept, unfounded = without_unfounded_expirations(reply, text)
+    assert kept.expirations == () and unfounded == [expired]
+
+
+@pytest.mark.parametrize(
+    ("text", "expired", "stated"),
+    [
+        ("I'm not at Acme now.", "works at Acme", ()),
+        ("Now I live in Berlin.", "lives in Toronto", ("lives in Berlin",)),
+        ("She never calls anymore.", "calls every Sunday", ()),
+    ],
+)
+def test_an_expiration_sharing_a_word_with_the_change_is_kept(
+    text: str, expired: str, stated: tuple[str, ...]
+) -> None:
+    reply = Extraction(
+        (ExtractedEntity("Dana", "person", stated),) if stated else (),
+        expirations=(Expiration("Dana", expired),),
+    )
+    kept, unfounded = without_unfounded_expirations(reply, text)
+    assert kept == reply and unfounded == []
+
+
 def test_extraction_reports_the_expirations_it_left_out() -> None:
     reply = {
         "entities": [],

@@ -31,7 +31,7 @@ from memgraph.llm_calls.prompts import (
     extract_message,
 )
 from memgraph.llm_calls.provider import ChatModel
-from memgraph.text import content_key, index_terms, similarity, words
+from memgraph.text import content_key, in_any_form, index_terms, similarity, words
 
 __all__ = [
     "Expiration",
@@ -334,6 +334,16 @@ _CHANGE_WORD_TEXT = """
 """
 CHANGE_WORDS = frozenset(_CHANGE_WORD_TEXT.split())
 """Words by which a text says a fact changed; an expiration needs one (or the fact itself)."""
+_CHANGED_TEXT = """
+    longer anymore moved move moves moving left leave leaves leaving quit quits stopped
+    changed switched former formerly used ex retired resigned divorced sold ended instead
+    renamed replaced became fired
+"""
+CHANGED_WORDS = frozenset(_CHANGED_TEXT.split())
+"""The change words that say by themselves that something changed ("moved", "quit");
+the others ("no", "now", "never", "more", "stops") are as often said of anything
+("no rush", "4 stops on the MRT"), so an expiration they allow must also share a
+word with the text or with what the text states."""
 
 
 _NEW_STATE_TEXT = "now nowadays moved moves new newly became becomes switched joined"
@@ -415,14 +425,28 @@ def without_unfounded_expirations(
     extraction: Extraction, text: str
 ) -> tuple[Extraction, list[str]]:
     """``extraction`` without the expirations the text gives no reason for: the text
-    neither says something changed (:data:`CHANGE_WORDS`) nor mentions the expired
-    fact. Small models list known facts there, which would retire true facts.
-    Returns the expirations left out, too."""
+    neither says something changed (:data:`CHANGED_WORDS`) nor mentions the expired
+    fact, and, when it says only a word that may tell of a change (:data:`CHANGE_WORDS`:
+    "never", "now"), shares no word in any form with the fact, in the text or in the
+    facts it states. Small models list known facts there ("arrived safely" expired by
+    "What does Dad even do all day, he never tells me"), which would retire true
+    facts. Returns the expirations left out, too."""
     words_of_text = set(words(text))
-    if words_of_text & CHANGE_WORDS:
+    if words_of_text & CHANGED_WORDS:
         return extraction, []
     text_terms = _term_set(text)
-    kept = tuple(e for e in extraction.expirations if _grounded(e.content, text_terms))
+    related: set[str] = set()
+    if words_of_text & CHANGE_WORDS:
+        stated = [o for e in extraction.entities for o in e.observations]
+        stated += [f"{r.type.replace('_', ' ')} {r.target}" for r in extraction.relations]
+        related = in_any_form(text_terms.union(*(index_terms(s) for s in stated)))
+
+    def founded(expiration: Expiration) -> bool:
+        if _grounded(expiration.content, text_terms):
+            return True
+        return bool(related & in_any_form(index_terms(expiration.content)))
+
+    kept = tuple(e for e in extraction.expirations if founded(e))
     unfounded = [e.content for e in extraction.expirations if e not in kept]
     return Extraction(extraction.entities, extraction.relations, kept), unfounded
 
