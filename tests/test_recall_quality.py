@@ -120,6 +120,63 @@ def test_an_entity_whose_facts_were_all_forgotten_shows_no_empty_heading(
         assert "Acme" not in memory.recall("Acme")
         assert "Acme" not in memory.recall("Where does Dana work?")
         assert "Acme" in memory.history("Dana").observations[-1].content
+    with Memory(tmp_path / "mem", "dana", provider="mock") as memory:
+        # forgotten, not changed by a later text: the whole text is history, saved so
+        assert "Acme" not in memory.recall("Where does Dana work?")
+        assert "Toronto" in memory.recall("Where does Dana live?")
+
+
+def test_a_text_one_of_whose_facts_changed_is_found_for_the_rest(tmp_path: Path) -> None:
+    # a small model drew a wrong fact from the turn, and a later turn put it right
+    stated = {
+        "entities": [
+            {
+                "name": "Mei-hua",
+                "type": "person",
+                "observations": ["lives with Chloe", "sees the doctor on Friday"],
+            }
+        ],
+        "relations": [],
+        "expirations": [],
+    }
+    put_right = {
+        "entities": [
+            {"name": "Mei-hua", "type": "person", "observations": ["lives alone in Taipei"]}
+        ],
+        "relations": [],
+        "expirations": [{"entityName": "Mei-hua", "observationContent": "lives with Chloe"}],
+    }
+    chat = ScriptedChatModel([stated, put_right], fallback=MockChatModel())
+    provider = Provider("scripted", chat, HashEmbedder(64))
+    with Memory(tmp_path / "mem", "chat", provider=provider) as memory:
+        memory.remember(
+            "Chloe, I see the doctor on Friday. Dr Tsai at Mackay hospital.", speaker="Mei-hua"
+        )
+        changed = memory.remember("No no, I live alone in Taipei! Chloe lives in Melbourne")
+        assert [o.content for o in changed.expired_observations] == ["lives with Chloe"]
+        found = memory.search("Which hospital is Dr Tsai at?", k=3)
+        assert found[0].episode is not None and "Mackay" in found[0].episode.text
+        assert "Mackay" in memory.recall("Which hospital is Dr Tsai at?")
+        # asked in the words of what changed, the text is history
+        lives = memory.recall("Where does Mei-hua live?")
+        assert "Taipei" in lives and "with Chloe" not in lives and "Mackay" not in lives
+
+
+def test_a_text_one_of_whose_facts_was_superseded_is_not_quoted_for_it(tmp_path: Path) -> None:
+    with Memory(tmp_path / "mem", "dana", provider="mock") as memory:
+        memory.remember(
+            "I live in Toronto and I work at Acme as a designer.",
+            speaker="Dana",
+            at="2025-01-05T10:00:00Z",
+        )
+        memory.remember(
+            "Actually I moved to Berlin last month.", speaker="Dana", at="2025-06-05T10:00:00Z"
+        )
+    with Memory(tmp_path / "mem", "dana", provider="mock") as memory:  # from the saved flags
+        lives = memory.recall("Where does Dana live?")
+        assert "Berlin" in lives and "Toronto" not in lives
+        assert all(hit.episode is None for hit in memory.search("Toronto", episodes=True))
+        assert "works at Acme" in memory.recall("Where does Dana work?")
 
 
 def test_two_named_speakers_keep_their_own_facts(tmp_path: Path) -> None:

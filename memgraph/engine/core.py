@@ -59,6 +59,7 @@ from memgraph.speakers import ASSISTANT, spoken_words
 from memgraph.store import open_store
 from memgraph.store.base import Commit, Store, VectorBatch
 from memgraph.store.directory import doctor_hint
+from memgraph.text import in_any_form, index_terms
 
 __all__ = ["CONTEXT_BUDGET", "MAX_TEXT_CHARS", "MemoryCore", "coerce_time", "default_dir"]
 
@@ -165,6 +166,26 @@ def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
         location=location,
         facts=doc.get("facts") if isinstance(doc.get("facts"), list) else None,
     )
+
+
+def _forgotten(graph: Graph, number: int) -> bool:
+    """Whether fact ``number`` (``obs-<n>``, else ``rel-<n>``) was expired by
+    ``forget`` or ``expire`` (or purged), not by what a later text said."""
+    pair = graph.observation(f"obs-{number}")
+    fact = pair[1] if pair is not None else graph.relations.get(f"rel-{number}")
+    return fact is None or bool(fact.get("forgotten"))
+
+
+def _fact_terms(graph: Graph, number: int) -> list[str]:
+    """The index terms of what fact ``number`` says ("lives in Toronto"; a relation
+    as its type and target: "lives in Toronto" for lives_in → Toronto)."""
+    pair = graph.observation(f"obs-{number}")
+    if pair is not None:
+        return index_terms(str(pair[1].get("content") or ""))
+    rel = graph.relations.get(f"rel-{number}")
+    if rel is None:
+        return []
+    return index_terms(f"{rel['type'].replace('_', ' ')} {graph.entity_name(rel['to']) or ''}")
 
 
 def _expired_before(doc: Doc, lens: tiers.Lens) -> bool:
@@ -982,14 +1003,37 @@ class MemoryCore:
         entity = graph.entity_by_name(DEFAULT_SPEAKER)
         return str(entity["id"]) if entity is not None else None
 
-    def _retired_episodes(self, graph: Graph, episode_ids: Iterable[str]) -> set[str]:
-        """The episodes a fact of which is no longer current (superseded, corrected or
-        forgotten), read from the graph's saved flags, all at once."""
+    def _retired_episodes(
+        self, graph: Graph, episode_ids: Iterable[str], asked: Iterable[str] | None = None
+    ) -> set[str]:
+        """The episodes that are history: every fact they stated is no longer current
+        (superseded, corrected or expired by a later text), or one was forgotten
+        (``forget``, ``expire``). Read from the graph's saved flags, all at once.
+
+        A text only some of whose facts a later text changed is history for a
+        question ``asked`` in words (index terms) of what changed ("Where does Dana
+        live?" of "I live in Toronto and work at Acme", after "I moved to Berlin"),
+        and findable for the rest ("Where does Dana work?"): a small model's stray
+        expiration, or a wrong fact put right, does not make the rest of what it
+        said unsayable. Without ``asked``, any change makes it history."""
         index = self._episodes_indexed()
         stated = {e: index.facts_of(e) or () for e in episode_ids}
         numbers = list(dict.fromkeys(n for facts in stated.values() for n in facts))
         current = dict(zip(numbers, graph.facts_current(numbers), strict=True))
-        return {e for e, facts in stated.items() if not all(current[n] for n in facts)}
+        wanted = None if asked is None else in_any_form(asked)
+        retired: set[str] = set()
+        for episode_id, facts in stated.items():
+            gone = [n for n in facts if not current[n]]
+            if not gone:
+                continue
+            if wanted is None or len(gone) == len(facts) or any(_forgotten(graph, n) for n in gone):
+                retired.add(episode_id)
+                continue
+            held = {t for n in facts if current[n] for t in _fact_terms(graph, n)}
+            changed = {t for n in gone for t in _fact_terms(graph, n)} - held
+            if wanted & in_any_form(changed):
+                retired.add(episode_id)
+        return retired
 
     def _episode_signals(
         self,
@@ -1172,24 +1216,31 @@ class MemoryCore:
         # would say it again: its current facts speak for it instead. The usual read:
         # the saved flags answer for every text found, at once, nothing is parsed.
         checked = {*lexical, *semantic} if lens.at is None else set()
-        gone = self._retired_episodes(graph, checked) if checked else set()
+        asked_terms = query.terms
+        gone = self._retired_episodes(graph, checked, asked_terms) if checked else set()
 
         @functools.cache  # an episode found by words and by meaning is read once
         def retired(episode_id: str) -> bool:
             if episode_id in checked:
                 return episode_id in gone
             if lens.at is None:
-                return bool(self._retired_episodes(graph, (episode_id,)))
-            for number in index.facts_of(episode_id) or ():
+                return bool(self._retired_episodes(graph, (episode_id,), asked_terms))
+            facts = index.facts_of(episode_id) or ()
+            expired: list[int] = []
+            for number in facts:
                 pair = graph.observation(f"obs-{number}")
-                if pair is not None:
-                    if not lens.visible(pair[1]) and _expired_before(pair[1], lens):
+                fact = pair[1] if pair is not None else graph.relations.get(f"rel-{number}")
+                if fact is None:
+                    return True  # purged
+                if not lens.visible(fact) and _expired_before(fact, lens):
+                    if fact.get("forgotten"):
                         return True
-                    continue
-                rel = graph.relations.get(f"rel-{number}")
-                if rel is None or (not lens.visible(rel) and _expired_before(rel, lens)):
-                    return True
-            return False
+                    expired.append(number)
+            if not expired or len(expired) == len(facts):
+                return bool(expired)
+            held = {t for n in facts if n not in expired for t in _fact_terms(graph, n)}
+            changed = {t for n in expired for t in _fact_terms(graph, n)} - held
+            return bool(in_any_form(asked_terms) & in_any_form(changed))
 
         return tiers.EpisodeSignals(
             lexical,

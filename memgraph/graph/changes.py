@@ -127,6 +127,7 @@ class _Planner:
         self.expired: set[str] = set()
         self.new_rel_keys: set[tuple[str, str, str]] = set()
         self.stated: list[str] = []  # ids of the facts the text states (new or already known)
+        self.forgetting = False  # the user's forget or expire, not a later text's change
 
     def take_id(self, prefix: str) -> str:
         value = f"{prefix}-{self.plan.next_id}"
@@ -303,6 +304,8 @@ class _Planner:
         }
         if superseded_by:
             op["supersededBy"] = superseded_by
+        if self.forgetting:
+            op["forgotten"] = True
         self.plan.ops.append(op)
         linked = self.graph.relations.get(obs["rel"]) if obs.get("rel") else None
         if linked is not None and linked.get("validTo") is None:
@@ -344,14 +347,15 @@ class _Planner:
         if rel["id"] in self.expired:
             return
         self.expired.add(rel["id"])
-        self.plan.ops.append(
-            {
-                "op": "expire_rel",
-                "id": rel["id"],
-                "validTo": max(self.at, rel.get("validFrom") or self.at),
-                "retiredAt": self.now,
-            }
-        )
+        op: Doc = {
+            "op": "expire_rel",
+            "id": rel["id"],
+            "validTo": max(self.at, rel.get("validFrom") or self.at),
+            "retiredAt": self.now,
+        }
+        if self.forgetting:
+            op["forgotten"] = True
+        self.plan.ops.append(op)
         pair = self.graph.observation(rel["obs"]) if rel.get("obs") else None
         if pair is not None and pair[1].get("validTo") is None:
             self.expire_obs(pair[1])  # one statement, one lifetime
@@ -531,6 +535,7 @@ def plan_forget(
     relation, or entity: all its current facts and links). Nothing is erased.
     """
     planner = _Planner(graph, at=now, now=now, source=None, episode_id=None)
+    planner.forgetting = True
     for entity_name, content in observations:
         entity = graph.entity_by_name(entity_name)
         needle = content_key(content)

@@ -15,9 +15,10 @@ Op records::
 
     {"op": "entity",     "entity": {id, name, type, source, createdAt}}
     {"op": "obs",        "entity": entity_id, "obs": {id, content, validFrom, validTo, ...}}
-    {"op": "expire_obs", "id": obs_id, "validTo": t, "retiredAt": t, "supersededBy": id?}
+    {"op": "expire_obs", "id": obs_id, "validTo": t, "retiredAt": t, "supersededBy": id?,
+     "forgotten": true?}
     {"op": "rel",        "rel": {id, from, to, type, source, validFrom, validTo, ...}}
-    {"op": "expire_rel", "id": rel_id, "validTo": t, "retiredAt": t}
+    {"op": "expire_rel", "id": rel_id, "validTo": t, "retiredAt": t, "forgotten": true?}
     {"op": "episode",    "episode": {id, text, at, recordedAt, source, metadata}}
     {"op": "purge",      "ids": [...]}    (hard delete of entities/observations/relations/episodes)
 
@@ -753,6 +754,8 @@ class Graph:
                 rel = self.relations[op["id"]]
                 rel["validTo"] = op["validTo"]
                 rel["retiredAt"] = op.get("retiredAt")
+                if op.get("forgotten"):
+                    rel["forgotten"] = True
                 self._uncurrent(rel)
             elif kind == "episode":
                 self.episodes[op["episode"]["id"]] = dict(op["episode"])
@@ -887,6 +890,8 @@ class Graph:
         obs["retiredAt"] = op.get("retiredAt")
         if op.get("supersededBy"):
             obs["supersededBy"] = op["supersededBy"]
+        if op.get("forgotten"):
+            obs["forgotten"] = True
         if self._unindexed is not None and self._unindexed.pop(obs["id"], None) is not None:
             return  # never indexed: nothing to take out
         if self._terms is not None:

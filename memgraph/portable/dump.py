@@ -18,7 +18,8 @@ The stream (format version :data:`VERSION`)::
 
 Records are written exactly as the scope keeps them: facts and relations
 with both clocks (``validFrom``/``validTo``, ``recordedAt``/``retiredAt``),
-``supersededBy``, their episode (provenance), source, category and tags;
+``supersededBy``, ``forgotten`` (expired by forget or expire), their episode
+(provenance), source, category and tags;
 notes are facts with a category. Vectors are little-endian float32 in
 base64, with the embedding model and dimension. The trailer's ``counts`` hold
 the number of records of each kind, and ``sha256`` is the SHA-256 of every
