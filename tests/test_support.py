@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.ranking import Candidate, Query
-from memgraph.retrieval.support import Support, Talk, _shares, relative_named, support
+from memgraph.retrieval.support import (
+    Support,
+    Talk,
+    _shares,
+    last_name_said,
+    relative_named,
+    support,
+)
 from memgraph.text import index_terms
 
 DANA = {"id": "entity-1", "name": "Dana"}
@@ -671,3 +678,17 @@ def test_the_name_near_someone_else_s_own_relative_is_not_theirs() -> None:
     question = ask("What is the name of Dana's sister?")
     assert relative_named(question, texts, known=lambda _: False) is False
     assert relative_named(question, [text for _, text in said], known=lambda _: False) is True
+
+
+def test_a_last_name_is_known_from_a_full_name_or_a_name_written_out() -> None:
+    keisha = ask("What is Keisha's last name?")
+    # only her first name ever said: none is known
+    assert (
+        last_name_said(keisha, ["Keisha"], ["Keisha planned everything", "Keisha's tags"]) is False
+    )
+    assert last_name_said(keisha, ["Keisha"], ["I'm meeting Keisha Brown at 5"]) is True
+    assert last_name_said(keisha, ["Keisha Brown"], []) is True
+    # someone else's surname, or no last name asked: not judged here
+    boss = ask("What is the surname of Lena's boss?")
+    assert last_name_said(boss, ["Lena"], ["herr pichler again"]) is None
+    assert last_name_said(ask("Where does Keisha live?"), ["Keisha"], []) is None

@@ -34,6 +34,7 @@ from memgraph.retrieval.recall_text import (
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Talk,
+    last_name_said,
     never_said_theirs,
     relative_named,
     support,
@@ -315,6 +316,16 @@ class ReadMixin(MemoryCore):
                             analyzed,
                             [spoken_words(doc) for e, doc in docs.items() if e not in others],
                             known=indexed.heard,
+                        )
+                        is False
+                    )
+                if not unanswered and asks_name(query):
+                    # "What is Keisha's last name?": only her first name ever said
+                    unanswered = (
+                        last_name_said(
+                            analyzed,
+                            [graph.entity_name(e) or "" for e in analyzed.named],
+                            [spoken_words(doc) for doc in docs.values()],
                         )
                         is False
                     )

@@ -50,6 +50,7 @@ __all__ = [
     "WHOLE_TOPIC",
     "Support",
     "Talk",
+    "last_name_said",
     "never_said_theirs",
     "relative_named",
     "support",
@@ -465,6 +466,25 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
     return False if spoken_of or (owned and head not in _TOLD_OF_THROUGH_OTHERS) else None
+
+
+_ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
+"""A question asking a named person's own last name ("Keisha's last name"), not
+that of someone of theirs ("the surname of Lena's boss")."""
+
+
+def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> bool | None:
+    """For a question asking a named person's last name ("What is Keisha's last
+    name?"), whether it is known: their name (``names``: the named entities') has a
+    second word, or a text writes their first name followed by another capitalised
+    word ("Keisha Brown"). ``None`` when the question asks no last name."""
+    if not _ASKS_LAST_NAME.search(query.text):
+        return None
+    firsts = [name.split()[0] for name in names if name.strip()]
+    if not firsts or any(len(name.split()) > 1 for name in names):
+        return None if not firsts else True
+    said = re.compile(r"\b(?:" + "|".join(map(re.escape, firsts)) + r")\s+(?!I\b)[A-Z][\w'’-]+")
+    return any(said.search(text) for text in texts)
 
 
 def _turns(
