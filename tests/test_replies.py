@@ -365,6 +365,17 @@ def test_an_expiration_only_a_word_said_of_anything_allows_is_left_out(
     assert kept.expirations == () and unfounded == [expired]
 
 
+def test_a_rendered_line_of_known_facts_as_an_expiration_is_judged_fact_by_fact() -> None:
+    # "every day" shares only a word said of anything with "all day"
+    line = "misses Mei-hua every day; from Geelong; arrived safely, landed Wednesday morning"
+    reply = Extraction(expirations=(Expiration("Chloe", line),))
+    text = "What does Dad even do all day at that shipping company, he never tells me"
+    kept, unfounded = without_unfounded_expirations(reply, text)
+    assert kept.expirations == () and len(unfounded) == 3
+    kept, _ = without_unfounded_expirations(reply, "Never been to Geelong, Ama!")
+    assert kept.expirations == (Expiration("Chloe", "from Geelong"),)
+
+
 @pytest.mark.parametrize(
     ("text", "expired", "stated"),
     [

@@ -439,16 +439,32 @@ def without_unfounded_expirations(
     if words_of_text & CHANGE_WORDS:
         stated = [o for e in extraction.entities for o in e.observations]
         stated += [f"{r.type.replace('_', ' ')} {r.target}" for r in extraction.relations]
-        related = in_any_form(text_terms.union(*(index_terms(s) for s in stated)))
+        related = in_any_form(text_terms.union(*(index_terms(s) for s in stated))) - _GENERIC
 
     def founded(expiration: Expiration) -> bool:
         if _grounded(expiration.content, text_terms):
             return True
         return bool(related & in_any_form(index_terms(expiration.content)))
 
-    kept = tuple(e for e in extraction.expirations if founded(e))
-    unfounded = [e.content for e in extraction.expirations if e not in kept]
+    # a rendered line of known facts ("misses Mei-hua every day; arrived safely ...")
+    # is judged fact by fact
+    parts = [
+        Expiration(e.entity_name, part.strip()) if ";" in e.content else e
+        for e in extraction.expirations
+        for part in (e.content.split(";") if ";" in e.content else [e.content])
+        if part.strip()
+    ]
+    kept = tuple(e for e in parts if founded(e))
+    unfounded = [e.content for e in parts if e not in kept]
+    if not unfounded:
+        return extraction, []
     return Extraction(extraction.entities, extraction.relations, kept), unfounded
+
+
+_GENERIC = frozenset(
+    index_terms("day days week month year today time times thing things lot way good great")
+)
+"""Words shared by too many facts and texts to tie an expiration to the text."""
 
 
 @functools.lru_cache(maxsize=64)
