@@ -1216,7 +1216,9 @@ class MemoryCore:
         # would say it again: its current facts speak for it instead. The usual read:
         # the saved flags answer for every text found, at once, nothing is parsed.
         checked = {*lexical, *semantic} if lens.at is None else set()
-        asked_terms = query.terms
+        # what is asked, not whom it names ("Mei-hua's turnip cake" is not asked in
+        # the words of her lives_in → Mei-hua put right), unless it only names
+        asked_terms = query.content_terms or query.terms
         gone = self._retired_episodes(graph, checked, asked_terms) if checked else set()
 
         @functools.cache  # an episode found by words and by meaning is read once
