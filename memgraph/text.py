@@ -284,7 +284,7 @@ KIN_WORDS: dict[str, str] = {
 """Family words -> the everyday words said for them."""
 SHORT_WORDS: dict[str, str] = {
     "veterinary": "vet", "veterinarian": "vet", "technician": "tech", "technology": "tech",
-    "doctor": "doc", "professor": "prof", "university": "uni", "graduate": "grad",
+    "professor": "prof", "university": "uni", "graduate": "grad",
     "graduation": "grad", "undergraduate": "undergrad", "laboratory": "lab",
     "mathematics": "math maths", "chemistry": "chem", "biology": "bio",
     "psychology": "psych", "economics": "econ", "statistics": "stats",
@@ -297,7 +297,10 @@ SHORT_WORDS: dict[str, str] = {
     "limousine": "limo", "influenza": "flu", "identification": "id",
     "administration": "admin", "representative": "rep", "sergeant": "sgt",
     "saxophone": "sax", "hippopotamus": "hippo", "physiotherapist": "physio",
-    "medication": "meds",
+    "medication": "meds", "birthday": "bday", "doctor": "doc dr", "boyfriend": "bf",
+    "girlfriend": "gf", "tomorrow": "tmrw", "appointment": "appt", "tournament": "tourney",
+    "weekend": "wknd", "kilometres": "km", "kilometers": "km", "hours": "hrs",
+    "minutes": "mins",
 }  # fmt: skip
 """Words -> their common clipped forms ("vet tech" for "veterinary technician")."""
 SAME_WORDS: tuple[str, ...] = (
