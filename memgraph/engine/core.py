@@ -188,6 +188,16 @@ def _fact_terms(graph: Graph, number: int) -> list[str]:
     return index_terms(f"{rel['type'].replace('_', ' ')} {graph.entity_name(rel['to']) or ''}")
 
 
+def _asked_of_change(
+    graph: Graph, held: Iterable[int], gone: Iterable[int], wanted: set[str]
+) -> bool:
+    """Whether a question's terms (``wanted``, in any form) are words of what a text
+    said that has since changed (its facts ``gone``), not of what still holds."""
+    kept = {t for n in held for t in _fact_terms(graph, n)}
+    changed = {t for n in gone for t in _fact_terms(graph, n)} - kept
+    return bool(wanted & in_any_form(changed))
+
+
 def _expired_before(doc: Doc, lens: tiers.Lens) -> bool:
     """Whether a fact was retired by the moment ``lens`` reads (not merely not yet true)."""
     valid_to = doc.get("validTo")
@@ -1029,9 +1039,8 @@ class MemoryCore:
             if wanted is None or len(gone) == len(facts) or any(_forgotten(graph, n) for n in gone):
                 retired.add(episode_id)
                 continue
-            held = {t for n in facts if current[n] for t in _fact_terms(graph, n)}
-            changed = {t for n in gone for t in _fact_terms(graph, n)} - held
-            if wanted & in_any_form(changed):
+            held = [n for n in facts if current[n]]
+            if _asked_of_change(graph, held, gone, wanted):
                 retired.add(episode_id)
         return retired
 
@@ -1240,9 +1249,8 @@ class MemoryCore:
                     expired.append(number)
             if not expired or len(expired) == len(facts):
                 return bool(expired)
-            held = {t for n in facts if n not in expired for t in _fact_terms(graph, n)}
-            changed = {t for n in expired for t in _fact_terms(graph, n)} - held
-            return bool(in_any_form(asked_terms) & in_any_form(changed))
+            held = [n for n in facts if n not in expired]
+            return _asked_of_change(graph, held, expired, in_any_form(asked_terms))
 
         return tiers.EpisodeSignals(
             lexical,
