@@ -168,34 +168,33 @@ def index_episode(index: EpisodeIndex, doc: Doc, location: int = -1) -> None:
     )
 
 
-def _forgotten(graph: Graph, number: int) -> bool:
-    """Whether fact ``number`` (``obs-<n>``, else ``rel-<n>``) was expired by
-    ``forget`` or ``expire`` (or purged), not by what a later text said."""
-    pair = graph.observation(f"obs-{number}")
-    fact = pair[1] if pair is not None else graph.relations.get(f"rel-{number}")
-    return fact is None or bool(fact.get("forgotten"))
+def _fact_terms(graph: Graph, fact: Doc) -> list[str]:
+    """The index terms of what a fact says ("lives in Toronto"; a relation as its
+    type and target: "lives in Toronto" for lives_in → Toronto)."""
+    if "content" in fact:
+        return index_terms(str(fact["content"] or ""))
+    return index_terms(f"{fact['type'].replace('_', ' ')} {graph.entity_name(fact['to']) or ''}")
 
 
-def _fact_terms(graph: Graph, number: int) -> list[str]:
-    """The index terms of what fact ``number`` says ("lives in Toronto"; a relation
-    as its type and target: "lives in Toronto" for lives_in → Toronto)."""
-    pair = graph.observation(f"obs-{number}")
-    if pair is not None:
-        return index_terms(str(pair[1].get("content") or ""))
-    rel = graph.relations.get(f"rel-{number}")
-    if rel is None:
-        return []
-    return index_terms(f"{rel['type'].replace('_', ' ')} {graph.entity_name(rel['to']) or ''}")
-
-
-def _asked_of_change(
-    graph: Graph, held: Iterable[int], gone: Iterable[int], wanted: set[str]
+def _is_history(
+    graph: Graph, facts: Sequence[int], gone: Sequence[int], wanted: set[str] | None
 ) -> bool:
-    """Whether a question's terms (``wanted``, in any form) are words of what a text
-    said that has since changed (its facts ``gone``), not of what still holds."""
-    kept = {t for n in held for t in _fact_terms(graph, n)}
-    changed = {t for n in gone for t in _fact_terms(graph, n)} - kept
-    return bool(wanted & in_any_form(changed))
+    """Whether a text that stated ``facts``, of which ``gone`` are no longer current,
+    is history for a question asking ``wanted`` (index terms in any form; ``None``:
+    any question). It is when every fact is gone or one was forgotten (``forget``,
+    ``expire``, or purged); when only some changed, for a question in the words of
+    what changed, not of what still holds."""
+    if not gone:
+        return False
+    if wanted is None or len(gone) == len(facts):
+        return True
+    changed = [graph.stated_fact(n) for n in gone]
+    if any(fact is None or fact.get("forgotten") for fact in changed):
+        return True
+    held = [graph.stated_fact(n) for n in facts if n not in gone]
+    kept = {t for fact in held if fact is not None for t in _fact_terms(graph, fact)}
+    said = {t for fact in changed if fact is not None for t in _fact_terms(graph, fact)}
+    return bool(wanted & in_any_form(said - kept))
 
 
 def _expired_before(doc: Doc, lens: tiers.Lens) -> bool:
@@ -1031,18 +1030,11 @@ class MemoryCore:
         numbers = list(dict.fromkeys(n for facts in stated.values() for n in facts))
         current = dict(zip(numbers, graph.facts_current(numbers), strict=True))
         wanted = None if asked is None else in_any_form(asked)
-        retired: set[str] = set()
-        for episode_id, facts in stated.items():
-            gone = [n for n in facts if not current[n]]
-            if not gone:
-                continue
-            if wanted is None or len(gone) == len(facts) or any(_forgotten(graph, n) for n in gone):
-                retired.add(episode_id)
-                continue
-            held = [n for n in facts if current[n]]
-            if _asked_of_change(graph, held, gone, wanted):
-                retired.add(episode_id)
-        return retired
+        return {
+            episode_id
+            for episode_id, facts in stated.items()
+            if _is_history(graph, facts, [n for n in facts if not current[n]], wanted)
+        }
 
     def _episode_signals(
         self,
@@ -1229,6 +1221,11 @@ class MemoryCore:
         # the words of her lives_in → Mei-hua put right), unless it only names
         asked_terms = query.content_terms or query.terms
         gone = self._retired_episodes(graph, checked, asked_terms) if checked else set()
+        wanted = in_any_form(asked_terms)
+
+        def expired_by_then(number: int) -> bool:
+            fact = graph.stated_fact(number)
+            return fact is None or (not lens.visible(fact) and _expired_before(fact, lens))
 
         @functools.cache  # an episode found by words and by meaning is read once
         def retired(episode_id: str) -> bool:
@@ -1237,20 +1234,7 @@ class MemoryCore:
             if lens.at is None:
                 return bool(self._retired_episodes(graph, (episode_id,), asked_terms))
             facts = index.facts_of(episode_id) or ()
-            expired: list[int] = []
-            for number in facts:
-                pair = graph.observation(f"obs-{number}")
-                fact = pair[1] if pair is not None else graph.relations.get(f"rel-{number}")
-                if fact is None:
-                    return True  # purged
-                if not lens.visible(fact) and _expired_before(fact, lens):
-                    if fact.get("forgotten"):
-                        return True
-                    expired.append(number)
-            if not expired or len(expired) == len(facts):
-                return bool(expired)
-            held = [n for n in facts if n not in expired]
-            return _asked_of_change(graph, held, expired, in_any_form(asked_terms))
+            return _is_history(graph, facts, [n for n in facts if expired_by_then(n)], wanted)
 
         return tiers.EpisodeSignals(
             lexical,

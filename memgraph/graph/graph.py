@@ -373,6 +373,12 @@ class Graph:
         """``(entity, observation)`` for an observation id, if it exists."""
         return self._obs.get(obs_id)
 
+    def stated_fact(self, number: int) -> Doc | None:
+        """The fact a text's record lists by ``number``: the observation ``obs-<n>``,
+        else the relation ``rel-<n>`` (``None`` when purged)."""
+        pair = self._obs.get(f"obs-{number}")
+        return pair[1] if pair is not None else self.relations.get(f"rel-{number}")
+
     def entity_name(self, entity_id: str) -> str | None:
         """An entity's name (a lazy graph answers from its saved names, without parsing)."""
         return self._peek(
