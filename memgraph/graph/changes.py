@@ -113,9 +113,17 @@ class Plan:
 
 class _Planner:
     def __init__(
-        self, graph: Graph, *, at: str, now: str, source: str | None, episode_id: str | None
+        self,
+        graph: Graph,
+        *,
+        at: str,
+        now: str,
+        source: str | None,
+        episode_id: str | None,
+        forgetting: bool = False,
     ) -> None:
         self.graph = graph
+        self.forgetting = forgetting  # the user's forget or expire, not a later text's change
         self.at = at
         self.now = now
         self.source = source
@@ -127,7 +135,6 @@ class _Planner:
         self.expired: set[str] = set()
         self.new_rel_keys: set[tuple[str, str, str]] = set()
         self.stated: list[str] = []  # ids of the facts the text states (new or already known)
-        self.forgetting = False  # the user's forget or expire, not a later text's change
 
     def take_id(self, prefix: str) -> str:
         value = f"{prefix}-{self.plan.next_id}"
@@ -290,22 +297,28 @@ class _Planner:
         best = max((score for score, _ in scored), default=0.0)
         return [obs for score, obs in scored if score == best]
 
+    def _expire_op(self, kind: str, fact: Doc) -> Doc:
+        """The op ending ``fact`` now (never before it began), marked ``forgotten``
+        when the user's forget or expire ends it."""
+        op: Doc = {
+            "op": kind,
+            "id": fact["id"],
+            "validTo": max(self.at, fact.get("validFrom") or self.at),
+            "retiredAt": self.now,
+        }
+        if self.forgetting:
+            op["forgotten"] = True
+        return op
+
     def expire_obs(self, obs: Doc, *, superseded_by: str | None = None) -> None:
         if obs["id"] in self.expired or obs.get("validTo") is not None:
             return
         if any(obs is new for news in self.new_obs.values() for new in news):
             return  # never drop a fact this change adds
         self.expired.add(obs["id"])
-        op: Doc = {
-            "op": "expire_obs",
-            "id": obs["id"],
-            "validTo": max(self.at, obs.get("validFrom") or self.at),
-            "retiredAt": self.now,
-        }
+        op = self._expire_op("expire_obs", obs)
         if superseded_by:
             op["supersededBy"] = superseded_by
-        if self.forgetting:
-            op["forgotten"] = True
         self.plan.ops.append(op)
         linked = self.graph.relations.get(obs["rel"]) if obs.get("rel") else None
         if linked is not None and linked.get("validTo") is None:
@@ -347,15 +360,7 @@ class _Planner:
         if rel["id"] in self.expired:
             return
         self.expired.add(rel["id"])
-        op: Doc = {
-            "op": "expire_rel",
-            "id": rel["id"],
-            "validTo": max(self.at, rel.get("validFrom") or self.at),
-            "retiredAt": self.now,
-        }
-        if self.forgetting:
-            op["forgotten"] = True
-        self.plan.ops.append(op)
+        self.plan.ops.append(self._expire_op("expire_rel", rel))
         pair = self.graph.observation(rel["obs"]) if rel.get("obs") else None
         if pair is not None and pair[1].get("validTo") is None:
             self.expire_obs(pair[1])  # one statement, one lifetime
@@ -534,8 +539,7 @@ def plan_forget(
     substring match, by ``(from, to, type)`` names, or by id (observation,
     relation, or entity: all its current facts and links). Nothing is erased.
     """
-    planner = _Planner(graph, at=now, now=now, source=None, episode_id=None)
-    planner.forgetting = True
+    planner = _Planner(graph, at=now, now=now, source=None, episode_id=None, forgetting=True)
     for entity_name, content in observations:
         entity = graph.entity_by_name(entity_name)
         needle = content_key(content)
