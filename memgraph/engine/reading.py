@@ -308,30 +308,25 @@ class ReadMixin(MemoryCore):
                     ),
                 )
                 unanswered = held is not None and held.about_someone_else
-                if not unanswered and asks_name(query):
-                    # "What is the name of Tasha's sister?": a sister spoken of, never named
+                asking_name = asks_name(query)
+                said = (
+                    {e: spoken_words(doc) for e, doc in docs.items()}
+                    if asking_name or analyzed.asks_amount
+                    else {}
+                )
+                if not unanswered and asking_name:
+                    # "What is the name of Tasha's sister?": a sister spoken of, never
+                    # named; "What is Keisha's last name?": only her first name said
                     others = held.others if held is not None else frozenset()
+                    theirs = [text for e, text in said.items() if e not in others]
+                    their_names = [graph.entity_name(e) or "" for e in analyzed.named]
                     unanswered = (
-                        relative_named(
-                            analyzed,
-                            [spoken_words(doc) for e, doc in docs.items() if e not in others],
-                            known=indexed.heard,
-                        )
-                        is False
-                    )
-                if not unanswered and asks_name(query):
-                    # "What is Keisha's last name?": only her first name ever said
-                    unanswered = (
-                        last_name_said(
-                            analyzed,
-                            [graph.entity_name(e) or "" for e in analyzed.named],
-                            [spoken_words(doc) for doc in docs.values()],
-                        )
-                        is False
+                        relative_named(analyzed, theirs, known=indexed.heard) is False
+                        or last_name_said(analyzed, their_names, said.values()) is False
                     )
                 if not unanswered and analyzed.asks_amount:
                     unanswered = not states_its_sum(
-                        {e: spoken_words(doc) for e, doc in docs.items()},
+                        said,
                         topic_of_amount(analyzed.content_terms),
                         talk.before,
                     )

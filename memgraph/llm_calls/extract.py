@@ -449,9 +449,9 @@ def without_unfounded_expirations(
     # a rendered line of known facts ("misses Mei-hua every day; arrived safely ...")
     # is judged fact by fact
     parts = [
-        Expiration(e.entity_name, part.strip()) if ";" in e.content else e
+        Expiration(e.entity_name, part.strip())
         for e in extraction.expirations
-        for part in (e.content.split(";") if ";" in e.content else [e.content])
+        for part in e.content.split(";")
         if part.strip()
     ]
     kept = tuple(e for e in parts if founded(e))

@@ -459,13 +459,15 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     if (head not in _RELATIONS and head not in _PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
     named, spoken_of = _named_near(head, list(texts), query, known)
-    if named is not False or (spoken_of and head in _PETS):
-        return named if named is not False else None
+    if named is not False:
+        return named
+    if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
+        return None if head in _PETS else False
     # A relative never spoken of is unknown, when the question says whose they are by
     # name; a niece is often told of as "your sister's toddler", a grandson as "her
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
-    return False if spoken_of or (owned and head not in _TOLD_OF_THROUGH_OTHERS) else None
+    return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
 
 
 _ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
@@ -480,9 +482,12 @@ def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> 
     word ("Keisha Brown"). ``None`` when the question asks no last name."""
     if not _ASKS_LAST_NAME.search(query.text):
         return None
-    firsts = [name.split()[0] for name in names if name.strip()]
-    if not firsts or any(len(name.split()) > 1 for name in names):
-        return None if not firsts else True
+    written = [name.split() for name in names if name.strip()]
+    if not written:
+        return None
+    if any(len(name) > 1 for name in written):
+        return True
+    firsts = [name[0] for name in written]
     said = re.compile(r"\b(?:" + "|".join(map(re.escape, firsts)) + r")\s+(?!I\b)[A-Z][\w'’-]+")
     return any(said.search(text) for text in texts)
 
