@@ -321,7 +321,13 @@ class ReadMixin(MemoryCore):
                     theirs = [text for e, text in said.items() if e not in others]
                     their_names = [graph.entity_name(e) or "" for e in analyzed.named]
                     unanswered = (
-                        relative_named(analyzed, theirs, known=indexed.heard) is False
+                        relative_named(
+                            analyzed,
+                            theirs,
+                            known=indexed.heard,
+                            is_name=lambda word: graph.entity_by_name(word) is not None,
+                        )
+                        is False
                         or last_name_said(analyzed, their_names, said.values()) is False
                     )
                 if not unanswered and analyzed.asks_amount:

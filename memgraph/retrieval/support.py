@@ -387,8 +387,11 @@ _PETS = {
 }
 """Pets, told of by their kind and their name ("our kitten Miso"), and the words
 for their young."""
+_NOUN_WORDS = r"(?:(?!(?:in|at|on|of|to|from|for|with|near|and|or|back)\b)[a-z-]+ ){1,2}"
+"""One or two words of a noun phrase ("brother", "older sister"), not a place's
+preposition ("grandmother in Ghana") or a list's "and"."""
 _NAMED_RELATIVE = re.compile(
-    r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) (?:[a-z-]+ ){1,2}[A-Z][\w-]*"
+    r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) " + _NOUN_WORDS + r"[A-Z][\w-]*"
 )
 """A relative named in the question itself ("her brother Teo")."""
 _OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
@@ -396,13 +399,21 @@ _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaug
 """Relatives often told of through another ("your sister's toddler") and not by
 their own kinship word."""
 _ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
+OWNER_REACH = 3
+"""How many words before a kinship word a name with "'s" says whose relative it is
+("Joris's mom", "Musa's older brother")."""
+_OWNS = re.compile(r"['’]s\b")
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
 
 
 def _named_near(
-    head: str, texts: list[str], query: Query, known: Callable[[str], bool]
+    head: str,
+    texts: list[str],
+    query: Query,
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool],
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -410,6 +421,13 @@ def _named_near(
     mum's name?"); and whether any text says ``head`` at all."""
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
     lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
+    # and one never written with a capital inside a sentence is no name there either
+    inside = {
+        name.group()
+        for text in texts
+        for name in _NAME_LIKE.finditer(text)
+        if not _STARTS_SENTENCE.search(text, 0, name.start())
+    }
     spoken_of = False
     for text in texts:
         tokens = list(_WORD.finditer(text))
@@ -429,24 +447,38 @@ def _named_near(
             if _kin(index_terms(word)) & _RELATIONS:
                 continue  # "Mum" is a relative, not their name
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
-                word.lower() in lower or word.lower() in STOP_WORDS
+                word.lower() in lower
+                or word.lower() in STOP_WORDS
+                or (word not in inside and not is_name(word))
             ):
                 continue
             if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
                 continue
             where = place.get(name.start())
+            if (
+                where is not None
+                and _OWNS.match(text, name.end())
+                and any(0 < n - where <= OWNER_REACH for n in at)
+            ):
+                continue  # "Naomi's grandmother", "Owen's mom": whose relative, not its name
             if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
                 return True, True
     return False, spoken_of
 
 
-def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bool]) -> bool | None:
+def relative_named(
+    query: Query,
+    texts: Iterable[str],
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool] = lambda _word: False,
+) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
     name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
     that is not a speaker or the person asked about (``known``), a month or day, a
-    place after "in" or "to", or, at a sentence's start, a word ``texts`` also say in
-    lower case. When no text speaks of the relative, ``False`` if the question says by
+    place after "in" or "to", nor whose relative it is ("Naomi's grandmother"); at a
+    sentence's start, only a word no text says in lower case that a text writes with
+    a capital inside a sentence or that is a name memory holds (``is_name``). When no text speaks of the relative, ``False`` if the question says by
     name whose they are ("Ellie's brother"), except for relatives often told of
     through another (a niece as "your sister's toddler"). A pet's name ("What is the
     name of Dana's dog?") is judged the same way, except that a pet spoken of is
@@ -458,7 +490,7 @@ def relative_named(query: Query, texts: Iterable[str], known: Callable[[str], bo
     head = _PETS.get(head or "", head)
     if (head not in _RELATIONS and head not in _PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
-    named, spoken_of = _named_near(head, list(texts), query, known)
+    named, spoken_of = _named_near(head, list(texts), query, known, is_name)
     if named is not False:
         return named
     if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
@@ -672,6 +704,19 @@ def _clauses(
             # "a home for kids who need it" says nothing of whose kids they are
             owned.setdefault(None, set()).add(head)
             held = held - {head}
+        elif (
+            head in _PETS
+            and head in held
+            and owner is None
+            and not named_in_text
+            and not asks_how
+            and not spoken & (_FIRST_PERSON | _SECOND_PERSON)
+            and _plural(clause, head)
+        ):
+            # "the rescue says no cats": no one's pet ("I have a dog", "we got a cat",
+            # "how's the cat?" say whose; "the cat" alone is most often the speaker's)
+            owned.setdefault(None, set()).add(head)
+            held = held - {head}
         if (
             spoken_of
             and whose is False
@@ -684,6 +729,15 @@ def _clauses(
             whose = None
         owned.setdefault(whose, set()).update(held)
     return [(held, whose) for whose, held in owned.items()]
+
+
+def _plural(clause: str, head: str) -> bool:
+    """Whether the clause says ``head`` in the plural ("cats"): of a kind, not a one."""
+    return any(
+        word.endswith("s") and head in in_any_form(index_terms(word))
+        for word in words(clause)
+        if not word.endswith("ss")
+    )
 
 
 _REFERRING = frozenset({"it", "its", "them", "that", "this", "one"})
@@ -791,7 +845,7 @@ def _opens_with(content: str, term: str) -> bool:
     return first is not None and term in in_any_form(index_terms(first.group()))
 
 
-_THEIR_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s (?:[a-z-]+ ){1,2}([A-Z][\w-]*)")
+_THEIR_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s " + _NOUN_WORDS + r"([A-Z][\w-]*)")
 
 
 def _names_theirs(graph: Graph, query: Query) -> bool:
@@ -889,6 +943,10 @@ def _names(clauses: Sequence[tuple[str, set[str]]], query: Query) -> bool:
     return False
 
 
+_LATE = frozenset(index_terms("late"))
+"""Said before a relative ("her late husband"), of one who has died."""
+
+
 def _possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | None]:
     """The terms of what the question says is the named person's ("Dana's sister",
     "her tortoise", "his architecture licensing exam", the user's "my brother"),
@@ -906,8 +964,11 @@ def _possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | 
             continue  # an in-law is spoken of as another's relative ("Arjun's dad")
         phrase: list[str] = []
         ended = False  # by the verb itself ("go" of "did her scents go")
-        for word in thing.split():  # up to the noun phrase's end
+        said = thing.split()
+        for at, word in enumerate(said):  # up to the noun phrase's end
             terms = index_terms(word)
+            if terms and terms[0] in _LATE and at + 1 < len(said):
+                continue  # "Kofi's late grandfather": the grandfather, not "lately"
             if not terms or terms[0] in query.name_terms or terms[0] in ANSWER_WORDS:
                 ended = bool(terms) and terms[0] in ANSWER_WORDS
                 break
