@@ -22,6 +22,7 @@ from memgraph.models import (
 )
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
+from memgraph.retrieval.bridge import bridged
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
@@ -40,9 +41,27 @@ from memgraph.retrieval.support import (
     support,
 )
 from memgraph.speakers import spoken_words
-from memgraph.text import index_terms, words
+from memgraph.text import STOP_WORDS, index_terms, words
 
 __all__ = ["ReadMixin"]
+
+
+_NOT_PEOPLE = frozenset({"place", "location", "city", "country", "organization", "event", "date"})
+
+
+def _person_named(graph: Graph, word: str) -> str | None:
+    """The name of whoever a word names ("Noah", "terrys"), if memory holds an entity
+    by it that is no place, organization or event; a word said in lower case must be
+    no common word ("will", "grace")."""
+    if len(word) < 3 or word.lower() in STOP_WORDS:
+        return None
+    entity = graph.entity_by_name(word)
+    if entity is None and word.endswith("s"):  # "terrys helping": Terry's
+        entity = graph.entity_by_name(word[:-1])
+    if entity is None or str(entity.get("type") or "").lower() in _NOT_PEOPLE:
+        return None
+    return str(entity["name"])
+
 
 log = logging.getLogger("memgraph")
 
@@ -99,6 +118,14 @@ class ReadMixin(MemoryCore):
             query = self._names_written_out(graph, query)
             asked = self._analyze(graph, query)
             ranked = self._candidates(graph, query, lens=lens, floor=floor, analyzed=asked)
+            ranked = bridged(
+                query,
+                ranked,
+                texts=lambda found: self._candidate_texts(graph, found),
+                person=lambda word: _person_named(graph, word),
+                asked={graph.entity_name(e) or "" for e in asked.named},
+                search=lambda again: self._candidates(graph, again, lens=lens, floor=floor),
+            )
             if not rerank:
                 return _Ranked(ranked, ranked, asked)
             small = len(graph.entities) <= 50
@@ -117,6 +144,17 @@ class ReadMixin(MemoryCore):
         else:  # its picks first, and the best of tiers 1 and 2 are never all dropped
             kept = kept + [c for c in ranked[: tiers.FUSED_KEPT] if c.id not in picked]
         return _Ranked(ranked, kept, asked)
+
+    def _candidate_texts(self, graph: Graph, found: Sequence[tiers.Candidate]) -> list[str]:
+        """What candidates say: a text's words, a fact with its entity's name."""
+        docs = self._episode_docs(graph, [c.episode for c in found if c.episode is not None])
+        said: list[str] = []
+        for item in found:
+            if item.episode is not None and item.episode in docs:
+                said.append(str(docs[item.episode].get("text") or ""))
+            elif item.obs is not None and item.entity is not None:
+                said.append(f"{item.entity['name']} {item.obs.get('content') or ''}")
+        return said
 
     def _label_episodes(self, graph: Graph, candidates: list[tiers.Candidate], query: str) -> None:
         """Give episode candidates the text a re-ranker reads: the message, and the

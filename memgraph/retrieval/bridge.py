@@ -1,0 +1,109 @@
+"""A second search for a question that describes the person it asks about.
+
+"What does the relative who dogsat Pickles in November do for a living?" names no
+one the answer speaks of. The text that says who dogsat Pickles ("Noah is flying
+in from Denver to dogsit") names the relative; another text says what Noah does.
+The first search finds the describing text. The names it holds that the question
+does not (the bridge) are searched for again, with the question's words that
+text does not hold ("do for a living"), and the best of that second search join
+the best of the first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+
+from memgraph.retrieval.ranking import Candidate
+from memgraph.text import in_any_form, index_terms, words
+
+__all__ = ["ADDED", "KEPT_FIRST", "READ_FIRST", "bridge_names", "bridged", "describes_someone"]
+
+READ_FIRST = 3
+"""How many of the first search's best candidates are read for a bridge's name."""
+BRIDGES = 2
+"""How many bridge names are searched for."""
+KEPT_FIRST = 3
+"""How many of the first search's best stay ahead of what the second one adds."""
+ADDED = 3
+"""How many of the second search's best join, after those."""
+
+_DESCRIBED = re.compile(
+    r"\b(?:the|a|an|her|his|their|my|your|[A-Z][\w-]*['’]s)\s+(?:[\w'’-]+\s+){0,3}?"
+    r"(?:who|whom|whose)\b",
+    re.IGNORECASE,
+)
+"""Someone the question describes instead of naming: "the relative who knitted
+Juno's jumper", "the crewmate whose lab ..."."""
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def describes_someone(question: str) -> bool:
+    """Whether the question speaks of someone by what they did ("the flatmate who
+    quizzed Joris"), not by name."""
+    return _DESCRIBED.search(question) is not None
+
+
+def bridge_names(
+    texts: Sequence[str], person: Callable[[str], str | None], asked: set[str]
+) -> list[str]:
+    """The names of people (``person``: a word's person entity's name, if any) the
+    texts hold, in the order they first come, that are not among ``asked`` (the
+    question's own names, as entity names)."""
+    found: list[str] = []
+    for text in texts:
+        for match in _WORD.finditer(text):
+            word = re.sub(r"['’]s$", "", match.group())
+            name = person(word)
+            if name is not None and name not in asked and name not in found:
+                found.append(name)
+    return found
+
+
+def second_query(question: str, name: str, held: Sequence[str]) -> str:
+    """The bridge's name and the words of ``question`` the describing texts
+    (``held``) do not hold."""
+    said = in_any_form(t for text in held for t in index_terms(text))
+    kept = [w for w in words(question) if not set(index_terms(w)) & said]
+    return " ".join([name, *kept])
+
+
+def bridged(
+    question: str,
+    first: list[Candidate],
+    texts: Callable[[Sequence[Candidate]], list[str]],
+    person: Callable[[str], str | None],
+    asked: set[str],
+    search: Callable[[str], list[Candidate]],
+) -> list[Candidate]:
+    """``first`` (the first search's ranking) with what a second search for each
+    bridge name finds: its best :data:`ADDED` new candidates after the first
+    :data:`KEPT_FIRST`. ``texts`` reads candidates' texts; ``search`` runs a search.
+    ``first`` as it is when the question names whom it asks about or no bridge is
+    found."""
+    if not first or not describes_someone(question):
+        return first
+    read = texts(first[:READ_FIRST])
+    names = bridge_names(read, person, asked)[:BRIDGES]
+    if not names:
+        return first
+    kept = first[:KEPT_FIRST]
+    taken = {c.id for c in kept}
+    each: list[list[Candidate]] = []
+    for name in names:
+        found = [c for c in search(second_query(question, name, read)) if c.id not in taken]
+        each.append(found[:ADDED])
+    # the names' best in turn: the first name's best, the second's, ...
+    added: list[Candidate] = []
+    for rank in range(ADDED):
+        for found in each:
+            if rank < len(found) and found[rank].id not in taken and len(added) < ADDED:
+                taken.add(found[rank].id)
+                added.append(found[rank])
+    if not added:
+        return first
+    # in the order shown, no higher than the last of the first search kept
+    below = kept[-1].score
+    added = [dataclasses.replace(c, score=min(c.score, below)) for c in added]
+    return kept + added + [c for c in first[KEPT_FIRST:] if c.id not in taken]
