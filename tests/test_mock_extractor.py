@@ -423,6 +423,20 @@ def test_i_m_in_a_lowercase_chat_is_the_speaker_not_a_person_a_pronoun_means() -
     assert not {"I'm", "I"} & names_in(result), result
 
 
+def test_a_shouted_word_or_an_acronym_of_the_turn_before_is_no_one_she_means() -> None:
+    for previous in (
+        "Your sister is in the middle of her AS exams, poor thing",
+        "they moved her to the ICU overnight",
+    ):
+        result = extract("lol she gets so scary in exam mode", speaker="Kofi", previous=previous)
+        assert not {"AS", "ICU"} & names_in(result), result
+    # a name the turn before says is still whom "she" means
+    result = extract(
+        "she starts at Leeds in September", speaker="Kofi", previous="how is Ama doing"
+    )
+    assert "Ama" in names_in(result), result
+
+
 @pytest.mark.parametrize(
     "text",
     [

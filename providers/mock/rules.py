@@ -1338,11 +1338,12 @@ def _named_roles(sentences: list[str]) -> list[str]:
 
 def _names_in(text: str, extractor: _Extractor) -> list[str]:
     """Person-like names of ``text``: known persons, and capitalised words that do
-    not start a sentence (the speaker label aside)."""
+    not start a sentence (the speaker label aside); not a word shouted ("her AS
+    exams", "I GOT IT") nor an acronym ("the ICU")."""
     _label, text = split_speaker(text)
     found: list[str] = []
     for sentence in split_sentences(text):
-        toks = _tokenize(sentence)
+        toks = _tokenize(_unshout(sentence))
         i = 0
         while i < len(toks):
             end = extractor.name_end(toks, i, i == 0)
@@ -1351,7 +1352,9 @@ def _names_in(text: str, extractor: _Extractor) -> list[str]:
                 known = extractor.known_by_key.get(name_key(name))
                 if known is None and extractor.calls(name):
                     pass  # "Oh Pri, ...": calls the one speaking now, not a third person
-                elif (known is not None and known.type == "person") or (known is None and i > 0):
+                elif (known is not None and known.type == "person") or (
+                    known is None and i > 0 and not name.isupper()
+                ):
                     found.append(known.name if known else name)
                 i = end
             else:
