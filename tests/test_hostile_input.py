@@ -206,7 +206,7 @@ INJECTED_REPLY = {
         {"name": "bob/../../alice", "type": "person", "observations": ["scope is bob"]},
         {"name": "Bob", "type": "person", "observations": ["password is hunter2"]},
     ],
-    "relations": [{"from": "../bob", "to": "entity-1", "type": "owns"}],
+    "relations": [{"from": "../bob", "to": "entity-1", "type": "purges"}],
     "expirations": [
         {"entityName": "Bob", "observationContent": "likes jazz"},
         {"entityName": "entity-1", "observationContent": "obs-2"},
@@ -347,7 +347,7 @@ CONTROL_REPLY = {
         },
         {"name": "\x00\x01\u200b", "type": "thing", "observations": ["ghost"]},
     ],
-    "relations": [{"from": "Ali\x00ce\u202e\x1b[31m", "to": "T\u2028ea", "type": "li\nkes"}],
+    "relations": [{"from": "Ali\x00ce\u202e\x1b[31m", "to": "T\u2028ea", "type": "\nlikes\x07"}],
 }
 
 

@@ -22,6 +22,7 @@ from memgraph.llm_calls.extract import (
     without_copied_facts,
     without_previous_turn_facts,
     without_unfounded_expirations,
+    without_unfounded_relations,
 )
 from memgraph.llm_calls.parsing import ReplyError, parse_json_reply
 from memgraph.llm_calls.prompts import (
@@ -282,6 +283,37 @@ def test_a_known_fact_copied_onto_another_entity_is_left_out() -> None:
     assert [e.observations for e in kept.entities] == [("moved to Porto",), ()]
     assert kept.relations == ()
     assert copied == ["Alice drinks green tea", "drinks green tea", "Alice Chen works_at → Acme"]
+
+
+def test_a_relation_nothing_in_the_text_founds_is_left_out() -> None:
+    people = (
+        ExtractedEntity("Mei-hua", "person", ()),
+        ExtractedEntity("Chloe", "person", ()),
+        ExtractedEntity("Melbourne", "city", ()),
+        ExtractedEntity("Acme", "organization", ()),
+    )
+    reply = Extraction(
+        people,
+        (
+            ExtractedRelation("Mei-hua", "Chloe", "lives_in"),  # lives in a person
+            ExtractedRelation("Chloe", "Mei-hua", "manages"),  # the prompt's example type
+            ExtractedRelation("Chloe", "Mei-hua", "friend_of"),
+            ExtractedRelation("Chloe", "Melbourne", "lives_in"),  # "is in Melbourne"
+            ExtractedRelation("Chloe", "Acme", "works_at"),  # "is at Acme"
+            ExtractedRelation("Chloe", "Mei-hua", "granddaughter_of"),
+            ExtractedRelation("Mei-hua", "Chloe", "mother_of"),  # said as "Mum"
+        ),
+    )
+    text = "Chloe, Mum says my granddaughter is in Melbourne now, she is at Acme"
+    kept, dropped = without_unfounded_relations(reply, text)
+    assert [r.type for r in kept.relations] == [
+        "lives_in",
+        "works_at",
+        "granddaughter_of",
+        "mother_of",
+    ]
+    assert dropped == ["Mei-hua lives_in Chloe", "Chloe manages Mei-hua", "Chloe friend_of Mei-hua"]
+    assert kept.entities == people
 
 
 def test_a_known_fact_the_text_states_again_is_kept() -> None:

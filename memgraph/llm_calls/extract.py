@@ -31,7 +31,7 @@ from memgraph.llm_calls.prompts import (
     extract_message,
 )
 from memgraph.llm_calls.provider import ChatModel
-from memgraph.text import content_key, in_any_form, index_terms, similarity, words
+from memgraph.text import KIN_WORDS, content_key, in_any_form, index_terms, similarity, words
 
 __all__ = [
     "Expiration",
@@ -261,6 +261,12 @@ def extraction_exchange(
             notes.append(
                 f"left out {len(invented)} fact(s) naming what nothing it read names: "
                 f"{', '.join(repr(c) for c in invented[:3])}"
+            )
+        extraction, unfounded_relations = without_unfounded_relations(extraction, text)
+        if unfounded_relations:
+            notes.append(
+                f"left out {len(unfounded_relations)} relation(s) nothing in the text founds: "
+                f"{', '.join(repr(c) for c in unfounded_relations[:3])}"
             )
         if extraction.expirations:
             extraction, moved = misplaced_expirations_as_facts(extraction, known, text)
@@ -492,6 +498,49 @@ def _heard(term: str, read: frozenset[str]) -> bool:
     return len(term) >= 3 and any(
         other.startswith(term) or (len(other) >= 4 and term.startswith(other)) for other in read
     )
+
+
+_LINK_WORDS = frozenset(
+    index_terms("at in to of for with from on by as is are was has have had the a an")
+)
+"""Words of a relation's type that say how two things are linked, not what the link is."""
+_LIVES = frozenset(index_terms("live lives living based located born reside moved move from"))
+_WORKS = frozenset(index_terms("work works working employed employ studies study attends attend"))
+"""Relations whose target is a place (``lives_in``) or an employer or school
+(``works_at``): the text need not say their word ("I'm at Acme now")."""
+_PEOPLE_TYPES = frozenset({"person", "people", "human", "individual"})
+_KIN_FORMS = {
+    alias: index_terms(word)[0]
+    for word, aliases in KIN_WORDS.items()
+    for alias in index_terms(f"{word} {aliases}")
+}
+
+
+def without_unfounded_relations(extraction: Extraction, text: str) -> tuple[Extraction, list[str]]:
+    """``extraction`` without relations that nothing in the text founds: one to a
+    person that says where someone lives or works ("lives_in → Chloe"), or one whose
+    own words the text never says in any form ("manages" of a grandmother writing to
+    her granddaughter: small models copy the prompt's example types). Relations of
+    living and working somewhere need no word of their own ("I'm at Acme now").
+    Returns the relations left out, too."""
+    kinds = {content_key(e.name): e.type.strip().lower() for e in extraction.entities}
+    said = in_any_form(_term_set(text))
+    said |= {_KIN_FORMS[t] for t in said if t in _KIN_FORMS}
+
+    def founded(relation: ExtractedRelation) -> bool:
+        named = set(index_terms(relation.type.replace("_", " "))) - _LINK_WORDS
+        to_person = kinds.get(content_key(relation.target), "") in _PEOPLE_TYPES
+        if named and named <= _LIVES | _WORKS:
+            return not to_person
+        return (
+            not named
+            or bool(in_any_form(named) & said)
+            or bool({_KIN_FORMS.get(t, t) for t in named} & said)
+        )
+
+    kept = tuple(r for r in extraction.relations if founded(r))
+    dropped = [f"{r.source} {r.type} {r.target}" for r in extraction.relations if r not in kept]
+    return Extraction(extraction.entities, kept, extraction.expirations), dropped
 
 
 def without_questions(extraction: Extraction) -> tuple[Extraction, list[str]]:
