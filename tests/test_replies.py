@@ -314,6 +314,11 @@ def test_a_relation_nothing_in_the_text_founds_is_left_out() -> None:
     ]
     assert dropped == ["Mei-hua lives_in Chloe", "Chloe manages Mei-hua", "Chloe friend_of Mei-hua"]
     assert kept.entities == people
+    # an entity the reply does not list is of the type memory knows it by
+    reply = Extraction((), (ExtractedRelation("Mei-hua", "Mrs Kuo", "lives_in"),))
+    known = "Mrs Kuo (person):\n  - is a tai-chi friend of Mei-hua"
+    assert without_unfounded_relations(reply, "I clean the apartment", known)[0].relations == ()
+    assert without_unfounded_relations(reply, "I clean the apartment")[0].relations != ()
 
 
 def test_a_known_fact_the_text_states_again_is_kept() -> None:

@@ -262,7 +262,7 @@ def extraction_exchange(
                 f"left out {len(invented)} fact(s) naming what nothing it read names: "
                 f"{', '.join(repr(c) for c in invented[:3])}"
             )
-        extraction, unfounded_relations = without_unfounded_relations(extraction, text)
+        extraction, unfounded_relations = without_unfounded_relations(extraction, text, known)
         if unfounded_relations:
             notes.append(
                 f"left out {len(unfounded_relations)} relation(s) nothing in the text founds: "
@@ -516,14 +516,24 @@ _KIN_FORMS = {
 }
 
 
-def without_unfounded_relations(extraction: Extraction, text: str) -> tuple[Extraction, list[str]]:
+_KNOWN_HEADER = re.compile(r"^(\S.*?) \(([^()]*)\):?$")
+
+
+def without_unfounded_relations(
+    extraction: Extraction, text: str, known: str = ""
+) -> tuple[Extraction, list[str]]:
     """``extraction`` without relations that nothing in the text founds: one to a
     person that says where someone lives or works ("lives_in → Chloe"), or one whose
     own words the text never says in any form ("manages" of a grandmother writing to
     her granddaughter: small models copy the prompt's example types). Relations of
     living and working somewhere need no word of their own ("I'm at Acme now").
-    Returns the relations left out, too."""
+    An entity's type is the one ``known`` (recall's text format) gives it, else the
+    reply's. Returns the relations left out, too."""
     kinds = {content_key(e.name): e.type.strip().lower() for e in extraction.entities}
+    for line in known.splitlines():
+        header = _KNOWN_HEADER.match(line)
+        if header:
+            kinds[content_key(header[1])] = header[2].strip().lower()
     said = in_any_form(_term_set(text))
     said |= {_KIN_FORMS[t] for t in said if t in _KIN_FORMS}
 
