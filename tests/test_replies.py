@@ -321,6 +321,25 @@ def test_a_relation_nothing_in_the_text_founds_is_left_out() -> None:
     assert without_unfounded_relations(reply, "I clean the apartment")[0].relations != ()
 
 
+def test_a_rendered_line_copied_with_its_names_changed_keeps_only_what_the_text_says() -> None:
+    known = (
+        "Chloe (person):\n  - is a tai-chi friend of Mei-hua\n  - is a friend of Mei-hua"
+        "\n  - lives in Melbourne"
+    )
+    text = "Only on stairs. I clean the whole apartment for new year, maybe too much squatting."
+    line = (
+        "is a tai-chi friend of Chloe; is a friend of Chloe; lives in Melbourne; teaches → Su-ling"
+    )
+    reply = Extraction((ExtractedEntity("Mei-hua", "person", (line,)),))
+    kept, copied = without_copied_facts(reply, known, text)
+    assert kept.entities[0].observations == ()
+    assert copied == [line]
+    said = "is a friend of Chloe; lives in Melbourne; cleans the whole apartment for new year"
+    reply = Extraction((ExtractedEntity("Mei-hua", "person", (said,)),))
+    kept, _ = without_copied_facts(reply, known, text)
+    assert kept.entities[0].observations == ("cleans the whole apartment for new year",)
+
+
 def test_a_known_fact_the_text_states_again_is_kept() -> None:
     reply = Extraction(
         (ExtractedEntity("Alice Chen", "person", ("drinks green tea",)),),

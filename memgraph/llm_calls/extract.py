@@ -57,6 +57,9 @@ MAX_CONTENT = 2_000
 MAX_ITEMS = 500
 COPY_SIMILARITY = 0.75
 """A fact this close (word overlap) to a known one, and not in the text, is a copy."""
+RENDERED_PARTS = 3
+"""A fact of this many parts joined by ";", one of them a known fact, is a rendered
+line of the known block, whatever else the model changed in it."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
 _SPACE = re.compile(r"\s+")
@@ -721,11 +724,15 @@ def without_copied_facts(
         known_parts = [  # copied, and not said again by the text
             p for p in parts if not _grounded(p, text_terms) and near_known(copied_key(p))
         ]
+        if len(parts) >= RENDERED_PARTS and known_parts:
+            # a rendered line copied with its names changed ("is a friend of Mei-hua"
+            # for Chloe's "is a friend of Chloe"): only what the text says stays
+            known_parts = [p for p in parts if not _grounded(p, text_terms)]
         fresh = [p for p in parts if p not in known_parts]
         if not known_parts or not all(_grounded(p, text_terms) for p in fresh):
             return statement
         copied.append("; ".join(known_parts))
-        return "; ".join(fresh)
+        return "; ".join(fresh) or None
 
     def relation_copied(relation: ExtractedRelation) -> bool:
         line = f"{relation.type} → {relation.target}"
