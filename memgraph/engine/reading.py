@@ -51,8 +51,8 @@ _NOT_PEOPLE = frozenset({"place", "location", "city", "country", "organization",
 
 def _person_named(graph: Graph, word: str) -> str | None:
     """The name of whoever a word names ("Noah", "terrys"), if memory holds an entity
-    by it that is no place, organization or event; a word said in lower case must be
-    no common word ("will", "grace")."""
+    by it that is no place, organization or event (an extraction may type a person
+    "thing"); a common word ("will", "grace") names no one."""
     if len(word) < 3 or word.lower() in STOP_WORDS:
         return None
     entity = graph.entity_by_name(word)

@@ -18,7 +18,16 @@ from collections.abc import Callable, Sequence
 from memgraph.retrieval.ranking import Candidate
 from memgraph.text import in_any_form, index_terms, words
 
-__all__ = ["ADDED", "KEPT_FIRST", "READ_FIRST", "bridge_names", "bridged", "describes_someone"]
+__all__ = [
+    "ADDED",
+    "BRIDGES",
+    "KEPT_FIRST",
+    "READ_FIRST",
+    "bridge_names",
+    "bridged",
+    "describes_someone",
+    "second_query",
+]
 
 READ_FIRST = 3
 """How many of the first search's best candidates are read for a bridge's name."""
