@@ -46,23 +46,6 @@ from memgraph.text import STOP_WORDS, index_terms, words
 __all__ = ["ReadMixin"]
 
 
-_NOT_PEOPLE = frozenset({"place", "location", "city", "country", "organization", "event", "date"})
-
-
-def _person_named(graph: Graph, word: str) -> str | None:
-    """The name of whoever a word names ("Noah", "terrys"), if memory holds an entity
-    by it that is no place, organization or event (an extraction may type a person
-    "thing"); a common word ("will", "grace") names no one."""
-    if len(word) < 3 or word.lower() in STOP_WORDS:
-        return None
-    entity = graph.entity_by_name(word)
-    if entity is None and word.endswith("s"):  # "terrys helping": Terry's
-        entity = graph.entity_by_name(word[:-1])
-    if entity is None or str(entity.get("type") or "").lower() in _NOT_PEOPLE:
-        return None
-    return str(entity["name"])
-
-
 log = logging.getLogger("memgraph")
 
 FACT_MARGIN = 0.15
@@ -701,3 +684,20 @@ def _in_dialogue(doc: Doc, before: Doc) -> bool:
 def _other_speaker(doc: Doc, before: Doc) -> bool:
     speaker, previous = doc.get("speaker"), before.get("speaker")
     return bool(speaker and previous and speaker != previous)
+
+
+_NOT_PEOPLE = frozenset({"place", "location", "city", "country", "organization", "event", "date"})
+
+
+def _person_named(graph: Graph, word: str) -> str | None:
+    """The name of whoever a word names ("Noah", "terrys"), if memory holds an entity
+    by it that is no place, organization or event (an extraction may type a person
+    "thing"); a common word ("will", "grace") names no one."""
+    if len(word) < 3 or word.lower() in STOP_WORDS:
+        return None
+    entity = graph.entity_by_name(word)
+    if entity is None and word.endswith("s"):  # "terrys helping": Terry's
+        entity = graph.entity_by_name(word[:-1])
+    if entity is None or str(entity.get("type") or "").lower() in _NOT_PEOPLE:
+        return None
+    return str(entity["name"])
