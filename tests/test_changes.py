@@ -578,3 +578,20 @@ def test_a_fact_of_two_clauses_restating_a_current_value_keeps_it_current() -> N
     learn(graph, person("Alice", "drinks green tea", "works at Acme"), at=T1)
     learn(graph, person("Alice", "drinks green tea and works at Acme"), at=T2)
     assert "works at Acme" in current(graph, "Alice")
+
+
+def test_a_known_fact_a_reply_repeats_and_ends_is_no_fact_the_text_states() -> None:
+    graph = Graph()
+    learn(graph, person("Oskar", "cracked one of the sides on the bending iron"))
+    episode: Doc = {"text": "going with mahogany for back and sides"}
+    plan = learn(
+        graph,
+        person("Oskar", "cracked one of the sides on the bending iron", "is going with mahogany"),
+        expirations=(Expiration("Oskar", "cracked one of the sides on the bending iron"),),
+        at=T2,
+        episode=episode,
+    )
+    [record] = [op["episode"] for op in plan.ops if op["op"] == "episode"]
+    stated = [graph.stated_fact(int(str(i).rpartition("-")[2])) for i in record["facts"]]
+    assert [fact["content"] for fact in stated if fact] == ["is going with mahogany"]
+    assert current(graph, "Oskar") == ["is going with mahogany"]

@@ -478,13 +478,16 @@ def plan_extraction(
     for expiration in extraction.expirations:
         planner.expiration(expiration.entity_name, expiration.content)
     planner.link()
+    # The facts the text states, not those it ends: a known fact a reply repeats and
+    # then expires ("cracked one of the sides", ended by "going with mahogany for the
+    # back and sides") is no fact of this text, whose words it shares.
+    stated = [i for i in dict.fromkeys(planner.stated) if i not in planner.expired]
     if stored_episode is not None:
-        stated = list(dict.fromkeys(planner.stated))
         planner.plan.ops.append({"op": "extracted", "episode": stored_episode, "facts": stated})
     if record is not None:
         # The facts the text states: once every one of them is expired, the text is
         # history too and recall stops showing it.
-        record["facts"] = list(dict.fromkeys(planner.stated))
+        record["facts"] = stated
         planner.plan.embed.append((record["id"], episode_embedding_text(record)))
     return planner.plan
 
