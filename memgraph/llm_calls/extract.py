@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from memgraph.chatter import nothing_to_extract, only_asks
 from memgraph.dates import MONTHS, WEEKDAYS
@@ -31,7 +31,7 @@ from memgraph.llm_calls.prompts import (
     extract_message,
 )
 from memgraph.llm_calls.provider import ChatModel
-from memgraph.text import KIN_WORDS, content_key, in_any_form, index_terms, similarity, words
+from memgraph.text import content_key, in_any_form, index_terms, similarity, words
 
 __all__ = [
     "Expiration",
@@ -377,16 +377,29 @@ def _states_new_state(statement: str) -> bool:
 _FIRST_CLAUSE = re.compile(r"[,;]|\s(?:but|because|since|so)\s", re.IGNORECASE)
 
 
-def _known_facts_by_name(known: str) -> dict[str, list[str]]:
-    """The ``known`` block's facts by entity name key."""
-    facts: dict[str, list[str]] = {}
+class _Known(NamedTuple):
+    type: str  # lower case; "" when the header gives none
+    facts: list[str]
+
+
+def _known_entities(known: str) -> dict[str, _Known]:
+    """The ``known`` block (recall's text format: ``Name (type):`` headers, ``  - fact``
+    lines) by entity name key."""
+    entities: dict[str, _Known] = {}
     current: list[str] | None = None
     for line in known.splitlines():
         if line.startswith("  - ") and current is not None:
             current.append(line[4:])
         elif line.strip() and not line[0].isspace():
-            current = facts.setdefault(content_key(line.rsplit(" (", 1)[0]), [])
-    return facts
+            head = line.strip().removesuffix(":")
+            name, typed, kind = head.rpartition(" (")
+            if not typed:
+                name, kind = head, ""
+            entry = entities.setdefault(
+                content_key(name), _Known(kind.removesuffix(")").strip().lower(), [])
+            )
+            current = entry.facts
+    return entities
 
 
 def misplaced_expirations_as_facts(
@@ -404,7 +417,7 @@ def misplaced_expirations_as_facts(
     statements moved, too.
     """
     changed = bool(set(words(text)) & CHANGE_WORDS)
-    known_facts = _known_facts_by_name(known)
+    known_facts = {key: entry.facts for key, entry in _known_entities(known).items()}
     text_terms = _term_set(text)
     entities = {content_key(e.name): e for e in extraction.entities}
     kept: list[Expiration] = []
@@ -512,14 +525,6 @@ _WORKS = frozenset(index_terms("work works working employed employ studies study
 """Relations whose target is a place (``lives_in``) or an employer or school
 (``works_at``): the text need not say their word ("I'm at Acme now")."""
 _PEOPLE_TYPES = frozenset({"person", "people", "human", "individual"})
-_KIN_FORMS = {
-    alias: index_terms(word)[0]
-    for word, aliases in KIN_WORDS.items()
-    for alias in index_terms(f"{word} {aliases}")
-}
-
-
-_KNOWN_HEADER = re.compile(r"^(\S.*?) \(([^()]*)\):?$")
 
 
 def without_unfounded_relations(
@@ -533,23 +538,15 @@ def without_unfounded_relations(
     An entity's type is the one ``known`` (recall's text format) gives it, else the
     reply's. Returns the relations left out, too."""
     kinds = {content_key(e.name): e.type.strip().lower() for e in extraction.entities}
-    for line in known.splitlines():
-        header = _KNOWN_HEADER.match(line)
-        if header:
-            kinds[content_key(header[1])] = header[2].strip().lower()
-    said = in_any_form(_term_set(text))
-    said |= {_KIN_FORMS[t] for t in said if t in _KIN_FORMS}
+    kinds |= {key: entry.type for key, entry in _known_entities(known).items() if entry.type}
+    said = in_any_form(_term_set(text))  # "Mum" says "mother" too
 
     def founded(relation: ExtractedRelation) -> bool:
         named = set(index_terms(relation.type.replace("_", " "))) - _LINK_WORDS
         to_person = kinds.get(content_key(relation.target), "") in _PEOPLE_TYPES
         if named and named <= _LIVES | _WORKS:
             return not to_person
-        return (
-            not named
-            or bool(in_any_form(named) & said)
-            or bool({_KIN_FORMS.get(t, t) for t in named} & said)
-        )
+        return not named or bool(in_any_form(named) & said)
 
     kept = tuple(r for r in extraction.relations if founded(r))
     dropped = [f"{r.source} {r.type} {r.target}" for r in extraction.relations if r not in kept]
@@ -675,14 +672,10 @@ def without_copied_facts(
         only when a fact is not grounded in the text."""
         if read:
             return read[0]
-        facts: set[str] = set()
-        names: set[str] = set()
-        for line in known.splitlines():
-            if line.startswith("  - "):
-                facts.add(content_key(line[4:]))
-            elif line.strip() and not line[0].isspace():
-                name = content_key(line.rsplit(" (", 1)[0])
-                names |= {name, name.split(" ")[0]}  # "Alice drinks tea" for Alice Chen too
+        entities = _known_entities(known)
+        facts = {content_key(fact) for entry in entities.values() for fact in entry.facts}
+        # "Alice drinks tea" for Alice Chen too
+        names = {part for name in entities for part in (name, name.split(" ")[0])}
         read.append((facts, names))
         return facts, names
 
