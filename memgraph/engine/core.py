@@ -1013,23 +1013,22 @@ class MemoryCore:
         return str(entity["id"]) if entity is not None else None
 
     def _retired_episodes(
-        self, graph: Graph, episode_ids: Iterable[str], asked: Iterable[str] | None = None
+        self, graph: Graph, episode_ids: Iterable[str], wanted: set[str] | None = None
     ) -> set[str]:
         """The episodes that are history: every fact they stated is no longer current
         (superseded, corrected or expired by a later text), or one was forgotten
         (``forget``, ``expire``). Read from the graph's saved flags, all at once.
 
         A text only some of whose facts a later text changed is history for a
-        question ``asked`` in words (index terms) of what changed ("Where does Dana
+        question asking ``wanted`` (index terms in any form) of what changed ("Where does Dana
         live?" of "I live in Toronto and work at Acme", after "I moved to Berlin"),
         and findable for the rest ("Where does Dana work?"): a small model's stray
         expiration, or a wrong fact put right, does not make the rest of what it
-        said unsayable. Without ``asked``, any change makes it history."""
+        said unsayable. Without ``wanted``, any change makes it history."""
         index = self._episodes_indexed()
         stated = {e: index.facts_of(e) or () for e in episode_ids}
         numbers = list(dict.fromkeys(n for facts in stated.values() for n in facts))
         current = dict(zip(numbers, graph.facts_current(numbers), strict=True))
-        wanted = None if asked is None else in_any_form(asked)
         return {
             episode_id
             for episode_id, facts in stated.items()
@@ -1219,9 +1218,8 @@ class MemoryCore:
         checked = {*lexical, *semantic} if lens.at is None else set()
         # what is asked, not whom it names ("Mei-hua's turnip cake" is not asked in
         # the words of her lives_in → Mei-hua put right), unless it only names
-        asked_terms = query.content_terms or query.terms
-        gone = self._retired_episodes(graph, checked, asked_terms) if checked else set()
-        wanted = in_any_form(asked_terms)
+        wanted = in_any_form(query.content_terms or query.terms)
+        gone = self._retired_episodes(graph, checked, wanted) if checked else set()
 
         def expired_by_then(number: int) -> bool:
             fact = graph.stated_fact(number)
@@ -1232,7 +1230,7 @@ class MemoryCore:
             if episode_id in checked:
                 return episode_id in gone
             if lens.at is None:
-                return bool(self._retired_episodes(graph, (episode_id,), asked_terms))
+                return bool(self._retired_episodes(graph, (episode_id,), wanted))
             facts = index.facts_of(episode_id) or ()
             return _is_history(graph, facts, [n for n in facts if expired_by_then(n)], wanted)
 

@@ -45,7 +45,6 @@ from memgraph.text import STOP_WORDS, index_terms, words
 
 __all__ = ["ReadMixin"]
 
-
 log = logging.getLogger("memgraph")
 
 FACT_MARGIN = 0.15

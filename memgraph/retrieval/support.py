@@ -478,14 +478,15 @@ def relative_named(
     that is not a speaker or the person asked about (``known``), a month or day, a
     place after "in" or "to", nor whose relative it is ("Naomi's grandmother"); at a
     sentence's start, only a word no text says in lower case that a text writes with
-    a capital inside a sentence or that is a name memory holds (``is_name``). When no text speaks of the relative, ``False`` if the question says by
-    name whose they are ("Ellie's brother"), except for relatives often told of
-    through another (a niece as "your sister's toddler"). A pet's name ("What is the
-    name of Dana's dog?") is judged the same way, except that a pet spoken of is
-    often called by its name alone ("biscuit ate it"), so only a pet no text speaks
-    of gives ``False``. ``None`` when the question
-    asks no relative's name, names the relative itself ("her brother Teo"), or
-    leaves it to the texts' other words."""
+    a capital inside a sentence or that is a name memory holds (``is_name``).
+
+    When no text speaks of the relative, ``False`` if the question says by name
+    whose they are ("Ellie's brother"), except for relatives often told of through
+    another (a niece as "your sister's toddler"). A pet's name ("What is the name
+    of Dana's dog?") is judged the same way, except that a pet spoken of is often
+    called by its name alone ("biscuit ate it"), so only a pet no text speaks of
+    gives ``False``. ``None`` when the question asks no relative's name, names the
+    relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     _things, head = _possessed(query, anyones=True)
     head = _PETS.get(head or "", head)
     if (head not in _RELATIONS and head not in _PETS) or _NAMED_RELATIVE.search(query.text):
