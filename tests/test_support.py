@@ -13,6 +13,7 @@ from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
     Support,
     Talk,
+    _how_much_theirs,
     _shares,
     last_name_said,
     relative_named,
@@ -143,6 +144,7 @@ def test_whatever_is_said_the_shares_are_in_order(
     )
     if found is not None:
         assert 0.0 <= found.own <= found.anyone <= 1.0 + 1e-9
+        assert 0.0 <= found.theirs <= 1.0 + 1e-9
 
 
 def test_their_name_in_a_turn_said_to_them_only_calls_them() -> None:
@@ -170,6 +172,38 @@ def test_someone_else_holding_all_of_the_topic_outweighs_less_than_half_of_their
     assert Support(own=0.4, anyone=0.8).about_someone_else  # most of it else, theirs less
     assert not Support(own=0.4, anyone=0.6).about_someone_else  # not clearly more
     assert not Support(own=0.2, anyone=0.45).about_someone_else  # nobody's holds most
+
+
+def test_a_topic_someone_else_speaks_of_again_and_again_is_theirs_not_hers() -> None:
+    # Dana's piano lessons hold half of "surfing lessons"; Marcus's hold all of it, twice
+    his = [
+        (MARCUS, "I've been taking surfing lessons since May"),
+        (MARCUS, "my surf lesson today was brutal"),
+    ]
+    found = judged(
+        "Why did Dana take up surfing lessons?", [(DANA, "my piano lessons start next week"), *his]
+    )
+    assert found is not None and found.own == 0.5 and found.anyone == 1.0
+    assert found.theirs < 0.15 and found.about_someone_else
+    # one text of hers holding all of it is as much hers as either of his
+    found = judged(
+        "Why did Dana take up surfing lessons?",
+        [(DANA, "I booked surf lessons for June"), *his],
+    )
+    assert found is not None and found.theirs > 0.3 and not found.about_someone_else
+    assert Support(own=1.0, anyone=1.0, theirs=0.1).about_someone_else
+    assert not Support(own=1.0, anyone=1.0, theirs=0.2).about_someone_else
+
+
+def test_how_much_is_theirs_is_weighed_against_the_one_other_who_holds_most() -> None:
+    weights = {"work": 1.0, "where": 0.0}
+    everyone: list[tuple[set[str], bool | None]] = [({"work"}, True)]
+    everyone += [({"work"}, False)] * 5
+    # five others who each say where they work: where Dana works is no less hers
+    assert _how_much_theirs(everyone, [None, "a", "b", "c", "d", "e"], weights) == 0.5
+    # one other who says it five times
+    assert _how_much_theirs(everyone, [None, "a", "a", "a", "a", "a"], weights) == 1 / 6
+    assert _how_much_theirs([({"where"}, True)], [None], weights) == 1.0  # nothing held
 
 
 def test_what_they_say_is_in_their_own_words_whatever_was_said_before() -> None:

@@ -42,6 +42,7 @@ from memgraph.text import KIN_WORDS, STOP_WORDS, WORD_FORMS, in_any_form, index_
 __all__ = [
     "ANSWER_WORDS",
     "CLEAR_MARGIN",
+    "HARDLY_THEIRS",
     "LESS_THAN_HALF",
     "LOOKED_AT",
     "MOSTLY_THEIRS",
@@ -83,6 +84,10 @@ LESS_THAN_HALF = 0.45
 """When someone else's text holds all of the topic, theirs must hold more than this."""
 LOOKED_AT = 60
 """How many of the best candidates are read."""
+HARDLY_THEIRS = 0.15
+"""Below this part of all that the texts hold of the topic (see
+:attr:`Support.theirs`), the topic is someone else's, however much of it one text
+of theirs happens to hold."""
 
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
 _SECOND_PERSON = frozenset(
@@ -167,12 +172,16 @@ class Support:
             spoken of, but never as anyone's ("a sister would be nice").
         others: the texts in which someone else speaks of such a relative of their
             own ("my sister Karin"): the name near it is not theirs.
+        theirs: how much of all that the texts hold of the topic is theirs, each
+            text counted by the square of the share it holds (one holding all of
+            the topic counts four times one holding half).
     """
 
     own: float
     anyone: float
     unowned: bool = False
     others: frozenset[str] = frozenset()
+    theirs: float = 1.0
 
     @property
     def about_someone_else(self) -> bool:
@@ -184,8 +193,11 @@ class Support:
         find for his store?" when Gina found it for hers, and Jon only spoke of
         his store); or the relative the question says is theirs is only ever
         spoken of as nobody's ("What does Evelyn's sister do?" when only "a
-        sister would be acceptable" was said)."""
-        if self.unowned:
+        sister would be acceptable" was said); or hardly any of what all the texts
+        hold of it is theirs ("What does Caroline say running has been great
+        for?" when Melanie speaks of her running again and again, and Caroline
+        once "ran into" someone on a not-so-great hike)."""
+        if self.unowned or self.theirs < HARDLY_THEIRS:
             return True
         if self.anyone >= WHOLE_TOPIC and self.own <= LESS_THAN_HALF:
             return True
@@ -253,6 +265,7 @@ def support(
     talk = talk or Talk()
     # the topic's words a text holds; whether they are theirs (None: nobody's, asked)
     parts: list[tuple[set[str], bool | None]] = []
+    holders: list[str | None] = []  # whose each part is when it is not theirs
     elsewhere: set[str] = set()  # texts speaking of such a relative of someone else's
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
@@ -279,8 +292,10 @@ def support(
                 # of someone who never speaks, "scattered his ashes" on the widow's
                 # entity may well be theirs: it says nothing of whose
                 parts.append((said, None))
-                continue
-            parts.append((said, mine))
+            else:
+                parts.append((said, mine))
+            entity = item.entity["id"] if item.entity is not None else None
+            holders.extend([entity] * (len(parts) - len(holders)))
         elif item.episode is not None and item.episode in episode_docs:
             text = spoken_words(episode_docs[item.episode])
             speaker = item.entity["id"] if item.entity is not None else None
@@ -307,12 +322,21 @@ def support(
                 ):
                     elsewhere.add(item.episode)  # "my sister Karin", said by another
                 parts.extend(held_by)
+                # what is not theirs in a turn of theirs is the addressee's
+                holders.extend(
+                    [heard.addressee(line) if said_by in named else said_by] * len(held_by)
+                )
     if kind:  # any of the answer's everyday words holds the same share
         parts = [((said - kind) | ({_KIND} if said & kind else set()), t) for said, t in parts]
     own, anyone = _shares(parts, weights)
+    # a pet, a job, a city is said of everyone's, and one text of theirs naming
+    # theirs ("I have a fish") says they have one, however often others speak of theirs
+    share_theirs = 1.0 if kind and own >= WHOLE_TOPIC else _how_much_theirs(parts, holders, weights)
     # someone never heard themselves (Kristen's mother Carol) is told of as "Mom",
     # "she": only what the question says is theirs ("Carol's sister") is judged
-    found = None if quiet else Support(own, anyone, others=frozenset(elsewhere))
+    found = (
+        None if quiet else Support(own, anyone, others=frozenset(elsewhere), theirs=share_theirs)
+    )
     if (
         possessed
         and (own < MOSTLY_THEIRS or head in _KIN_TERMS)
@@ -322,6 +346,8 @@ def support(
         held = {t: w for t, w in weights.items() if t in possessed}
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], math.fsum(held.values()) - held[head])
+        # (not by how much of all the texts hold is theirs: judged so, a thing of
+        # theirs flagged as many answerable questions as it gained abstentions)
         theirs = Support(
             *_shares([(said & possessed, mine) for said, mine in parts], held),
             others=frozenset(elsewhere),
@@ -587,6 +613,32 @@ def _shares(
         if theirs:
             own = max(own, share)
     return own, anyone
+
+
+def _how_much_theirs(
+    parts: Sequence[tuple[set[str], bool | None]],
+    holders: Sequence[str | None],
+    weights: Mapping[str, float],
+) -> float:
+    """How much of what the parts hold of the weights is theirs, against the one
+    other holder who holds most (``holders[i]`` holds ``parts[i]`` when it is not
+    theirs): each part counts by the square of its share, so a text holding all of
+    the topic counts four times one holding half. Against one other, not all
+    others: in a scope of many people who all "work" somewhere, where one works is
+    no less theirs. 1.0 when no part holds any."""
+    total = math.fsum(weights.values())
+    if total <= 0:
+        return 1.0
+    theirs: list[float] = []
+    others: dict[str | None, list[float]] = {}
+    for (said, whose), holder in zip(parts, holders, strict=True):
+        if whose is None:
+            continue
+        share = math.fsum(weights.get(t, 0.0) for t in said) / total
+        (theirs if whose else others.setdefault(holder, [])).append(share * share)
+    mine = math.fsum(theirs)
+    most = max((math.fsum(held) for held in others.values()), default=0.0)
+    return mine / (mine + most) if mine + most > 0 else 1.0
 
 
 def _clauses(
