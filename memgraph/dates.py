@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -34,11 +35,15 @@ __all__ = [
     "asked_period",
     "asks_about_now",
     "asks_about_past",
+    "days_named",
     "format_day",
     "format_month",
     "mentions_time",
     "mentions_update",
+    "names_a_bare_day",
+    "read_days",
     "resolve_relative_dates",
+    "resolved_day",
 ]
 
 MONTHS = [
@@ -217,6 +222,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("month_day_year", r"\b" + _MONTH + r" " + _DAY + r",? (?P<year>\d{4})\b"),
         ("day_month_year", r"\b" + _DAY + r" (?:of )?" + _MONTH + r",? (?P<year>\d{4})\b"),
         ("month_day", r"\b" + _MONTH + r" " + _DAY + r"\b(?!:)(?!,? \d{4})" + _NO_REL_YEAR),
+        (  # "July the 1st"
+            "month_day",
+            r"\b(?P<mon>january|february|march|april|may|june|july|august|september|october|"
+            r"november|december) the " + _DAY + r"\b(?!:)(?!,? \d{4})" + _NO_REL_YEAR,
+        ),
         (
             "day_month",
             r"\b(?:the )?" + _DAY + r" (?:of )?" + _MONTH + r"\b(?!,? \d{4})" + _NO_REL_YEAR,
@@ -704,10 +714,10 @@ def _day_said_before(
         0 if whole else max(text.rfind(".", 0, start), text.rfind("!", 0, start), -1) + 1
     )
     earlier = [(end, resolved) for begin, end, resolved in spans if sentence_start <= begin < start]
-    return _resolved_day(max(earlier)[1]) if earlier else None
+    return resolved_day(max(earlier)[1]) if earlier else None
 
 
-def _resolved_day(resolved: str) -> date | None:
+def resolved_day(resolved: str) -> date | None:
     """The day a resolved date's text says, if it says one ("21 November 2023")."""
     found = _RESOLVED_DAY.search(resolved)
     month = _MONTH_INDEX.get(found["mon"].lower()) if found else None
@@ -728,7 +738,7 @@ def _that_weekday_near_before(
     right_before = [
         r for _, end, r in spans if end <= start and text[end:start] in (" ", ",", ", ")
     ]
-    day = _resolved_day(right_before[-1]) if right_before else None
+    day = resolved_day(right_before[-1]) if right_before else None
     if day is not None and day.weekday() == _WEEKDAY_INDEX[match.group("wd").lower()]:
         return format_day(day)
     if not _THE_BEFORE.search(text, max(0, start - 5), start):
@@ -744,7 +754,14 @@ def _that_weekday_near_before(
     return None
 
 
-def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = False) -> str:
+def resolve_relative_dates(
+    text: str,
+    said_at: datetime | date,
+    *,
+    past: bool = False,
+    days_said: Mapping[int, date] | None = None,
+    only_days_said: bool = False,
+) -> str:
     """``text`` with each relative or partial date followed by the date it means,
     in parentheses.
 
@@ -753,6 +770,14 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
     ``past``: the text answers a question about the past ("did you have a good
     birthday?"), so a clause that says nothing of its tense speaks of the past
     ("the best. dinner at Fet-Fisk on friday" is the Friday before).
+    ``days_said``: the days the conversation named with their month before this
+    text (see :func:`days_named`), by day of the month: a bare "the 28th" is the
+    28 November said before ("Landing on 28 November" … "they cancelled the
+    28th"), when that day lies within :data:`DAY_SAID_BEFORE` days before the
+    moment of speaking or a year after it; and a bare day beside it in the same
+    text ("it's the 15th not the 8th", after "the 8th of August") is in its month.
+    ``only_days_said``: resolve only the bare days that ``days_said`` decides (what
+    a model is shown beside the text, so "the 28th" is not read alone).
     """
     if _MAY_HOLD_A_DATE.search(text) is None:  # most messages: no pattern can match
         return text
@@ -760,6 +785,7 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
     spans: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
     kinds: dict[int, str] = {}  # where a date starts -> its kind
+    bare: list[tuple[int, re.Match[str], int]] = []  # bare days ("the 28th")
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
@@ -782,6 +808,7 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
                 continue  # "haven't seen her in two years": for how long, not when
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)
+                bare.append((start, match, tense))
             elif kind == "weekday":
                 resolved = _that_weekday_near_before(text, start, match, spans)
             if resolved is None:
@@ -793,9 +820,133 @@ def resolve_relative_dates(text: str, said_at: datetime | date, *, past: bool = 
             spans.append((start, end, resolved))
             kinds[start] = kind
     spans = _weekday_said_with_its_day(text, spans, kinds)
+    if bare:
+        spans, decided = _bare_days_known(text, said, spans, kinds, bare, days_said)
+        if only_days_said:
+            spans = [span for span in spans if span[0] in decided]
+    elif only_days_said:
+        spans = []
     for _start, end, resolved in sorted(spans, reverse=True):
         text = f"{text[:end]} ({resolved}){text[end:]}"
     return text
+
+
+DAY_SAID_BEFORE = 31
+"""How many days before the moment of speaking a day named before may lie to be what
+a bare "the 28th" means (a day said to be coming may have just passed)."""
+_EXPLICIT_DAY_KINDS = ("month_day_year", "day_month_year", "month_day", "day_month")
+
+
+def days_named(text: str, said_at: datetime | date) -> dict[int, date]:
+    """The days ``text`` names with their month ("28 November", "March 10th", "the
+    8th of August 2026"), by day of the month, the last named winning; the year,
+    when not said, is read as :func:`resolve_relative_dates` reads it."""
+    if not _NAMES_A_MONTH.search(text):
+        return {}
+    said = said_at.date() if isinstance(said_at, datetime) else said_at
+    found: list[tuple[int, date]] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        if kind not in _EXPLICIT_DAY_KINDS:
+            continue
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < b and a < end for a, b in taken):
+                continue
+            taken.append((start, end))
+            if kind in ("month_day_year", "day_month_year"):
+                month = _MONTH_INDEX.get(match["mon"].lower().rstrip("."))
+                day = _day_in(int(match["year"]), month, int(match["day"])) if month else None
+            else:
+                tense = _tense(text, start, end)
+                day = resolved_day(_resolve(kind, match, said, tense) or "")
+            if day is not None:
+                found.append((start, day))
+    return {day.day: day for _start, day in sorted(found, key=lambda item: item[0])}
+
+
+def read_days(line: str | None) -> dict[int, date]:
+    """The days a list of days ("28 November 2025; 8 August 2026") names, by day of
+    the month: what :func:`resolve_relative_dates` takes as ``days_said``."""
+    found: dict[int, date] = {}
+    for part in (line or "").split(";"):
+        day = resolved_day(part.strip())
+        if day is not None:
+            found[day.day] = day
+    return found
+
+
+def names_a_bare_day(text: str) -> bool:
+    """Whether ``text`` may speak of a day of the month without its month ("the
+    28th"), which the days named before it may say."""
+    return _BARE_DAY.search(text) is not None
+
+
+_NAMES_A_MONTH = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+)
+_BARE_DAY = re.compile(r"\bthe [0-3]?\d(?:st|nd|rd|th)?\b", re.IGNORECASE)
+
+
+_NOT_RELATIVE = frozenset({"day_only", "weekday", "weekday_day", *_EXPLICIT_DAY_KINDS})
+NEAR_OTHER_DATE = 10
+"""How near a bare day read alone may be to another date the text says ("next week!!
+well, the 18th", "tomorrow's the 6th") for that reading to stand."""
+_SINCE = re.compile(r"\b(?:since|from)\s+$", re.IGNORECASE)
+
+
+def _bare_days_known(
+    text: str,
+    said: date,
+    spans: list[tuple[int, int, str]],
+    kinds: Mapping[int, str],
+    bare: Sequence[tuple[int, re.Match[str], int]],
+    days_said: Mapping[int, date] | None,
+) -> tuple[list[tuple[int, int, str]], set[int]]:
+    """``spans`` with the bare days of ``text`` (``bare``: where each starts, its
+    match and its tense) read as the days the conversation named before it or the
+    text names itself ("the 3rd not the 30th. 3rd of March"), and each other bare
+    day beside one so read in its month ("it's the 15th not the 8th"); and where the
+    bare days start that this changed."""
+    earliest = said - timedelta(days=DAY_SAID_BEFORE)
+    latest = said + timedelta(days=366)
+    known = {d: day for d, day in (days_said or {}).items() if earliest <= day <= latest}
+    known.update(days_named(text, said))
+    read = {start: resolved for start, _end, resolved in spans}
+    others = [  # what "tomorrow", "next week" say, not a weekday or a day named
+        day
+        for start, _end, resolved in spans
+        if kinds.get(start) not in _NOT_RELATIVE and (day := resolved_day(resolved)) is not None
+    ]
+    anchored: dict[int, date] = {}
+    for start, match, tense in bare:
+        day = known.get(int(match.group("day")))
+        alone = resolved_day(read.get(start, ""))
+        if day is None:
+            continue
+        if day != alone and alone is not None:
+            if any(abs((alone - other).days) <= NEAR_OTHER_DATE for other in others):
+                continue  # "tomorrow's the 6th": the day the text says it is
+            if (tense > 0 and day < said) or (day > said and _SINCE.search(text, 0, start)):
+                continue  # "from the 18th" is still to come, "since the 17th" has been
+        anchored[start] = day
+    if not anchored:
+        return spans, set()
+    kept: list[tuple[int, int, str]] = []
+    decided: set[int] = set()
+    for start, end, resolved in spans:
+        if start in anchored:
+            resolved = format_day(anchored[start])
+            decided.add(start)
+        elif any(start == at for at, _m, _t in bare):
+            nearest = anchored[min(anchored, key=lambda at: abs(at - start))]
+            number = int(next(m for at, m, _t in bare if at == start).group("day"))
+            moved = _day_in(nearest.year, nearest.month, number)
+            if moved is not None:  # "it's the 15th not the 8th": the 8th's month
+                resolved = format_day(moved)
+                decided.add(start)
+        kept.append((start, end, resolved))
+    return kept, decided
 
 
 _APPOSITION = re.compile(
@@ -820,7 +971,7 @@ def _weekday_said_with_its_day(
             continue
         if not _APPOSITION.fullmatch(text, a1, b0):
             continue
-        weekday_day, day = _resolved_day(first), _resolved_day(second)
+        weekday_day, day = resolved_day(first), resolved_day(second)
         if (
             weekday_day is not None
             and day is not None

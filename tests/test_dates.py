@@ -18,6 +18,7 @@ from memgraph.dates import (
     asks_about_past,
     asks_when,
     asks_when_alone,
+    days_named,
     mentions,
     mentions_time,
     mentions_update,
@@ -725,3 +726,66 @@ def test_in_some_years_after_a_negation_is_how_long_not_when() -> None:
     text = "haven't seen her in two years and she keeps sending me photos"
     assert resolve_relative_dates(text, date(2025, 8, 2)) == text
     assert "(2027)" in resolve_relative_dates("I'll see her in two years", date(2025, 8, 2))
+
+
+def test_the_days_a_text_names_with_their_month_are_read_with_their_year() -> None:
+    named = days_named("the 8th of August 2026, then March 10th and 3 May", date(2026, 1, 1))
+    assert named == {8: date(2026, 8, 8), 10: date(2026, 3, 10), 3: date(2026, 5, 3)}
+    assert days_named("see you on the 8th!", date(2026, 1, 1)) == {}
+
+
+def test_a_bare_day_is_the_day_the_conversation_named_before() -> None:
+    before = days_named("Booked! Landing at Taoyuan on 28 November", date(2025, 10, 26))
+    text = "China Airlines cancelled the 28th so now I land on 30 November instead"
+    said = date(2025, 11, 16)
+    assert "the 28th (28 November 2025)" in resolve_relative_dates(text, said, days_said=before)
+    # a bare day beside it is in its month: "the 15th not the 8th" after the 8th of August
+    before = days_named("reunion gig on Saturday the 8th of August", date(2026, 3, 20))
+    found = resolve_relative_dates("it's the 15th not the 8th", date(2026, 4, 2), days_said=before)
+    assert "the 15th (15 August 2026)" in found and "the 8th (8 August 2026)" in found
+    # a day named too long before is not what the bare day means
+    old = {8: date(2025, 3, 8)}
+    assert "(8 December 2025)" in resolve_relative_dates(
+        "I land on the 8th", date(2025, 12, 1), days_said=old
+    )
+
+
+def test_a_bare_day_the_text_itself_dates_keeps_its_own_reading() -> None:
+    said = date(2025, 1, 5)
+    before = {6: date(2025, 3, 6)}  # "March 6 in Minneapolis", said before
+    found = resolve_relative_dates("tomorrow's the 6th. back the 13th", said, days_said=before)
+    assert "the 6th (6 January 2025)" in found
+    before = {18: date(2025, 8, 18)}
+    found = resolve_relative_dates(
+        "it's next week!! well, the 18th", date(2025, 7, 10), days_said=before
+    )
+    assert "the 18th (18 July 2025)" in found
+    # "since" has been, "from" is still to come
+    found = resolve_relative_dates(
+        "since the 17th", date(2024, 7, 28), days_said={17: date(2024, 8, 17)}
+    )
+    assert "(17 July 2024)" in found
+    found = resolve_relative_dates(
+        "I'm staying with Bethan from the 18th",
+        date(2026, 5, 24),
+        days_said={18: date(2026, 5, 18)},
+    )
+    assert "(18 June 2026)" in found
+
+
+def test_a_bare_day_goes_with_the_month_the_message_names_after_it() -> None:
+    found = resolve_relative_dates("the 3rd not the 30th. 3rd of march", date(2023, 1, 18))
+    assert "the 3rd (3 March 2023)" in found and "the 30th (30 March 2023)" in found
+    found = resolve_relative_dates("It is the 21st, not the 20th. 21st August.", date(2024, 7, 15))
+    assert "the 21st (21 August 2024)" in found and "the 20th (20 August 2024)" in found
+    assert "(1 July 2026)" in resolve_relative_dates(
+        "July the 1st, is that special?", date(2026, 3, 22)
+    )
+
+
+def test_only_the_bare_days_the_days_said_decide_are_shown_to_a_model() -> None:
+    text = "yesterday they cancelled the 28th"
+    before = {28: date(2025, 11, 28)}
+    shown = resolve_relative_dates(text, date(2025, 11, 16), days_said=before, only_days_said=True)
+    assert shown == "yesterday they cancelled the 28th (28 November 2025)"
+    assert resolve_relative_dates(text, date(2025, 11, 16), only_days_said=True) == text

@@ -63,6 +63,18 @@ def test_extract_runs_the_rule_extractor_on_the_text_and_known_tags() -> None:
     }
 
 
+def test_a_bare_day_is_extracted_as_the_day_the_prompt_lists_as_named_before() -> None:
+    text = "Sofia's recital got moved to the 14th"
+    said = "2025-03-02T10:00:00Z"  # alone, "the 14th" would be 14 March
+    listed = extract_message(text, "", said, days_named="14 April 2025; 2 May 2025")
+    assert "Days named before: 14 April 2025; 2 May 2025" in listed
+    facts = str(ask(EXTRACT_SYSTEM, listed, EXTRACT_SCHEMA))
+    assert "the 14th (14 April 2025)" in facts
+    alone = str(ask(EXTRACT_SYSTEM, extract_message(text, "", said), EXTRACT_SCHEMA))
+    assert "the 14th (14 March 2025)" in alone
+    assert "Days named before" not in extract_message(text, "", said)
+
+
 def test_extract_of_small_talk_is_empty() -> None:
     message = extract_message("Thanks, bye!", "", "2024-05-01T10:00:00Z")
     assert ask(EXTRACT_SYSTEM, message, EXTRACT_SCHEMA) == {

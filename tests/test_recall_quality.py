@@ -1284,3 +1284,31 @@ def test_news_of_the_job_asked_about_counts_more_than_other_job_news(tmp_path: P
     # the lab's news says nothing of the café: it is no longer found as well as it
     assert hits and "café" in hits[0], hits
     assert not any("lab" in text for text in hits), hits
+
+
+CANCELLED = [
+    ("2025-10-26T09:00:00Z", "Chloe", "Booked my flight home! Landing at Taoyuan on 28 November"),
+    ("2025-10-26T09:01:00Z", "Mei", "Only one month. I count the days"),
+    ("2025-11-16T10:00:00Z", "Chloe", "Small change, China Airlines cancelled the 28th"),
+    ("2025-11-16T10:01:00Z", "Mei", "Oh no! When now?"),
+    ("2025-11-16T10:02:00Z", "Chloe", "I land on 30 November instead, same time"),
+]
+
+
+@pytest.mark.parametrize("bulk", [False, True])
+def test_a_bare_day_is_read_as_the_day_the_conversation_named_before(
+    tmp_path: Path, bulk: bool
+) -> None:
+    # "the 28th" said on 16 November in the past tense is the 28 November said three
+    # weeks before, not 28 October: in recall's quote of the message and in its fact
+    with Memory(tmp_path, provider="mock") as memory:
+        if bulk:
+            memory.remember_many(
+                [{"text": text, "at": at, "speaker": who} for at, who, text in CANCELLED]
+            )
+        else:
+            for at, who, text in CANCELLED:
+                memory.remember(text, at=at, speaker=who)
+        text = memory.recall("Which flight did China Airlines cancel?")
+    assert "cancelled the 28th (28 November 2025)" in text
+    assert "(28 October" not in text

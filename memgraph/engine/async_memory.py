@@ -211,6 +211,7 @@ class AsyncMemory:
             speaker=request.speaker or DEFAULT_SPEAKER,
             addressee=request.turn.addressee,
             previous=request.turn.previous,
+            days_named=request.turn.days,
         )
         plan_for = memory._remember_plan(request, answer)
         plan, commit = await self._write(memory, plan_for)

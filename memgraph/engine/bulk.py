@@ -49,12 +49,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memgraph.clock import epoch_ms, now_iso
+from memgraph.dates import names_a_bare_day
 from memgraph.engine.core import DEFAULT_SPEAKER, coerce_time
 from memgraph.graph.changes import Plan, plan_extraction
 from memgraph.graph.graph import Doc
 from memgraph.llm_calls.ask import Answer
 from memgraph.llm_calls.extract import Extraction, extract
 from memgraph.models import ChangeSet, Item
+from memgraph.retrieval.days_said import DAYS_SAID_TURNS, days_said_line
 from memgraph.retrieval.episode_index import conversation_key
 from memgraph.speakers import ASSISTANT, speaker_name
 from memgraph.store.base import Commit, VectorBatch
@@ -221,7 +223,9 @@ def _answers(
     chat = memory.provider.chat
     turns = _turns(memory, entries)
 
-    def ask(entry: Entry, context: str, turn: tuple[str | None, str | None]) -> Answer[Extraction]:
+    def ask(
+        entry: Entry, context: str, turn: tuple[str | None, str | None, str | None]
+    ) -> Answer[Extraction]:
         return extract(
             chat,
             entry.text,
@@ -230,6 +234,7 @@ def _answers(
             speaker=entry.speaker or DEFAULT_SPEAKER,
             addressee=turn[0],
             previous=turn[1],
+            days_named=turn[2],
         )
 
     if concurrency <= 1:
@@ -273,13 +278,20 @@ def _answers(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _turns(memory: RememberMixin, entries: list[Entry]) -> list[tuple[str | None, str | None]]:
-    """Per entry, who "you" is and the turn said just before it in its conversation:
-    the previous item, or for the first the last remembered turn."""
+def _turns(
+    memory: RememberMixin, entries: list[Entry]
+) -> list[tuple[str | None, str | None, str | None]]:
+    """Per entry, who "you" is, the turn said just before it in its conversation
+    (the previous item, or for the first the last remembered turn), and the days
+    its conversation named before it when it speaks of a bare day (see
+    :func:`memgraph.retrieval.days_said.days_said_line`), else ``None``."""
+    bare = any(entry.extract and names_a_bare_day(entry.text) for entry in entries)
     with memory._lock:
-        memory._sync()
+        graph = memory._sync()
         last = memory._episodes_indexed()._last
-    found: list[tuple[str | None, str | None]] = []
+        remembered = memory._turns_before(graph, None) if bare else []
+    items: list[Doc] = []  # the entries' episodes so far, oldest first
+    found: list[tuple[str | None, str | None, str | None]] = []
     previous: tuple[str, int, str | None, str, str | None] | None = None
     if last is not None:
         previous = (last.conversation, last.at_ms, last.speaker, last.text, last.other)
@@ -288,6 +300,11 @@ def _turns(memory: RememberMixin, entries: list[Entry]) -> list[tuple[str | None
         key = conversation_key(doc)
         at_ms = epoch_ms(entry.at)
         turn: tuple[str | None, str | None] = (None, None)
+        days = None
+        if bare and entry.extract and names_a_bare_day(entry.text):
+            earlier = [*items[-DAYS_SAID_TURNS:][::-1], *remembered][:DAYS_SAID_TURNS]
+            days = days_said_line(doc, earlier)
+        items.append(doc)
         if previous is not None and previous[0] == key and 0 <= at_ms - previous[1] <= GAP_MS:
             _key, _at, speaker, text, other = previous
             addressee = speaker if speaker != entry.speaker else other
@@ -297,7 +314,7 @@ def _turns(memory: RememberMixin, entries: list[Entry]) -> list[tuple[str | None
         else:
             other = None
         previous = (key, at_ms, entry.speaker, entry.text[:600], other)
-        found.append(turn)
+        found.append((*turn, days))
     return found
 
 

@@ -42,6 +42,7 @@ from memgraph.models import (
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.amounts import amount_shares, topic_of_amount
+from memgraph.retrieval.days_said import DAYS_SAID_TURNS
 from memgraph.retrieval.episode_index import (
     EpisodeIndex,
     OlderIndexFormat,
@@ -1272,6 +1273,19 @@ class MemoryCore:
             for e, share in found
             if e not in docs or not tells_another_s_news(spoken_words(docs[e]), someone_else)
         ]
+
+    def _turns_before(self, graph: Graph, episode_id: str | None) -> list[Doc]:
+        """Up to :data:`DAYS_SAID_TURNS` episodes remembered before this one (before
+        the next one, for ``None``), nearest first: where the days a conversation
+        named before a turn are read (see :mod:`memgraph.retrieval.days_said`)."""
+        index = self._episodes_indexed()
+        earlier = (
+            index.latest(DAYS_SAID_TURNS)
+            if episode_id is None
+            else index.earlier(episode_id, DAYS_SAID_TURNS)
+        )
+        docs = self._episode_docs(graph, earlier)
+        return [docs[e] for e in earlier if e in docs]
 
     def _episode_docs(self, graph: Graph, episode_ids: Sequence[str]) -> dict[str, Doc]:
         """The records of these episodes: from the journal, else read where the store keeps them."""

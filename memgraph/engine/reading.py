@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import date
 from typing import Any, NamedTuple
 
 from memgraph.answer_kinds import asks_name
+from memgraph.dates import names_a_bare_day
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
@@ -23,6 +25,7 @@ from memgraph.models import (
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import bridged
+from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.recall_text import (
     format_recall,
@@ -375,7 +378,26 @@ class ReadMixin(MemoryCore):
                 lens=lens,
                 note=note,
                 answers_past=indexed.after_past_question,
+                days_said=self._days_said(graph, docs),
             )
+
+    def _days_said(
+        self, graph: Graph, docs: Mapping[str, Doc]
+    ) -> Callable[[str], Mapping[int, date]]:
+        """The days the conversation of each of these turns named before it ("28
+        November"), read when a turn shown speaks of a bare day ("the 28th")."""
+        found: dict[str, dict[int, date]] = {}
+
+        def days(episode_id: str) -> Mapping[int, date]:
+            doc = docs.get(episode_id)
+            if doc is None or not names_a_bare_day(str(doc.get("text") or "")):
+                return {}
+            if episode_id not in found:
+                earlier = self._turns_before(graph, episode_id)
+                found[episode_id] = days_said_before(doc, earlier)
+            return found[episode_id]
+
+        return days
 
     def _talk(self, graph: Graph) -> Talk:
         """Whom a remembered turn speaks to, and what was said before it."""

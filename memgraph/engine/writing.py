@@ -13,6 +13,7 @@ import numpy as np
 import orjson
 
 from memgraph.clock import epoch_ms, now_iso
+from memgraph.dates import names_a_bare_day
 from memgraph.engine import bulk
 from memgraph.engine.bulk import Progress
 from memgraph.engine.core import (
@@ -39,6 +40,7 @@ from memgraph.models import (
     Episode,
     Item,
 )
+from memgraph.retrieval.days_said import days_said_line
 from memgraph.retrieval.episode_index import conversation_key
 from memgraph.speakers import speaker_name, split_speaker, transcript_turns
 from memgraph.store.base import Commit
@@ -52,6 +54,9 @@ log = logging.getLogger("memgraph")
 class _TurnContext:
     addressee: str | None = None
     previous: str | None = None
+    days: str | None = None
+    """The days the conversation named before, when the text speaks of a bare day
+    ("the 28th"): see :func:`memgraph.retrieval.days_said.days_said_line`."""
 
 
 @dataclass
@@ -142,6 +147,7 @@ class RememberMixin(MemoryCore):
             speaker=request.speaker or DEFAULT_SPEAKER,
             addressee=request.turn.addressee,
             previous=request.turn.previous,
+            days_named=request.turn.days,
         )
         plan, commit = self._write(self._remember_plan(request, answer))
         return self._remembered(answer, plan, commit)
@@ -217,7 +223,11 @@ class RememberMixin(MemoryCore):
             request.context = self._context_for(
                 graph, request.text, query_vector, speaker=request.speaker
             )
-            request.turn = self._turn_before(graph, request.episode)
+            turn = self._turn_before(graph, request.episode)
+            if names_a_bare_day(request.text):
+                days = days_said_line(request.episode, self._turns_before(graph, None))
+                turn = dataclasses.replace(turn, days=days)
+            request.turn = turn
 
     def _remember_plan(
         self, request: _Remembering, answer: Answer[Extraction]

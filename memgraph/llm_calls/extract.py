@@ -184,16 +184,24 @@ def extract(
     speaker: str | None = None,
     addressee: str | None = None,
     previous: str | None = None,
+    days_named: str | None = None,
 ) -> Answer[Extraction]:
     """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
-    who said it (``speaker``), to whom (``addressee``) and the turn before it (the
-    calls are those of :func:`extraction_exchange`). A turn with nothing to extract
+    who said it (``speaker``), to whom (``addressee``), the turn before it and the
+    days its conversation named before (``days_named``: "28 November 2025", for its
+    "the 28th"; the calls are those of :func:`extraction_exchange`). A turn with nothing to extract
     (:func:`~memgraph.chatter.nothing_to_extract`: "how was the weekend?", "lol")
     asks nothing and extracts nothing."""
     if nothing_to_extract(text, previous):
         return Answer(Extraction(), calls=0)
     exchange = extraction_exchange(
-        text, known=known, said_at=said_at, speaker=speaker, addressee=addressee, previous=previous
+        text,
+        known=known,
+        said_at=said_at,
+        speaker=speaker,
+        addressee=addressee,
+        previous=previous,
+        days_named=days_named,
     )
     return run_exchange(chat, exchange)
 
@@ -207,12 +215,19 @@ async def aextract(
     speaker: str | None = None,
     addressee: str | None = None,
     previous: str | None = None,
+    days_named: str | None = None,
 ) -> Answer[Extraction]:
     """Async twin of :func:`extract` (the model's ``acomplete``, else a worker thread)."""
     if nothing_to_extract(text, previous):
         return Answer(Extraction(), calls=0)
     exchange = extraction_exchange(
-        text, known=known, said_at=said_at, speaker=speaker, addressee=addressee, previous=previous
+        text,
+        known=known,
+        said_at=said_at,
+        speaker=speaker,
+        addressee=addressee,
+        previous=previous,
+        days_named=days_named,
     )
     return await arun_exchange(chat, exchange)
 
@@ -225,6 +240,7 @@ def extraction_exchange(
     speaker: str | None = None,
     addressee: str | None = None,
     previous: str | None = None,
+    days_named: str | None = None,
 ) -> Exchange[Answer[Extraction]]:
     """The model calls of one extraction (see :mod:`memgraph.llm_calls.ask`).
 
@@ -297,7 +313,13 @@ def extraction_exchange(
 
     def message(block: str) -> str:
         return extract_message(
-            text, block, said_at, speaker=speaker, addressee=addressee, previous=previous
+            text,
+            block,
+            said_at,
+            speaker=speaker,
+            addressee=addressee,
+            previous=previous,
+            days_named=days_named,
         )
 
     answer = yield from json_exchange(EXTRACT_SYSTEM, message(known), EXTRACT_SCHEMA, validate)

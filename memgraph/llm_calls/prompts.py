@@ -20,6 +20,7 @@ from memgraph.dates import format_day
 from memgraph.llm_calls.provider import JsonSchema
 
 __all__ = [
+    "DAYS_NAMED_LABEL",
     "EXTRACT_SCHEMA",
     "EXTRACT_SYSTEM",
     "FORGET_SCHEMA",
@@ -79,6 +80,7 @@ def extract_message(
     speaker: str | None = None,
     addressee: str | None = None,
     previous: str | None = None,
+    days_named: str | None = None,
 ) -> str:
     """The user message of an extraction call.
 
@@ -87,6 +89,8 @@ def extract_message(
     ``speaker`` said the text (first-person words are about them),
     ``addressee`` is who "you" is, and ``previous`` is the turn before it in
     the same conversation (context only: pronouns may point into it).
+    ``days_named`` lists the days the conversation named before the text, for a
+    bare "the 28th" in it.
     """
     lines = [
         KNOWN_LABEL.rstrip("\n"),
@@ -95,6 +99,8 @@ def extract_message(
         f"Said at: {_said(said_at)}",
         f"Speaker: {speaker or 'User'}",
     ]
+    if days_named:
+        lines.append(f"{DAYS_NAMED_LABEL}: {days_named}")
     if addressee:
         lines.append(f"Addressee: {addressee}")
     if previous:
@@ -174,7 +180,8 @@ is "assistant", extract only what it restates about the user or other people, \
 never facts about the assistant itself (its suggestions and drafts stay in the text).
 - Write relative dates as the dates they mean, from "Said at": "yesterday" said \
 on 8 May 2023 becomes "on 7 May 2023", "last week" becomes "in the week before \
-8 May 2023", "last year" becomes "in 2022". Keep absolute dates and numbers.
+8 May 2023", "last year" becomes "in 2022"; a bare "the 28th" is the 28th listed \
+under "Days named before", if one is. Keep absolute dates and numbers.
 - Corrections and changes ("actually", "not the 14th", "no longer", "moved to", \
 "switched from X to Y", "now works at") retire the old fact: put the old fact, as \
 listed under <known>, in "expirations", and state the new one.
@@ -243,6 +250,8 @@ object that follows the requested shape, with no prose, code fences or comments.
 
 
 # ----------------------------------------------------- small and local models
+DAYS_NAMED_LABEL = "Days named before"
+"""The prompt line listing the days a conversation named before the text."""
 KNOWN_LABEL = """\
 Already in memory (reference only: reuse these exact names for the same people and \
 things; never repeat these facts in your reply, extract only what the text to extract \

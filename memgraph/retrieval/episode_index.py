@@ -915,6 +915,27 @@ class EpisodeIndex:
             return None
         return self.ids[ordinal - 1]
 
+    def latest(self, reach: int) -> list[str]:
+        """Up to ``reach`` of the last episodes indexed, newest first, those still kept."""
+        last = len(self.ids)
+        return [
+            self.ids[at]
+            for at in range(last - 1, max(-1, last - 1 - reach), -1)
+            if at not in self._removed
+        ]
+
+    def earlier(self, episode_id: str, reach: int) -> list[str]:
+        """Up to ``reach`` episodes indexed before this one, nearest first, those
+        still kept (of any conversation: the caller keeps its own)."""
+        ordinal = self.ids.position(episode_id)
+        if ordinal is None:
+            return []
+        found: list[str] = []
+        for before in range(ordinal - 1, max(-1, ordinal - 1 - reach), -1):
+            if before not in self._removed:
+                found.append(self.ids[before])
+        return found
+
     def reply_to(self, episode_id: str) -> str | None:
         """The episode said just after this one in its conversation (the turn that
         answers it), when there is one and it is still kept."""

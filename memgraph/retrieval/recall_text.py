@@ -28,6 +28,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
 from memgraph.clock import parse_iso
 from memgraph.dates import format_day, resolve_relative_dates
@@ -100,11 +101,13 @@ def snippet(text: str, terms: Sequence[str], *, limit: int = SNIPPET_WORDS) -> s
     return head + " ".join(tokens[best_start : best_start + limit]) + tail
 
 
-def said_text(doc: Doc, *, past: bool = False) -> str:
+def said_text(doc: Doc, *, past: bool = False, days_said: Mapping[int, date] | None = None) -> str:
     """An episode's text on one line, its relative dates resolved against when it was
-    said (``past``: it answers a question about the past, see
+    said (``past``: it answers a question about the past; ``days_said``: the days
+    its conversation named before it; see
     :func:`memgraph.dates.resolve_relative_dates`)."""
-    return _said_text(one_line(doc), str(doc.get("at") or ""), past)
+    days = tuple(sorted(days_said.items())) if days_said else ()
+    return _said_text(one_line(doc), str(doc.get("at") or ""), past, days)
 
 
 def one_line(doc: Doc) -> str:
@@ -113,11 +116,13 @@ def one_line(doc: Doc) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _said_text(text: str, at: str, past: bool = False) -> str:
+def _said_text(
+    text: str, at: str, past: bool = False, days: tuple[tuple[int, date], ...] = ()
+) -> str:
     # A recall quotes the same turns in the re-ranker's labels and in its text.
     if at:
         with contextlib.suppress(ValueError):
-            text = resolve_relative_dates(text, parse_iso(at), past=past)
+            text = resolve_relative_dates(text, parse_iso(at), past=past, days_said=dict(days))
     return text
 
 
@@ -191,12 +196,15 @@ def format_recall(
     answers: Mapping[str, Sequence[Doc]] | None = None,
     note: str | None = None,
     answers_past: Callable[[str], bool] | None = None,
+    days_said: Callable[[str], Mapping[int, date]] | None = None,
 ) -> str:
     """The recall text for ``ranked`` candidates (best first); "" when none shows.
 
     ``note`` is a line put first when anything shows (see :func:`nothing_said_about`);
     ``answers_past`` tells whether a message answers a question about the past
-    (its dates without a tense of their own are then past ones).
+    (its dates without a tense of their own are then past ones); ``days_said``
+    gives the days a message's conversation named before it ("28 November", for
+    its "the 28th").
 
     ``reply_contexts`` maps a message to the turns it answers, quoted after it
     (for messages whose own words do not say what they are about); ``answers``
@@ -270,6 +278,7 @@ def format_recall(
             reply_contexts or {},
             answers or {},
             answers_past or (lambda _episode: False),
+            days_said or (lambda _episode: {}),
         )
         sections.append((place[id(messages[0])], lines))
     sections.sort(key=lambda pair: pair[0])  # in the order ranked (the re-ranker's, if any)
@@ -429,13 +438,17 @@ def _message_lines(
     reply_contexts: Mapping[str, Sequence[Doc]],
     answers: Mapping[str, Sequence[Doc]],
     answers_past: Callable[[str], bool],
+    days_said: Callable[[str], Mapping[int, date]],
 ) -> Iterator[str]:
     yield MESSAGES_HEADER
     shown = {str(item.episode) for item in messages}
     above = ""  # the message on the line before: a reply to it needs no quote
     for item in messages:
         doc = episode_docs[str(item.episode)]
-        text = snippet(said_text(doc, past=answers_past(str(item.episode))), query.terms)
+        said = said_text(
+            doc, past=answers_past(str(item.episode)), days_said=days_said(str(item.episode))
+        )
+        text = snippet(said, query.terms)
         chain = list(reply_contexts.get(str(item.episode)) or ())
         # a turn shown on a line of its own is not quoted again further back
         chain = chain[:1] + [turn for turn in chain[1:] if str(turn.get("id")) not in shown]

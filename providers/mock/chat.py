@@ -21,7 +21,7 @@ from memgraph.answer_kinds import answer_cues
 from memgraph.attributes import asked_attributes, attribute_cues, attribute_of
 from memgraph.chatter import asks_what_was_asked, only_asks
 from memgraph.dates import asks_about_now, asks_when, mentions_time
-from memgraph.llm_calls.prompts import read_tag
+from memgraph.llm_calls.prompts import DAYS_NAMED_LABEL, read_tag
 from memgraph.llm_calls.provider import Completion, JsonSchema, Message, Usage, message_text
 from memgraph.sums import asks_amount, states_amount
 from memgraph.text import STOP_WORDS, VERB_FORMS, WORD_FORMS, content_key, stem, words
@@ -354,6 +354,7 @@ class MockChatModel:
             addressee=_field(prompt, "Addressee"),
             said_at=_field(prompt, "Said at", first_word=True),
             previous=_tagged(messages, "previous"),
+            days_named=_field(prompt, DAYS_NAMED_LABEL),
         )
         return reply
 

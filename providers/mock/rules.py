@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from memgraph.clock import parse_iso
-from memgraph.dates import mentions_time, resolve_relative_dates
+from memgraph.dates import mentions_time, read_days, resolve_relative_dates
 from memgraph.llm_calls.prompts import KNOWN_FACTS
 from memgraph.speakers import short_for, split_speaker
 from memgraph.text import STOP_WORDS, content_key, name_key
@@ -575,6 +575,7 @@ class _Extractor:
         self.speaker = speaker or "User"
         self.addressee = addressee
         self.said_at = said_at
+        self.days_said: dict[int, date] = {}  # the days the conversation named before
         self.context_people: list[str] = []  # person names of the previous turn
         self.known_by_key = {name_key(k.name): k for k in known}
         self.lower_words = set(re.findall(r"\b[a-z]+\b", text))  # written in lower case
@@ -877,7 +878,9 @@ class _Extractor:
         """The date a sentence's relative or partial date resolves to, if it has one."""
         if self.said_at is None:
             return None
-        found = _RESOLVED.findall(resolve_relative_dates(raw, self.said_at))
+        found = _RESOLVED.findall(
+            resolve_relative_dates(raw, self.said_at, days_said=self.days_said)
+        )
         known = set(_RESOLVED.findall(raw))
         fresh = [d for d in found if d not in known]
         return fresh[0] if fresh else None
@@ -1236,7 +1239,10 @@ class _Extractor:
                 seen.add(id(ent))
                 observations = list(ent.observations)
                 if self.said_at is not None:
-                    observations = [resolve_relative_dates(o, self.said_at) for o in observations]
+                    observations = [
+                        resolve_relative_dates(o, self.said_at, days_said=self.days_said)
+                        for o in observations
+                    ]
                 entities.append({"name": ent.name, "type": ent.type, "observations": observations})
         return {
             "entities": entities,
@@ -1253,6 +1259,7 @@ def extract(
     addressee: str | None = None,
     said_at: str | datetime | None = None,
     previous: str | None = None,
+    days_named: str | None = None,
 ) -> dict[str, Any]:
     """Extract entities, relations and expirations from English ``text``.
 
@@ -1267,6 +1274,8 @@ def extract(
         said_at: when it was said: relative dates ("yesterday") are resolved
             against it in the facts.
         previous: the turn before, for pronouns that point into it.
+        days_named: the days the conversation named before ("28 November 2025;
+            8 August 2026"): a bare "the 28th" is the one listed.
 
     Returns:
         ``{"entities": [{"name", "type", "observations"}], "relations": [{"from", "to",
@@ -1286,6 +1295,7 @@ def extract(
     extractor = _Extractor(
         parse_known(known), speaker=speaker, addressee=addressee, said_at=moment, text=text
     )
+    extractor.days_said = read_days(days_named)
     if previous:
         extractor.context_people = _names_in(previous, extractor)
     current = speaker or "User"
