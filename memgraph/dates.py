@@ -808,7 +808,10 @@ def resolve_relative_dates(
                 continue  # "haven't seen her in two years": for how long, not when
             if kind == "day_only":
                 resolved = _same_month_as_before(text, start, match, spans)
-                bare.append((start, match, tense))
+                earlier = [begin for begin, _end, _r in spans if begin < start]
+                if resolved is None or max(earlier, default=-1) in {at for at, _m, _t in bare}:
+                    # unless a day the message dates says its month ("13 March ... the 16th")
+                    bare.append((start, match, tense))
             elif kind == "weekday":
                 resolved = _that_weekday_near_before(text, start, match, spans)
             if resolved is None:
@@ -893,6 +896,7 @@ NEAR_OTHER_DATE = 10
 """How near a bare day read alone may be to another date the text says ("next week!!
 well, the 18th", "tomorrow's the 6th") for that reading to stand."""
 _SINCE = re.compile(r"\b(?:since|from)\s+$", re.IGNORECASE)
+_ON = re.compile(r"\bon\s+$", re.IGNORECASE)
 
 
 def _bare_days_known(
@@ -929,6 +933,8 @@ def _bare_days_known(
                 continue  # "tomorrow's the 6th": the day the text says it is
             if (tense > 0 and day < said) or (day > said and _SINCE.search(text, 0, start)):
                 continue  # "from the 18th" is still to come, "since the 17th" has been
+            if tense < 0 and day > said and _ON.search(text, 0, start):
+                continue  # "finished on the 5th" has been ("cancelled the 28th" may not)
         anchored[start] = day
     if not anchored:
         return spans, set()

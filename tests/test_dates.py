@@ -773,6 +773,15 @@ def test_a_bare_day_the_text_itself_dates_keeps_its_own_reading() -> None:
     assert "(18 June 2026)" in found
 
 
+def test_a_bare_day_a_dated_day_of_the_message_puts_in_its_month_stays_there() -> None:
+    text = "Paybridge asked me to stay till 13 March. so I start on the 16th now"
+    found = resolve_relative_dates(text, date(2026, 2, 1), days_said={16: date(2026, 2, 16)})
+    assert "the 16th (16 March 2026)" in found
+    text = "It's now 21 December, not the 14th. the 14th clashed with her exams"
+    found = resolve_relative_dates(text, date(2024, 4, 6), days_said={14: date(2024, 3, 14)})
+    assert "March" not in found
+
+
 def test_a_bare_day_goes_with_the_month_the_message_names_after_it() -> None:
     found = resolve_relative_dates("the 3rd not the 30th. 3rd of march", date(2023, 1, 18))
     assert "the 3rd (3 March 2023)" in found and "the 30th (30 March 2023)" in found
@@ -784,8 +793,8 @@ def test_a_bare_day_goes_with_the_month_the_message_names_after_it() -> None:
 
 
 def test_only_the_bare_days_the_days_said_decide_are_shown_to_a_model() -> None:
-    text = "yesterday they cancelled the 28th"
+    text = "last week they cancelled the 28th"
     before = {28: date(2025, 11, 28)}
     shown = resolve_relative_dates(text, date(2025, 11, 16), days_said=before, only_days_said=True)
-    assert shown == "yesterday they cancelled the 28th (28 November 2025)"
+    assert shown == "last week they cancelled the 28th (28 November 2025)"
     assert resolve_relative_dates(text, date(2025, 11, 16), only_days_said=True) == text
