@@ -158,12 +158,17 @@ _NOT_A_DAY = (
     r"(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
     r"(?! (?:of )?(?:centur|floor|grade|time|place|row|anniversar|birthday|percentile|"
     r"street|st\b|avenue|ave\b|round|lap|mile|minute|hour|day|week|year|month|inning|"
-    r"hole|pick|seed|edition|amendment|generation|person|one|try|attempt)[a-z]*)"
+    r"hole|pick|seed|edition|amendment|generation|person|people|one|try|attempt|of us|of them|"
+    r"guys|kids|friends|times|more|others)[a-z]*)"
 )
 """What may not follow ``the 15th`` for it to be a day of the month."""
-_NO_DATE_AFTER = r"(?!,? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? [0-3]?\d)"
+_NO_DATE_AFTER = (
+    r"(?!,? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? [0-3]?\d)"
+    r"(?!,? (?:the )?[0-3]?\d(?:st|nd|rd|th)? (?:of )?"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+)
 """What may not follow a weekday for it to name a day of its own ("Saturday, October
-21st" is the 21st's day, resolved by the date)."""
+21st", "Wednesday, 21st August" are the 21st's day, resolved by the date)."""
 _NOT_OWNED = r"(?<!\bhis )(?<!\bher )(?<!\bmy )(?<!\btheir )(?<!\bour )(?<!\bits )(?<!\byour )"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [

@@ -798,3 +798,11 @@ def test_only_the_bare_days_the_days_said_decide_are_shown_to_a_model() -> None:
     shown = resolve_relative_dates(text, date(2025, 11, 16), days_said=before, only_days_said=True)
     assert shown == "last week they cancelled the 28th (28 November 2025)"
     assert resolve_relative_dates(text, date(2025, 11, 16), only_days_said=True) == text
+
+
+def test_a_weekday_before_a_date_with_its_month_is_that_date_s_day() -> None:
+    found = resolve_relative_dates("Wednesday, 21st August. see you", date(2024, 7, 15))
+    assert "Wednesday (" not in found and "21st August (21 August 2024)" in found
+    # a count after a weekday is no day of the month
+    found = resolve_relative_dates("we met on Wednesday, 3 people came", date(2024, 7, 15))
+    assert "Wednesday (10 July 2024)" in found and "3 (" not in found
