@@ -103,16 +103,17 @@ _IRREGULAR_PAST = (
     "built burnt dealt fed fought hid hit hurt let lit quit set shook taught tore born "
     "rang sank dug hung lent spun swung blew drew grew wept crept slid fled bled "
     "bent shone sought swore froze forgave shrank sprang withdrew overslept mistook "
-    "sped knelt leapt laid arose awoke dove flung stung strode"
+    "sped knelt leapt laid arose awoke dove flung stung strode left cut"
 )
 _PAST = re.compile(
-    r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|\w{2,}(?<!ne)(?<!ee)ed|"
+    r"\b(?:" + "|".join(_IRREGULAR_PAST.split()) + r"|"
+    r"(?<!getting )(?<!get )(?<!be )\w{2,}(?<!ne)(?<!ee)ed|"  # not "getting married"
     r"used to|ago|yesterday|since|been(?! \w+ing\b)|not over|recovering from|recovered from)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
     r"\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|planned|next|upcoming|coming|"
-    r"starting|starts|scheduled|due|until|till|by|hope|hoping|want to|wants to|would like|"
+    r"starting|starts|scheduled|due|until|till|hope|hoping|want to|wants to|would like|"
     r"can't wait|cannot wait|looking forward|soon|tomorrow|is on|are on|is set for|"
     r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading|deadlines?|"
     r"(?:moved|pushed|postponed|rescheduled|bumped|delayed|changed|shifted|put off|put back|"
@@ -120,6 +121,15 @@ _FUTURE = re.compile(
     r"supposed to|expected to|slated to|set to)\b",
     re.IGNORECASE,
 )
+_SET_FOR = re.compile(
+    r"\b(?:by|(?:fixed|booked|scheduled|set|arranged|confirmed|planned|pencilled|penciled|"
+    r"moved|pushed|postponed|rescheduled)(?: (?:it|that|this|us|me|him|her|them|one|in))? "
+    r"(?:for|to))\s+$",
+    re.IGNORECASE,
+)
+"""Words right before a date that put it ahead, whatever tense the verb is in: "by
+Friday", "he has fixed it for 9 August", "it's been moved to the 14th" ("bitten
+by a tiger snake on Tuesday" is no deadline)."""
 _SIGNED_UP = re.compile(r"\b(?:signed up|sign up|registered for|enrolled)\b", re.IGNORECASE)
 """What someone signed up for is ahead ("signed up for the challenge on the 25th of
 April"); a weekday beside it is more often the day of signing ("I signed up on
@@ -240,10 +250,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             "weekday_day",
             r"\b"
             + _WEEKDAY
-            + r"(?: (?:morning|afternoon|arvo|evening|night))?,? (?:the )?"
+            + r"(?: (?:morning|afternoon|arvo|evening|night))?"
+            # "Monday, 4 stitches": a count, not "Monday the 4th" or "Monday 4th"
+            + r"(?!, [0-3]?\d(?![\d:]|st|nd|rd|th))"
+            + r",? (?:the )?"
             + _DAY
             + r"\b"
             + _NOT_A_DAY,
+        ),
+        (  # "sun 30th": cut short, a day with its ending ("sat 3 hours" is no day)
+            "weekday_day",
+            r"\b" + _SHORT_WEEKDAY + r",? (?:the )?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b" + _NOT_A_DAY,
         ),
         ("weekday_of_week", r"\b" + _WEEKDAY + r",? (?:of )?(?P<rel>last|this|next) week\b"),
         ("weekday_week", r"\b" + _WEEKDAY + r" week\b(?! ago)"),  # "Sunday week": a week on
@@ -252,7 +269,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("day_only", r"\b(?:on |by |until |for |from )?the " + _DAY + r"\b" + _NOT_A_DAY),
         ("holiday", HOLIDAY_PATTERN.pattern),
         ("today", r"\b(?:today|tonight|this (?:morning|afternoon|arvo|evening))\b"),
+        ("rel_weekend", r"\bthe (?P<rel>weekend after next)\b"),
         ("rel_weekend", r"\b(?P<rel>last|this|next|this past|this coming) weekend\b"),
+        ("same_day", r"\b(?:this|on this|the same) day (?P<rel>last|next) year\b"),
         (
             "rel_unit",
             _NOT_OWNED + r"\b(?P<rel>last|this|next|this past) (?P<unit>week|month|year)\b",
@@ -265,6 +284,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             + _NO_DATE_AFTER,
         ),
         ("rel_weekday", r"\b(?P<rel>last|this|next|this past|this coming) " + _SHORT_WEEKDAY),
+        (  # "on thurs"; not "on sat", "on sun", "on wed", which are other words too
+            "rel_weekday",
+            r"\b(?P<rel>on) (?P<wd>mon|tues?|thu(?:rs?)?|fri)(?![\w'’])",
+        ),
         ("rel_season", r"\b(?P<rel>last|this|next) " + _SEASON + r"\b"),
         (
             "in_month",
@@ -280,7 +303,7 @@ _MAY_HOLD_A_DATE = re.compile(
     r"fortnight|"
     r"month|year|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|"
     r"autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"(?:last|this|next|past|coming) (?:mon|tue|wed|thu|fri|sat|sun)|"
+    r"(?:last|this|next|past|coming|on) (?:mon|tue|wed|thu|fri|sat|sun)|"
     r"tmrw|tmr|tmw|tomoz|2morrow|2moro|yday)|\b" + HOLIDAY,
     re.IGNORECASE,
 )
@@ -346,6 +369,8 @@ def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     both the past and the future ("friday was my last day, freelance life starts
     now"), the one nearest the date. ``signed_up``: what someone signed up for is
     ahead (:data:`_SIGNED_UP`)."""
+    if _SET_FOR.search(before):
+        return 1  # "by Friday", "he has fixed it for 9 August"
     nearest: dict[int, int] = {}
     patterns: list[tuple[int, re.Pattern[str]]] = [(1, _PLANNED), (-1, _PAST), (1, _FUTURE)]
     if signed_up:
@@ -366,7 +391,8 @@ def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
 def _tense_of(clause: str) -> int:
     """-1 when ``clause`` speaks of the past, 1 of the future, 0 when it does not say."""
     clause = _HAVE_GOT.sub(" ", clause)
-    past, future = bool(_PAST.search(clause)), bool(_FUTURE.search(clause))
+    past = bool(_PAST.search(clause))
+    future = bool(_FUTURE.search(clause) or _PLANNED.search(clause))  # "they're getting married"
     return -1 if past and not future else 1 if future and not past else 0
 
 
@@ -380,6 +406,9 @@ two years", "the first time in months"."""
 _NEAR_DAYS = frozenset({"weekday", "rel_weekday", "day_only", "weekday_day"})
 """Dates a day or two either way of being past ("on Sunday", "the 23rd"): said as a
 fragment, they go with the clause before."""
+_FRAGMENT_KINDS = _NEAR_DAYS | {"holiday", "in_month"}
+"""Dates that, said as a fragment of their own ("Tunde proposed! On Christmas Eve!",
+"they're getting married! In June."), take the tense of the clause before."""
 _FILLER_WORDS = (
     "on at in the around about maybe like yeah yes oh just only actually back since from "
     "morning afternoon arvo evening night "
@@ -619,9 +648,15 @@ def _resolve(
                 saturday = this_saturday
         elif rel == "next":
             saturday = this_saturday + timedelta(days=7)
+        elif rel == "weekend after next":
+            saturday = this_saturday + timedelta(days=14)
         else:
             saturday = this_saturday
         return f"the weekend of {format_day(saturday)}"
+    if kind == "same_day":  # "this day last year": that day of the year, a year off
+        year = said.year + (1 if groups["rel"] == "next" else -1)
+        found = _day_in(year, said.month, said.day) or _day_in(year, said.month, said.day - 1)
+        return format_day(found) if found else None
     if kind == "rel_unit":
         rel, unit = groups["rel"], groups["unit"]
         step = {"last": -1, "this past": -1, "this": 0, "next": 1}[rel]
@@ -803,7 +838,7 @@ def resolve_relative_dates(
                 continue
             tense = (
                 _tense(text, start, end, near_day=kind in _NEAR_DAYS)
-                or (_fragment_tense(text, start, end) if kind in _NEAR_DAYS else 0)
+                or (_fragment_tense(text, start, end) if kind in _FRAGMENT_KINDS else 0)
                 or ((LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0)
             )
             resolved = None

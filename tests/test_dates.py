@@ -806,3 +806,41 @@ def test_a_weekday_before_a_date_with_its_month_is_that_date_s_day() -> None:
     # a count after a weekday is no day of the month
     found = resolve_relative_dates("we met on Wednesday, 3 people came", date(2024, 7, 15))
     assert "Wednesday (10 July 2024)" in found and "3 (" not in found
+
+
+def test_a_weekday_followed_by_a_count_is_no_day_of_the_month() -> None:
+    for text in ("first steps on Thursday, 3 whole steps", "Born on Tuesday, 3.2 kilos"):
+        assert ", 3 (" not in resolve_relative_dates(text, date(2025, 7, 6))
+    assert "Monday (" in resolve_relative_dates("cut my thumb Monday, 4 stitches", date(2025, 7, 6))
+    assert "(9 April 2026)" in resolve_relative_dates("Thursday 9th April", date(2026, 3, 15))
+
+
+def test_a_clause_s_tense_is_read_from_the_words_that_say_it() -> None:
+    said = date(2025, 10, 12)  # a Sunday
+    # "bitten by" is no deadline: the Tuesday gone
+    found = resolve_relative_dates("Banjo got bitten by a tiger snake on Tuesday", said)
+    assert "(7 October 2025)" in found
+    assert "(17 October 2025)" in resolve_relative_dates("I need it done by Friday", said)
+    assert "(5 October 2025)" in resolve_relative_dates("She left on Sunday. We did Whistler", said)
+    # a date set for, whatever tense the setting is in
+    found = resolve_relative_dates("He has fixed it for 9 August.", date(2024, 6, 8))
+    assert "(9 August 2024)" in found
+    # a fragment goes with the clause before it: a holiday, a month
+    found = resolve_relative_dates("Tunde proposed! On Christmas Eve!", date(2024, 2, 11))
+    assert "(24 December 2023)" in found
+    found = resolve_relative_dates("They are getting married! In June.", date(2024, 12, 2))
+    assert "(June 2025)" in found
+    assert "(June 2024)" in resolve_relative_dates("we got married in June", date(2024, 12, 2))
+
+
+def test_short_weekdays_the_weekend_after_next_and_this_day_last_year() -> None:
+    said = date(2025, 3, 22)  # a Saturday
+    assert "on thurs (20 March 2025)" in resolve_relative_dates("van died on thurs", said)
+    assert "sun 30th (30 March 2025)" in resolve_relative_dates("the shed sun 30th?", said)
+    assert "sat 3" not in resolve_relative_dates("sat 3 hours in traffic", said).replace(
+        "sat 3 hours", "x"
+    )
+    found = resolve_relative_dates("home the weekend after next", said)
+    assert "(the weekend of 5 April 2025)" in found
+    found = resolve_relative_dates("this day last year they got engaged", said)
+    assert "(22 March 2024)" in found
