@@ -116,6 +116,7 @@ _FUTURE = re.compile(
     r"starting|starts|scheduled|due|until|till|hope|hoping|want to|wants to|would like|"
     r"can't wait|cannot wait|looking forward|soon|tomorrow|is on|are on|is set for|"
     r"moved to|pushed to|rescheduled|booked|book|leave|leaving|flying|heading|deadlines?|"
+    r"moves in|arrives|arriving|lands|landing|flies|"
     r"(?:moved|pushed|postponed|rescheduled|bumped|delayed|changed|shifted|put off|put back|"
     r"brought forward)(?: [\w'’-]+){0,4}? (?:to|until|till)|"
     r"supposed to|expected to|slated to|set to)\b",
@@ -146,7 +147,11 @@ _HAVE_GOT = re.compile(r"(?:'ve|\bhave|\bhas|'s) got\b", re.IGNORECASE)
 """``I've got an interview on Tuesday``: a present, not a past."""
 _SCHEDULED = re.compile(r"\b(?:is|are|'s|’s)\s+$", re.IGNORECASE)
 """A month right after "is" ("the trip is in November") says when something is set for."""
-_CLAUSE = re.compile(r"[.!?;]|[,:]\s|\s(?:and|but|so)\s", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"[.!?;]|[,:]\s|\s(?:and|but|so)\s|[\U0001F300-\U0001FAFF\u2600-\u27BF]", re.IGNORECASE
+)
+"""Where a clause ends: a stop, a comma, "and", "but", "so", or an emoji ("Submitted on
+Tuesday 🎉 Now the waiting game")."""
 
 _NUMBER = (
     r"(?P<n>\d{1,3}|a couple(?: of)?|couple of|a few|few|several|an?|one|two|three|four|"
@@ -356,7 +361,7 @@ def _tense(text: str, start: int, end: int, *, near_day: bool = False) -> int:
 _PLANNED = re.compile(
     r"(?:'s|’s|\bis|\bare|'re|’re) on\b|(?:'s|’s|\bis|\bare|'re|’re)\s+$|\bturns\b|\bstarts?\b|\bbegins?\b|"
     r"(?:'ve|’ve|\bhave|\bhas|'s|’s) got\b|\b(?:was|were) (?:thinking|planning|hoping)\b|"
-    r"\b(?:am|is|are|im|i['’]m|we['’]re|they['’]re|you['’]re|it['’]s)\b",
+    r"\b(?:am|is|are|im|i['’]m|we['’]re|they['’]re|you['’]re|it['’]s|now)\b",
     re.IGNORECASE,
 )
 """A day said in the present, of a plan or what is coming: "It's on Thursday", "He
@@ -433,8 +438,61 @@ def _fragment_tense(text: str, start: int, end: int) -> int:
         clause = before[begins:]
         if not set(re.findall(r"[a-z']+", clause.lower())) <= _FILLER:
             return _tense_of(clause)
-        before = before[:begins].rstrip(" .!?;,:")
+        shorter = before[:begins].rstrip(" .!?;,:")
+        before = shorter if len(shorter) < len(before) else before[:-1]  # an emoji's end
     return 0
+
+
+_TO_A_DAY_OF = re.compile(
+    r"\s*(?:-|–|to|until|till|through|thru)\s*(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + _MONTH,
+    re.IGNORECASE,
+)
+
+
+def _range_to_month(match: re.Match[str], said: date, tense: int) -> str | None:
+    """ "the 8th to the 12th of March": a bare day that opens a stretch ending on a day
+    with its month is in that month."""
+    found = _TO_A_DAY_OF.match(match.string, match.end())
+    month = _MONTH_INDEX.get(found["mon"].lower().rstrip(".")) if found else None
+    if month is None:
+        return None
+    day = _nearest_year(month, int(match.group("day")), said, tense)
+    return format_day(day) if day else None
+
+
+_SOON = re.compile(
+    r"\b(?:will|'ll|’ll|shall|going to|gonna|now|tomorrow|next|soon)\b", re.IGNORECASE
+)
+"""What says a sentence speaks of what is ahead (its deadlines and plans may be
+past ones: "thursday, like 2 hours before the deadline")."""
+_PASSIVE_NOW = re.compile(r"\b(?:is|are|am|'s|’s|'re|’re)\s+$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
+
+
+def _sentence_tense(text: str, start: int, end: int) -> int:
+    """The tense of the sentence around a day whose own clause says none ("Mateo sent
+    in his UT and A&M applications on Tuesday", "Emergency vet Wednesday night,
+    they had to go in"): the nearest of its words that say one."""
+    left = max([0, *(m.end() for m in _SENTENCE_END.finditer(text, 0, start))])
+    ends = _SENTENCE_END.search(text, end)
+    right = ends.start() if ends else len(text)
+    before, after = text[left:start], text[end:right]
+    nearest: dict[int, int] = {}
+    for tense, pattern in ((-1, _PAST), (1, _SOON)):
+        for part, is_before in ((before, True), (after, False)):
+            planned = [m.span() for m in _FUTURE.finditer(part)]
+            for found in pattern.finditer(part):
+                if tense < 0 and (
+                    any(a <= found.start() < b for a, b in planned)  # "booked", "planned"
+                    or _PASSIVE_NOW.search(part, 0, found.start())  # "is booked"
+                ):
+                    continue
+                distance = len(part) - found.end() if is_before else found.start()
+                nearest[tense] = min(nearest.get(tense, distance), distance)
+    if len(nearest) < 2:
+        return next(iter(nearest), 0)
+    return -1 if nearest[-1] < nearest[1] else 1 if nearest[1] < nearest[-1] else 0
 
 
 def _until_now(text: str, start: int, end: int) -> bool:
@@ -766,6 +824,10 @@ def resolved_day(resolved: str) -> date | None:
 
 NEAR_DAYS = 3
 """How far from a day said before "the Sunday" may be to be that day's Sunday."""
+_AFTER_IT = re.compile(
+    r"\s+after\b(?!\s+(?:the|that|this|my|your|his|her|our|their|\w+['’]s)\b)", re.IGNORECASE
+)
+"""A weekday followed by "after" and nothing it is after: after the day said before."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 
 
@@ -783,10 +845,22 @@ def _that_weekday_near_before(
         return format_day(day)
     if not _THE_BEFORE.search(text, max(0, start - 5), start):
         return None
+    weekday = _WEEKDAY_INDEX[match.group("wd").lower()]
+    if _AFTER_IT.match(text, match.end()):  # "they rang me the monday after"
+        day = _day_said_before(text, start, spans, whole=True)
+        return (
+            None
+            if day is None
+            else format_day(day + timedelta(days=(weekday - day.weekday()) % 7 or 7))
+        )
     day = _day_said_before(text, start, spans)
     if day is None:
-        return None
-    weekday = _WEEKDAY_INDEX[match.group("wd").lower()]
+        # "The operation went well on the 23rd. I came home on the Saturday": the
+        # first of that weekday after a day an earlier sentence dates
+        day = _day_said_before(text, start, spans, whole=True)
+        if day is None:
+            return None
+        return format_day(day + timedelta(days=(weekday - day.weekday()) % 7 or 7))
     for offset in sorted(range(-NEAR_DAYS, NEAR_DAYS + 1), key=abs):
         near = day + timedelta(days=offset)
         if near.weekday() == weekday:
@@ -839,6 +913,7 @@ def resolve_relative_dates(
             tense = (
                 _tense(text, start, end, near_day=kind in _NEAR_DAYS)
                 or (_fragment_tense(text, start, end) if kind in _FRAGMENT_KINDS else 0)
+                or (_sentence_tense(text, start, end) if kind in _NEAR_DAYS else 0)
                 or ((LIKELY_PAST if kind in ("month_day", "day_month") else -1) if past else 0)
             )
             resolved = None
@@ -847,7 +922,9 @@ def resolve_relative_dates(
             if kind == "in_n" and _NOT_IN.search(text, max(0, start - 60), start):
                 continue  # "haven't seen her in two years": for how long, not when
             if kind == "day_only":
-                resolved = _same_month_as_before(text, start, match, spans)
+                resolved = _same_month_as_before(text, start, match, spans) or _range_to_month(
+                    match, said, tense
+                )
                 earlier = [begin for begin, _end, _r in spans if begin < start]
                 if resolved is None or max(earlier, default=-1) in {at for at, _m, _t in bare}:
                     # unless a day the message dates says its month ("13 March ... the 16th")

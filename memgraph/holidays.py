@@ -16,7 +16,7 @@ from datetime import date, timedelta
 __all__ = ["HOLIDAY", "HOLIDAY_WORDS", "easter", "far_past", "holiday_on", "resolve_holiday"]
 
 FAR_PAST_DAYS = 240
-FAR_PAST_AHEAD = 45
+FAR_PAST_AHEAD = 90
 """A day of the year in a clause of the past that fell more than ``FAR_PAST_DAYS``
 ago but comes again within ``FAR_PAST_AHEAD`` days is the coming one: the past verb
 is of something else ("I wrote you 20 May, but the ticket says the 21st")."""

@@ -844,3 +844,45 @@ def test_short_weekdays_the_weekend_after_next_and_this_day_last_year() -> None:
     assert "(the weekend of 5 April 2025)" in found
     found = resolve_relative_dates("this day last year they got engaged", said)
     assert "(22 March 2024)" in found
+
+
+def test_a_weekday_after_a_dated_day_is_the_first_such_day_after_it() -> None:
+    found = resolve_relative_dates(
+        "interview was thurs 10th and they rang me the monday after", date(2025, 7, 26)
+    )
+    assert "the monday (14 July 2025) after" in found
+    found = resolve_relative_dates(
+        "The operation went well on the 23rd. I came home on the Saturday.", date(2025, 10, 5)
+    )
+    assert "the Saturday (27 September 2025)" in found
+
+
+def test_a_day_s_tense_comes_from_its_sentence_when_its_clause_says_none() -> None:
+    said = date(2026, 10, 18)  # a Sunday
+    text = "Mateo sent in his UT and A&M applications on Tuesday. The essay is in both."
+    assert "(13 October 2026)" in resolve_relative_dates(text, said)
+    text = "Emergency vet Wednesday night, they had to go in and get it out"
+    assert "(3 April 2024)" in resolve_relative_dates(text, date(2024, 4, 8))
+    # a move ahead, in the present
+    found = resolve_relative_dates("She moves in Thursday", date(2024, 1, 28))
+    assert "(1 February 2024)" in found
+
+
+def test_a_day_of_the_year_in_a_past_clause_is_the_coming_one_when_the_gone_one_is_far() -> None:
+    text = "they moved my exam, not april 22 anymore, now may 12"
+    found = resolve_relative_dates(text, date(2026, 3, 7))
+    assert "(22 April 2026)" in found and "(12 May 2026)" in found
+
+
+def test_a_bare_day_opening_a_stretch_is_in_the_month_the_stretch_ends_in() -> None:
+    found = resolve_relative_dates(
+        "the new dates are the 8th to the 12th of March", date(2026, 12, 5)
+    )
+    assert "the 8th (8 March 2027)" in found
+
+
+@settings(max_examples=300, deadline=2000)
+@given(st.text(alphabet="ab 😩🎉.,!?;:", max_size=20), st.sampled_from(["on Sunday", "in March"]))
+def test_any_text_around_a_date_is_read_in_time(around: str, day: str) -> None:
+    # an emoji ends a clause: a fragment's clause before it is found, never looked for forever
+    resolve_relative_dates(f"{around} {day}. {around}", date(2026, 3, 19))
