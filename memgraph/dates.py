@@ -131,6 +131,10 @@ _SET_FOR = re.compile(
 """Words right before a date that put it ahead, whatever tense the verb is in: "by
 Friday", "he has fixed it for 9 August", "it's been moved to the 14th" ("bitten
 by a tiger snake on Tuesday" is no deadline)."""
+_WHAT_IF = re.compile(
+    r"\b(?:what if|how about|if (?:i|we|you|they|she|he) (?:came|went|did|moved))\b", re.I
+)
+"""A plan put as a question or a condition: the past verb after it is of no past."""
 _SIGNED_UP = re.compile(r"\b(?:signed up|sign up|registered for|enrolled)\b", re.IGNORECASE)
 """What someone signed up for is ahead ("signed up for the challenge on the 25th of
 April"); a weekday beside it is more often the day of signing ("I signed up on
@@ -163,10 +167,11 @@ _SHORT_WEEKDAY = r"(?P<wd>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)(?![\w'’])"
 "sun", "sat" and "wed" are other words."""
 _MONTH = (
     r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+    r"december|(?:jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?)"
 )
 _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?(?![.,]\d)"
+"""A day of the month, not the whole of a decimal ("1.9 km")."""
 _NO_REL_YEAR = r"(?!,? (?:last|this|next) year\b)"
 """Not a day and month said with its year ("the 14th of August next year")."""
 _NOT_A_DAY = (
@@ -374,8 +379,8 @@ def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     both the past and the future ("friday was my last day, freelance life starts
     now"), the one nearest the date. ``signed_up``: what someone signed up for is
     ahead (:data:`_SIGNED_UP`)."""
-    if _SET_FOR.search(before):
-        return 1  # "by Friday", "he has fixed it for 9 August"
+    if _SET_FOR.search(before) or _WHAT_IF.search(before):
+        return 1  # "by Friday", "he has fixed it for 9 August", "what if I came in August"
     nearest: dict[int, int] = {}
     patterns: list[tuple[int, re.Pattern[str]]] = [(1, _PLANNED), (-1, _PAST), (1, _FUTURE)]
     if signed_up:
@@ -798,6 +803,33 @@ def _same_month_as_before(
     return format_day(found) if found else None
 
 
+_RESOLVED_MONTH = re.compile(r"(?P<mon>[A-Z][a-z]+) (?P<year>\d{4})")
+"""A month as :func:`format_month` writes it."""
+
+
+def _in_the_month_said_before(
+    spans: list[tuple[int, int, str]],
+    kinds: Mapping[int, str],
+    bare: Sequence[tuple[int, re.Match[str], int]],
+) -> tuple[list[tuple[int, int, str]], set[int]]:
+    """``spans`` with each bare day that comes right after a month said in the message
+    ("what if I came in August instead? like the 23rd") in that month; and where the
+    days so placed start."""
+    starts = sorted(span[0] for span in spans)
+    read = {start: resolved for start, _end, resolved in spans}
+    moved: dict[int, str] = {}
+    for start, match, _tense in bare:
+        earlier = [at for at in starts if at < start]
+        if not earlier or kinds.get(earlier[-1]) != "in_month":
+            continue
+        month = _RESOLVED_MONTH.fullmatch(read[earlier[-1]])
+        number = _MONTH_INDEX.get(month["mon"].lower()) if month else None
+        found = _day_in(int(month["year"]), number, int(match["day"])) if month and number else None
+        if found is not None:
+            moved[start] = format_day(found)
+    return [(a, b, moved.get(a, r)) for a, b, r in spans], set(moved)
+
+
 _RESOLVED_DAY = re.compile(r"(?P<day>\d{1,2}) (?P<mon>[A-Z][a-z]+) (?P<year>\d{4})")
 """A day as :func:`format_day` writes it, inside what a date before was resolved to."""
 
@@ -940,6 +972,9 @@ def resolve_relative_dates(
             spans.append((start, end, resolved))
             kinds[start] = kind
     spans = _weekday_said_with_its_day(text, spans, kinds)
+    if bare:
+        spans, placed = _in_the_month_said_before(spans, kinds, bare)
+        bare = [item for item in bare if item[0] not in placed]
     if bare:
         spans, decided = _bare_days_known(text, said, spans, kinds, bare, days_said)
         if only_days_said:

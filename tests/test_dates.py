@@ -886,3 +886,15 @@ def test_a_bare_day_opening_a_stretch_is_in_the_month_the_stretch_ends_in() -> N
 def test_any_text_around_a_date_is_read_in_time(around: str, day: str) -> None:
     # an emoji ends a clause: a fragment's clause before it is found, never looked for forever
     resolve_relative_dates(f"{around} {day}. {around}", date(2026, 3, 19))
+
+
+def test_a_bare_day_after_a_month_the_message_names_is_in_that_month() -> None:
+    text = "what if I came in August instead, before she gets here? like the 23rd"
+    found = resolve_relative_dates(text, date(2024, 5, 3))
+    assert "in August (August 2024)" in found and "the 23rd (23 August 2024)" in found
+
+
+def test_a_decimal_after_a_month_is_no_day_of_it() -> None:
+    found = resolve_relative_dates("Sunday 19 October. 1.9 km swim", date(2025, 2, 23))
+    assert "1 (" not in found and "(19 October 2025)" in found
+    assert "Oct. 1 (1 October 2025)" in resolve_relative_dates("Oct. 1 works", date(2025, 2, 23))
