@@ -301,7 +301,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("rel_season", r"\b(?P<rel>last|this|next) " + _SEASON + r"\b"),
         (
             "in_month",
-            r"\b(?P<rel>in|last|this|next|since|until|by|early|late|mid) " + _MONTH + r"\b(?! \d)",
+            r"\b(?P<rel>in|last|this|next|since|until|by|early|late|mid|to) "
+            + _MONTH
+            + r"\b(?! \d)",
         ),
         ("weekday", r"\b" + _WEEKDAY + r"\b(?! (?:the )?\d)" + _NO_DATE_AFTER),
     ]
@@ -763,11 +765,11 @@ def _resolve(
             return None
         if tense == 0 and _SCHEDULED.search(match.string, 0, match.start()):
             tense = 1  # "the trip is in November": when it is set for, the coming one
-        if rel in ("last", "since") or (rel not in ("next", "until", "by") and tense < 0):
+        if rel in ("last", "since") or (rel not in ("next", "until", "by", "to") and tense < 0):
             year = said.year if month <= said.month else said.year - 1
             if rel == "last" and month == said.month:
                 year -= 1
-        elif rel in ("next", "until", "by") or tense > 0:
+        elif rel in ("next", "until", "by", "to") or tense > 0:
             year = said.year if month >= said.month else said.year + 1
             if rel == "next" and month == said.month:
                 year += 1
@@ -1085,7 +1087,8 @@ def _bare_days_known(
                 continue  # "tomorrow's the 6th": the day the text says it is
             if (tense > 0 and day < said) or (day > said and _SINCE.search(text, 0, start)):
                 continue  # "from the 18th" is still to come, "since the 17th" has been
-            if tense < 0 and day > said and _ON.search(text, 0, start):
+            on = _ON.search(text, 0, start) or text[start : start + 3].lower() == "on "
+            if tense < 0 and day > said and on:
                 continue  # "finished on the 5th" has been ("cancelled the 28th" may not)
         anchored[start] = day
     if not anchored:

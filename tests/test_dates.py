@@ -898,3 +898,17 @@ def test_a_decimal_after_a_month_is_no_day_of_it() -> None:
     found = resolve_relative_dates("Sunday 19 October. 1.9 km swim", date(2025, 2, 23))
     assert "1 (" not in found and "(19 October 2025)" in found
     assert "Oct. 1 (1 October 2025)" in resolve_relative_dates("Oct. 1 works", date(2025, 2, 23))
+
+
+def test_a_move_to_a_month_is_to_the_coming_one() -> None:
+    found = resolve_relative_dates("I'll move the booking to December", date(2026, 8, 16))
+    assert "to December (December 2026)" in found
+    found = resolve_relative_dates("they moved it to March", date(2026, 8, 16))
+    assert "(March 2027)" in found
+
+
+def test_a_day_on_which_something_was_done_is_no_day_to_come() -> None:
+    found = resolve_relative_dates(
+        "Finished on the 5th!", date(2025, 12, 14), days_said={5: date(2026, 1, 5)}
+    )
+    assert "(5 December 2025)" in found
