@@ -908,7 +908,6 @@ def resolve_relative_dates(
     *,
     past: bool = False,
     days_said: Mapping[int, date] | None = None,
-    only_days_said: bool = False,
 ) -> str:
     """``text`` with each relative or partial date followed by the date it means,
     in parentheses.
@@ -924,8 +923,6 @@ def resolve_relative_dates(
     28th"), when that day lies within :data:`DAY_SAID_BEFORE` days before the
     moment of speaking or a year after it; and a bare day beside it in the same
     text ("it's the 15th not the 8th", after "the 8th of August") is in its month.
-    ``only_days_said``: resolve only the bare days that ``days_said`` decides (what
-    a model is shown beside the text, so "the 28th" is not read alone).
     """
     if _MAY_HOLD_A_DATE.search(text) is None:  # most messages: no pattern can match
         return text
@@ -978,11 +975,7 @@ def resolve_relative_dates(
         spans, placed = _in_the_month_said_before(spans, kinds, bare)
         bare = [item for item in bare if item[0] not in placed]
     if bare:
-        spans, decided = _bare_days_known(text, said, spans, kinds, bare, days_said)
-        if only_days_said:
-            spans = [span for span in spans if span[0] in decided]
-    elif only_days_said:
-        spans = []
+        spans = _bare_days_known(text, said, spans, kinds, bare, days_said)
     for _start, end, resolved in sorted(spans, reverse=True):
         text = f"{text[:end]} ({resolved}){text[end:]}"
     return text
@@ -1060,12 +1053,11 @@ def _bare_days_known(
     kinds: Mapping[int, str],
     bare: Sequence[tuple[int, re.Match[str], int]],
     days_said: Mapping[int, date] | None,
-) -> tuple[list[tuple[int, int, str]], set[int]]:
+) -> list[tuple[int, int, str]]:
     """``spans`` with the bare days of ``text`` (``bare``: where each starts, its
     match and its tense) read as the days the conversation named before it or the
     text names itself ("the 3rd not the 30th. 3rd of March"), and each other bare
-    day beside one so read in its month ("it's the 15th not the 8th"); and where the
-    bare days start that this changed."""
+    day beside one so read in its month ("it's the 15th not the 8th")."""
     earliest = said - timedelta(days=DAY_SAID_BEFORE)
     latest = said + timedelta(days=366)
     known = {d: day for d, day in (days_said or {}).items() if earliest <= day <= latest}
@@ -1092,22 +1084,19 @@ def _bare_days_known(
                 continue  # "finished on the 5th" has been ("cancelled the 28th" may not)
         anchored[start] = day
     if not anchored:
-        return spans, set()
+        return spans
     kept: list[tuple[int, int, str]] = []
-    decided: set[int] = set()
     for start, end, resolved in spans:
         if start in anchored:
             resolved = format_day(anchored[start])
-            decided.add(start)
         elif any(start == at for at, _m, _t in bare):
             nearest = anchored[min(anchored, key=lambda at: abs(at - start))]
             number = int(next(m for at, m, _t in bare if at == start).group("day"))
             moved = _day_in(nearest.year, nearest.month, number)
             if moved is not None:  # "it's the 15th not the 8th": the 8th's month
                 resolved = format_day(moved)
-                decided.add(start)
         kept.append((start, end, resolved))
-    return kept, decided
+    return kept
 
 
 _APPOSITION = re.compile(

@@ -792,14 +792,6 @@ def test_a_bare_day_goes_with_the_month_the_message_names_after_it() -> None:
     )
 
 
-def test_only_the_bare_days_the_days_said_decide_are_shown_to_a_model() -> None:
-    text = "last week they cancelled the 28th"
-    before = {28: date(2025, 11, 28)}
-    shown = resolve_relative_dates(text, date(2025, 11, 16), days_said=before, only_days_said=True)
-    assert shown == "last week they cancelled the 28th (28 November 2025)"
-    assert resolve_relative_dates(text, date(2025, 11, 16), only_days_said=True) == text
-
-
 def test_a_weekday_before_a_date_with_its_month_is_that_date_s_day() -> None:
     found = resolve_relative_dates("Wednesday, 21st August. see you", date(2024, 7, 15))
     assert "Wednesday (" not in found and "21st August (21 August 2024)" in found
