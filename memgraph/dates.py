@@ -35,6 +35,7 @@ __all__ = [
     "asked_period",
     "asks_about_now",
     "asks_about_past",
+    "days_line",
     "days_named",
     "format_day",
     "format_month",
@@ -383,16 +384,28 @@ def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     ahead (:data:`_SIGNED_UP`)."""
     if _SET_FOR.search(before) or _WHAT_IF.search(before):
         return 1  # "by Friday", "he has fixed it for 9 August", "what if I came in August"
-    nearest: dict[int, int] = {}
     patterns: list[tuple[int, re.Pattern[str]]] = [(1, _PLANNED), (-1, _PAST), (1, _FUTURE)]
     if signed_up:
         patterns.append((1, _SIGNED_UP))
+    return _nearest_of(before, after, patterns, (_PLANNED,))  # the "got" of "I've got"
+
+
+def _nearest_of(
+    before: str,
+    after: str,
+    patterns: Sequence[tuple[int, re.Pattern[str]]],
+    not_past: Sequence[re.Pattern[str]],
+) -> int:
+    """The tense (-1, 1; 0 when none or a tie) of the word of ``patterns`` nearest a
+    date said between ``before`` and ``after``; a past word inside a match of
+    ``not_past`` is none."""
+    nearest: dict[int, int] = {}
     for part, is_before in ((before, True), (after, False)):
-        planned = list(_PLANNED.finditer(part))
+        masked = [m.span() for mask in not_past for m in mask.finditer(part)]
         for tense, pattern in patterns:
             for found in pattern.finditer(part):
-                if tense < 0 and any(p.start() <= found.start() < p.end() for p in planned):
-                    continue  # the "got" of "I've got"
+                if tense < 0 and any(a <= found.start() < b for a, b in masked):
+                    continue
                 distance = len(part) - found.end() if is_before else found.start()
                 nearest[tense] = min(nearest.get(tense, distance), distance)
     if len(nearest) < 2:
@@ -473,7 +486,8 @@ _SOON = re.compile(
 )
 """What says a sentence speaks of what is ahead (its deadlines and plans may be
 past ones: "thursday, like 2 hours before the deadline")."""
-_PASSIVE_NOW = re.compile(r"\b(?:is|are|am|'s|’s|'re|’re)\s+$", re.IGNORECASE)
+_PASSIVE_NOW = re.compile(r"(?:\b(?:is|are|am)|['’](?:s|re))\s+\w+ed\b", re.IGNORECASE)
+"""A passive in the present ("the test is booked for the 8th")."""
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
 
 
@@ -484,22 +498,10 @@ def _sentence_tense(text: str, start: int, end: int) -> int:
     left = max([0, *(m.end() for m in _SENTENCE_END.finditer(text, 0, start))])
     ends = _SENTENCE_END.search(text, end)
     right = ends.start() if ends else len(text)
-    before, after = text[left:start], text[end:right]
-    nearest: dict[int, int] = {}
-    for tense, pattern in ((-1, _PAST), (1, _SOON)):
-        for part, is_before in ((before, True), (after, False)):
-            planned = [m.span() for m in _FUTURE.finditer(part)]
-            for found in pattern.finditer(part):
-                if tense < 0 and (
-                    any(a <= found.start() < b for a, b in planned)  # "booked", "planned"
-                    or _PASSIVE_NOW.search(part, 0, found.start())  # "is booked"
-                ):
-                    continue
-                distance = len(part) - found.end() if is_before else found.start()
-                nearest[tense] = min(nearest.get(tense, distance), distance)
-    if len(nearest) < 2:
-        return next(iter(nearest), 0)
-    return -1 if nearest[-1] < nearest[1] else 1 if nearest[1] < nearest[-1] else 0
+    # "booked", "planned" and "is booked" are no past
+    return _nearest_of(
+        text[left:start], text[end:right], ((-1, _PAST), (1, _SOON)), (_FUTURE, _PASSIVE_NOW)
+    )
 
 
 def _until_now(text: str, start: int, end: int) -> bool:
@@ -1015,9 +1017,15 @@ def days_named(text: str, said_at: datetime | date) -> dict[int, date]:
     return {day.day: day for _start, day in sorted(found, key=lambda item: item[0])}
 
 
+def days_line(days: Mapping[int, date]) -> str | None:
+    """``days`` as a list an extraction prompt shows ("28 November 2025; 8 August
+    2026"), read back by :func:`read_days`; ``None`` for none."""
+    return "; ".join(format_day(day) for _number, day in sorted(days.items())) or None
+
+
 def read_days(line: str | None) -> dict[int, date]:
-    """The days a list of days ("28 November 2025; 8 August 2026") names, by day of
-    the month: what :func:`resolve_relative_dates` takes as ``days_said``."""
+    """The days a list of days (:func:`days_line`) names, by day of the month: what
+    :func:`resolve_relative_dates` takes as ``days_said``."""
     found: dict[int, date] = {}
     for part in (line or "").split(";"):
         day = resolved_day(part.strip())
@@ -1071,9 +1079,9 @@ def _bare_days_known(
     anchored: dict[int, date] = {}
     for start, match, tense in bare:
         day = known.get(int(match.group("day")))
-        alone = resolved_day(read.get(start, ""))
         if day is None:
             continue
+        alone = resolved_day(read.get(start, ""))
         if day != alone and alone is not None:
             if any(abs((alone - other).days) <= NEAR_OTHER_DATE for other in others):
                 continue  # "tomorrow's the 6th": the day the text says it is
@@ -1085,14 +1093,14 @@ def _bare_days_known(
         anchored[start] = day
     if not anchored:
         return spans
+    numbers = {start: int(match.group("day")) for start, match, _tense in bare}
     kept: list[tuple[int, int, str]] = []
     for start, end, resolved in spans:
         if start in anchored:
             resolved = format_day(anchored[start])
-        elif any(start == at for at, _m, _t in bare):
+        elif start in numbers:
             nearest = anchored[min(anchored, key=lambda at: abs(at - start))]
-            number = int(next(m for at, m, _t in bare if at == start).group("day"))
-            moved = _day_in(nearest.year, nearest.month, number)
+            moved = _day_in(nearest.year, nearest.month, numbers[start])
             if moved is not None:  # "it's the 15th not the 8th": the 8th's month
                 resolved = format_day(moved)
         kept.append((start, end, resolved))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from memgraph.retrieval.days_said import days_said_before, days_said_line
+from memgraph.dates import days_line, names_a_bare_day, read_days
+from memgraph.retrieval.days_said import days_said_before
 
 
 def turn(text: str, at: str, **fields: str) -> dict[str, object]:
@@ -21,5 +22,5 @@ def test_the_nearest_naming_of_a_day_wins_within_its_conversation_and_reach() ->
     ]
     found = days_said_before(doc, earlier)
     assert found[28] == date(2025, 11, 28) and 3 not in found
-    assert days_said_line(doc, earlier) == "28 November 2025"
-    assert days_said_line(turn("see you soon", "2025-11-16T10:00:00Z"), earlier) is None
+    assert days_line(found) == "28 November 2025" and read_days(days_line(found)) == found
+    assert not names_a_bare_day("see you soon") and days_line({}) is None

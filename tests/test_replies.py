@@ -16,6 +16,7 @@ from memgraph.llm_calls.extract import (
     ExtractedEntity,
     ExtractedRelation,
     Extraction,
+    TurnContext,
     extract,
     misplaced_expirations_as_facts,
     validate_extraction,
@@ -624,7 +625,7 @@ def test_facts_copied_from_the_previous_turn_are_left_out_and_the_text_asked_aga
         "Alice is learning Rust on weekends.",
         known=KNOWN,
         said_at="2026-01-01T00:00:00Z",
-        previous="User: Bob Martinez manages the payments team at Acme Corp.",
+        turn=TurnContext(previous="User: Bob Martinez manages the payments team at Acme Corp."),
     )
     assert answer.value is not None
     assert [e.observations for e in answer.value.entities] == [("is learning Rust on weekends",)]

@@ -209,9 +209,7 @@ class AsyncMemory:
             known=request.context,
             said_at=request.said_at,
             speaker=request.speaker or DEFAULT_SPEAKER,
-            addressee=request.turn.addressee,
-            previous=request.turn.previous,
-            days_named=request.turn.days,
+            turn=request.turn,
         )
         plan_for = memory._remember_plan(request, answer)
         plan, commit = await self._write(memory, plan_for)

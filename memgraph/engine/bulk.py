@@ -49,14 +49,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memgraph.clock import epoch_ms, now_iso
-from memgraph.dates import names_a_bare_day
+from memgraph.dates import days_line, names_a_bare_day
 from memgraph.engine.core import DEFAULT_SPEAKER, coerce_time
 from memgraph.graph.changes import Plan, plan_extraction
 from memgraph.graph.graph import Doc
 from memgraph.llm_calls.ask import Answer
-from memgraph.llm_calls.extract import Extraction, extract
+from memgraph.llm_calls.extract import NO_CONTEXT, Extraction, TurnContext, extract
 from memgraph.models import ChangeSet, Item
-from memgraph.retrieval.days_said import DAYS_SAID_TURNS, days_said_line
+from memgraph.retrieval.days_said import DAYS_SAID_TURNS, days_said_before
 from memgraph.retrieval.episode_index import conversation_key
 from memgraph.speakers import ASSISTANT, speaker_name
 from memgraph.store.base import Commit, VectorBatch
@@ -223,18 +223,14 @@ def _answers(
     chat = memory.provider.chat
     turns = _turns(memory, entries)
 
-    def ask(
-        entry: Entry, context: str, turn: tuple[str | None, str | None, str | None]
-    ) -> Answer[Extraction]:
+    def ask(entry: Entry, context: str, turn: TurnContext) -> Answer[Extraction]:
         return extract(
             chat,
             entry.text,
             known=context,
             said_at=entry.at,
             speaker=entry.speaker or DEFAULT_SPEAKER,
-            addressee=turn[0],
-            previous=turn[1],
-            days_named=turn[2],
+            turn=turn,
         )
 
     if concurrency <= 1:
@@ -278,20 +274,17 @@ def _answers(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _turns(
-    memory: RememberMixin, entries: list[Entry]
-) -> list[tuple[str | None, str | None, str | None]]:
+def _turns(memory: RememberMixin, entries: list[Entry]) -> list[TurnContext]:
     """Per entry, who "you" is, the turn said just before it in its conversation
-    (the previous item, or for the first the last remembered turn), and the days
-    its conversation named before it when it speaks of a bare day (see
-    :func:`memgraph.retrieval.days_said.days_said_line`), else ``None``."""
+    (the previous item, or for the first the last remembered turn), and, when it
+    speaks of a bare day ("the 28th"), the days its conversation named before it."""
     bare = any(entry.extract and names_a_bare_day(entry.text) for entry in entries)
     with memory._lock:
         graph = memory._sync()
         last = memory._episodes_indexed()._last
         remembered = memory._turns_before(graph, None) if bare else []
     items: list[Doc] = []  # the entries' episodes so far, oldest first
-    found: list[tuple[str | None, str | None, str | None]] = []
+    found: list[TurnContext] = []
     previous: tuple[str, int, str | None, str, str | None] | None = None
     if last is not None:
         previous = (last.conversation, last.at_ms, last.speaker, last.text, last.other)
@@ -299,22 +292,22 @@ def _turns(
         doc = entry.episode("")
         key = conversation_key(doc)
         at_ms = epoch_ms(entry.at)
-        turn: tuple[str | None, str | None] = (None, None)
+        turn = NO_CONTEXT
         days = None
         if bare and entry.extract and names_a_bare_day(entry.text):
             earlier = [*items[-DAYS_SAID_TURNS:][::-1], *remembered][:DAYS_SAID_TURNS]
-            days = days_said_line(doc, earlier)
+            days = days_line(days_said_before(doc, earlier))
         items.append(doc)
         if previous is not None and previous[0] == key and 0 <= at_ms - previous[1] <= GAP_MS:
             _key, _at, speaker, text, other = previous
             addressee = speaker if speaker != entry.speaker else other
             said = f"{speaker}: {text}" if speaker else text
-            turn = (addressee if addressee != entry.speaker else None, said)
+            turn = TurnContext(addressee if addressee != entry.speaker else None, said)
             other = speaker if speaker != entry.speaker else other
         else:
             other = None
         previous = (key, at_ms, entry.speaker, entry.text[:600], other)
-        found.append((*turn, days))
+        found.append(dataclasses.replace(turn, days_named=days))
     return found
 
 

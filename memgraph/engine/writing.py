@@ -13,7 +13,7 @@ import numpy as np
 import orjson
 
 from memgraph.clock import epoch_ms, now_iso
-from memgraph.dates import names_a_bare_day
+from memgraph.dates import days_line, names_a_bare_day
 from memgraph.engine import bulk
 from memgraph.engine.bulk import Progress
 from memgraph.engine.core import (
@@ -32,6 +32,7 @@ from memgraph.llm_calls.extract import (
     MAX_NAME,
     MAX_TYPE,
     Extraction,
+    TurnContext,
     clean_label,
     extract,
 )
@@ -40,7 +41,7 @@ from memgraph.models import (
     Episode,
     Item,
 )
-from memgraph.retrieval.days_said import days_said_line
+from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import conversation_key
 from memgraph.speakers import speaker_name, split_speaker, transcript_turns
 from memgraph.store.base import Commit
@@ -48,15 +49,6 @@ from memgraph.store.base import Commit
 __all__ = ["RememberMixin"]
 
 log = logging.getLogger("memgraph")
-
-
-@dataclass(frozen=True)
-class _TurnContext:
-    addressee: str | None = None
-    previous: str | None = None
-    days: str | None = None
-    """The days the conversation named before, when the text speaks of a bare day
-    ("the 28th"): see :func:`memgraph.retrieval.days_said.days_said_line`."""
 
 
 @dataclass
@@ -71,7 +63,7 @@ class _Remembering:
     speaker: str | None
     episode: Doc
     context: str = ""
-    turn: _TurnContext = field(default_factory=_TurnContext)
+    turn: TurnContext = field(default_factory=TurnContext)
 
 
 class RememberMixin(MemoryCore):
@@ -145,9 +137,7 @@ class RememberMixin(MemoryCore):
             known=request.context,
             said_at=request.said_at,
             speaker=request.speaker or DEFAULT_SPEAKER,
-            addressee=request.turn.addressee,
-            previous=request.turn.previous,
-            days_named=request.turn.days,
+            turn=request.turn,
         )
         plan, commit = self._write(self._remember_plan(request, answer))
         return self._remembered(answer, plan, commit)
@@ -224,9 +214,9 @@ class RememberMixin(MemoryCore):
                 graph, request.text, query_vector, speaker=request.speaker
             )
             turn = self._turn_before(graph, request.episode)
-            if names_a_bare_day(request.text):
-                days = days_said_line(request.episode, self._turns_before(graph, None))
-                turn = dataclasses.replace(turn, days=days)
+            if names_a_bare_day(request.text):  # "the 28th": the days named before it
+                days = days_said_before(request.episode, self._turns_before(graph, None))
+                turn = dataclasses.replace(turn, days_named=days_line(days))
             request.turn = turn
 
     def _remember_plan(
@@ -360,22 +350,22 @@ class RememberMixin(MemoryCore):
         label, _words = split_speaker(text)
         return label
 
-    def _turn_before(self, graph: Graph, episode: Doc) -> _TurnContext:
+    def _turn_before(self, graph: Graph, episode: Doc) -> TurnContext:
         """Who "you" is and what was said just before ``episode`` in its conversation."""
         index = self._episodes_indexed()
         try:
             at_ms = epoch_ms(episode["at"])
         except ValueError:
-            return _TurnContext()
+            return TurnContext()
         last = index.previous(conversation_key(episode), at_ms)
         if last is None:
-            return _TurnContext()
+            return TurnContext()
         speaker = episode.get("speaker") or DEFAULT_SPEAKER
         addressee = last.speaker if last.speaker and last.speaker != speaker else last.other
         text = last.text
         if last.speaker and not split_speaker(text)[0]:
             text = f"{last.speaker}: {text}"
-        return _TurnContext(addressee if addressee != speaker else None, text)
+        return TurnContext(addressee if addressee != speaker else None, text)
 
     def add_facts(
         self,

@@ -34,10 +34,12 @@ from memgraph.llm_calls.provider import ChatModel
 from memgraph.text import content_key, in_any_form, index_terms, similarity, words
 
 __all__ = [
+    "NO_CONTEXT",
     "Expiration",
     "ExtractedEntity",
     "ExtractedRelation",
     "Extraction",
+    "TurnContext",
     "aextract",
     "clean_label",
     "extract",
@@ -175,6 +177,22 @@ def validate_extraction(document: Mapping[str, Any]) -> Extraction:
     return Extraction(tuple(entities), tuple(relations), tuple(expirations))
 
 
+@dataclass(frozen=True)
+class TurnContext:
+    """What an extraction is told around a text: who "you" is (``addressee``), the
+    turn said just before it in its conversation (``previous``: context only,
+    pronouns may point into it) and the days its conversation named before it
+    (``days_named``: "28 November 2025", for its "the 28th")."""
+
+    addressee: str | None = None
+    previous: str | None = None
+    days_named: str | None = None
+
+
+NO_CONTEXT = TurnContext()
+"""A text said on its own."""
+
+
 def extract(
     chat: ChatModel,
     text: str,
@@ -182,27 +200,16 @@ def extract(
     known: str,
     said_at: str,
     speaker: str | None = None,
-    addressee: str | None = None,
-    previous: str | None = None,
-    days_named: str | None = None,
+    turn: TurnContext = NO_CONTEXT,
 ) -> Answer[Extraction]:
     """Ask ``chat`` to extract facts from ``text`` given the relevant ``known`` entities,
-    who said it (``speaker``), to whom (``addressee``), the turn before it and the
-    days its conversation named before (``days_named``: "28 November 2025", for its
-    "the 28th"; the calls are those of :func:`extraction_exchange`). A turn with nothing to extract
+    who said it (``speaker``) and what was said around it (``turn``; the calls are
+    those of :func:`extraction_exchange`). A turn with nothing to extract
     (:func:`~memgraph.chatter.nothing_to_extract`: "how was the weekend?", "lol")
     asks nothing and extracts nothing."""
-    if nothing_to_extract(text, previous):
+    if nothing_to_extract(text, turn.previous):
         return Answer(Extraction(), calls=0)
-    exchange = extraction_exchange(
-        text,
-        known=known,
-        said_at=said_at,
-        speaker=speaker,
-        addressee=addressee,
-        previous=previous,
-        days_named=days_named,
-    )
+    exchange = extraction_exchange(text, known=known, said_at=said_at, speaker=speaker, turn=turn)
     return run_exchange(chat, exchange)
 
 
@@ -213,22 +220,12 @@ async def aextract(
     known: str,
     said_at: str,
     speaker: str | None = None,
-    addressee: str | None = None,
-    previous: str | None = None,
-    days_named: str | None = None,
+    turn: TurnContext = NO_CONTEXT,
 ) -> Answer[Extraction]:
     """Async twin of :func:`extract` (the model's ``acomplete``, else a worker thread)."""
-    if nothing_to_extract(text, previous):
+    if nothing_to_extract(text, turn.previous):
         return Answer(Extraction(), calls=0)
-    exchange = extraction_exchange(
-        text,
-        known=known,
-        said_at=said_at,
-        speaker=speaker,
-        addressee=addressee,
-        previous=previous,
-        days_named=days_named,
-    )
+    exchange = extraction_exchange(text, known=known, said_at=said_at, speaker=speaker, turn=turn)
     return await arun_exchange(chat, exchange)
 
 
@@ -238,9 +235,7 @@ def extraction_exchange(
     known: str,
     said_at: str,
     speaker: str | None = None,
-    addressee: str | None = None,
-    previous: str | None = None,
-    days_named: str | None = None,
+    turn: TurnContext = NO_CONTEXT,
 ) -> Exchange[Answer[Extraction]]:
     """The model calls of one extraction (see :mod:`memgraph.llm_calls.ask`).
 
@@ -251,9 +246,10 @@ def extraction_exchange(
     new fact. A reply that holds nothing but copies is asked for once more without
     the known facts (the planner still resolves the names it gives to known entities);
     when that reply states nothing new either, the answer is an unusable reply, so
-    the text is kept unextracted for ``reextract``. Facts taken from the ``previous``
-    turn about someone the text does not name count as copies too.
+    the text is kept unextracted for ``reextract``. Facts taken from the previous
+    turn (``turn.previous``) about someone the text does not name count as copies too.
     """
+    previous, addressee = turn.previous, turn.addressee
     notes: list[str] = []
     copies_only: list[str] = []
 
@@ -319,7 +315,7 @@ def extraction_exchange(
             speaker=speaker,
             addressee=addressee,
             previous=previous,
-            days_named=days_named,
+            days_named=turn.days_named,
         )
 
     answer = yield from json_exchange(EXTRACT_SYSTEM, message(known), EXTRACT_SCHEMA, validate)

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 
 from memgraph.clock import parse_iso
-from memgraph.dates import days_named, format_day, names_a_bare_day
+from memgraph.dates import days_named
 from memgraph.graph.graph import Doc
 from memgraph.retrieval.episode_index import conversation_key
 
-__all__ = ["DAYS_SAID_DAYS", "DAYS_SAID_TURNS", "days_said_before", "days_said_line"]
+__all__ = ["DAYS_SAID_DAYS", "DAYS_SAID_TURNS", "days_said_before"]
 
 DAYS_SAID_TURNS = 80
 """How many turns back the days a conversation named are looked for."""
@@ -47,17 +47,6 @@ def days_said_before(doc: Doc, earlier: Iterable[Doc]) -> dict[int, date]:
         for day, named in days_named(str(turn.get("text") or ""), when).items():
             found.setdefault(day, named)
     return found
-
-
-def days_said_line(doc: Doc, earlier: Iterable[Doc]) -> str | None:
-    """The days ``doc``'s conversation named before it, as an extraction prompt shows
-    them ("28 November 2025; 8 August 2026"), when its text speaks of a bare day
-    ("the 28th"); else ``None``. ``earlier``: the turns before it, nearest first
-    (read only when the text names a bare day)."""
-    if not names_a_bare_day(str(doc.get("text") or "")):
-        return None
-    days = days_said_before(doc, earlier)
-    return "; ".join(format_day(day) for _d, day in sorted(days.items())) or None
 
 
 def _day_of(doc: Doc) -> date | None:
