@@ -636,6 +636,29 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert relative_named(kitten, ["the cat is asleep"], lambda _: False) is None
 
 
+def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
+    landlord = ask("What is the name of Dana's landlord in Leeds?")
+
+    def named(*texts: str) -> bool | None:
+        return relative_named(landlord, texts, known=lambda word: word == "Marcus")
+
+    # the landlord is spoken of, never named: nothing remembered says the name
+    assert named("our landlord is raising the rent again") is False
+    assert named("our landlord Mr. Petrakis is raising the rent") is True
+    # after "called", "named" or a title, a name in lower case is still a name
+    assert named("the landlord's an old guy called jim") is True
+    assert named("landlord sent dr okafor round, long story") is True
+    # a speaker named near the role is no name of it
+    assert named("Marcus, the landlord is at it again") is False
+    # no text speaks of a landlord: left to the texts' other words
+    assert named("the weather is great") is None
+    # the role may come after what the question says of it
+    tailor = ask("What is the name of the Leeds tailor who sewed Dana's dress?")
+    assert relative_named(tailor, ["the tailor was brilliant"], lambda _: False) is False
+    cardiologist = ask("What is the first name of Papá's cardiologist?")
+    assert relative_named(cardiologist, ["his cardiologist is strict"], lambda _: False) is False
+
+
 def test_a_late_relative_or_one_somewhere_is_still_the_relative_asked_about() -> None:
     never = ["the weather is great"]
     late = ask("What was the name of Dana's late husband?")

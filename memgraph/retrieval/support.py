@@ -387,7 +387,11 @@ def never_said_theirs(query: Query) -> bool:
 
 
 _NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
-_STARTS_SENTENCE = re.compile(r"(?:^|[.!?:]\s*|\]\s*)\W*$")
+_STARTS_SENTENCE = re.compile(
+    r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
+)
+_CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
+"""A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
 _CLOSE_PEOPLE = frozenset(
     index_terms(
@@ -440,6 +444,8 @@ def _named_near(
     query: Query,
     known: Callable[[str], bool],
     is_name: Callable[[str], bool],
+    *,
+    called: bool = False,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -466,6 +472,17 @@ def _named_near(
         spoken_of = True
         if _ASKS_A_NAME.search(text):
             return None, True  # "What's your mum's name?": the turn after may say it, in any case
+        for said_as in _CALLED.finditer(text) if called else ():
+            # "an old guy called jim", "dr wiśniewska": a name, whatever its case
+            word = said_as.group(1)
+            where = place.get(said_as.start(1))
+            if (
+                where is not None
+                and word.lower() not in STOP_WORDS
+                and not known(word.capitalize())
+                and any(abs(where - n) <= 2 * RELATIVE_REACH for n in at)
+            ):
+                return True, True
         for name in _NAME_LIKE.finditer(text):
             word = name.group()
             if word.lower() in DAY_NAMES or known(word) or _is_their_name(word, query):
@@ -511,10 +528,22 @@ def relative_named(
     another (a niece as "your sister's toddler"). A pet's name ("What is the name
     of Dana's dog?") is judged the same way, except that a pet spoken of is often
     called by its name alone ("biscuit ate it"), so only a pet no text speaks of
-    gives ``False``. ``None`` when the question asks no relative's name, names the
+    gives ``False``. Someone asked of by their role ("the name of Tobenna's
+    landlord", "the contractor renovating Arjun's flat") is judged the same way,
+    and a word after "called", "named" or a title is a name in any case ("an old
+    guy called jim", "dr wiśniewska"); a role no text speaks of is left to the
+    texts' other words. ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     _things, head = _possessed(query, anyones=True)
     head = _PETS.get(head or "", head)
+    role = _ROLE_NAMED.search(query.text)
+    if role is not None and (head is None or head not in _RELATIONS | _PETS.keys()):
+        roles = index_terms(role.group(1) or role.group(2))
+        if roles:
+            named, spoken_of = _named_near(
+                roles[0], list(texts), query, known, is_name, called=True
+            )
+            return named if named is not False else (False if spoken_of else None)
     if (head not in _RELATIONS and head not in _PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
     named, spoken_of = _named_near(head, list(texts), query, known, is_name)
@@ -527,6 +556,27 @@ def relative_named(
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
+
+
+_ROLES = (
+    "landlord landlady caseworker contractor founder captain conductor neighbour neighbor "
+    "boss manager supervisor coach teacher instructor tutor surgeon doctor nurse dentist "
+    "cardiologist consultant technician mechanic plumber electrician builder tailor "
+    "physio physiotherapist therapist counsellor counselor midwife vet trainer apprentice "
+    "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
+    "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
+    "coworker player pastor priest principal headteacher professor lecturer"
+)
+_ROLE_NAMED = re.compile(
+    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?(?:[\w-]+ ){0,3}?("
+    + "|".join(_ROLES.split())
+    + r")s?\b"
+    + r"|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?("
+    + "|".join(_ROLES.split())
+    + r")['’]?s? (?:(?:first |last |full )?name|called)\b"
+)
+"""A question asking the name of someone by their role ("the name of Tobenna's
+landlord", "Papá's cardiologist's first name")."""
 
 
 _ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
