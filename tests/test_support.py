@@ -9,14 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
+from memgraph.retrieval.never_named import last_name_said, relative_named
 from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
     Support,
     Talk,
     _how_much_theirs,
     _shares,
-    last_name_said,
-    relative_named,
     support,
 )
 from memgraph.text import index_terms

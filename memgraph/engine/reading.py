@@ -27,6 +27,7 @@ from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import bridged
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.names import id_number
+from memgraph.retrieval.never_named import last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -38,9 +39,7 @@ from memgraph.retrieval.recall_text import (
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Talk,
-    last_name_said,
     never_said_theirs,
-    relative_named,
     support,
 )
 from memgraph.speakers import spoken_words

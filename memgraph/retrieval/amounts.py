@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.support import ANSWER_WORDS
+from memgraph.retrieval.possession import ANSWER_WORDS
 from memgraph.sums import AMOUNT_WORDS, paid_as, states_amount
 from memgraph.text import index_terms
 

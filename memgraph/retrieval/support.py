@@ -32,15 +32,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.chatter import CAPTION
-from memgraph.dates import DAY_NAMES
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
+from memgraph.retrieval.never_named import WORD
+from memgraph.retrieval.possession import (
+    ANSWER_WORDS,
+    KIN_TERMS,
+    NOUN_WORDS,
+    PETS,
+    RELATIONS,
+    is_their_name,
+    kin,
+    possessed,
+)
 from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
 from memgraph.speakers import spoken_words, transcript_turns
-from memgraph.text import KIN_WORDS, STOP_WORDS, WORD_FORMS, in_any_form, index_terms, words
+from memgraph.text import WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
-    "ANSWER_WORDS",
     "CLEAR_MARGIN",
     "HARDLY_THEIRS",
     "LESS_THAN_HALF",
@@ -51,22 +60,10 @@ __all__ = [
     "WHOLE_TOPIC",
     "Support",
     "Talk",
-    "last_name_said",
     "never_said_theirs",
-    "relative_named",
     "support",
 ]
 
-ANSWER_WORDS = frozenset(
-    index_terms(
-        "name names named called call time times old age much many long kind type sort "
-        "way thing things day date year first last new now currently still ever recent recently "
-        "lately model brand go going "
-        "went do does did doing get got take took make made have has had"
-    )
-)
-"""Words that say what kind of answer is wanted ("the name of", "what time"), not
-what it is about: a text need not hold them to be about the topic."""
 OWN_SHARE = 0.3
 """Below this share of the topic's words, no text of the named person holds it."""
 SWAP_MARGIN = 0.5
@@ -101,9 +98,6 @@ _GREETINGS = frozenset(
     index_terms("hi hey hello thanks thank ok okay oh morning night dear love yes no sorry")
 )
 """Words said around a name that only calls someone ("Emi.", "thanks Rosa")."""
-_POSSESSED = re.compile(
-    r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their|my))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
-)
 _ASKS_WHAT = re.compile(
     r"\s*(?:so |and |but |oh,? )?(?:what|which|where|when|how|who|why)s?\b", re.IGNORECASE
 )
@@ -123,7 +117,6 @@ _ASKS_HOW = re.compile(
 )
 """A question about how a thing is going ("how's the job hunt", "how was the
 race?"): in a chat, the addressee's."""
-_DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _THEIR_WORDS = re.compile(
     r"\b(?:what|how|which)(?: \w+)? (?:did|does|do|has|have|would|will) (?P<who>\w+) (?:\w+ )?"
     r"(?:say|said|tell|told|think|suggest|recommend|advise|mention|share|describe|explain|"
@@ -135,14 +128,6 @@ _THEIR_WORDS = re.compile(
 """A question about what someone says, thinks or feels ("What did Jon say about
 his customers?", "How does Tim feel while surfing?"): their own words answer it,
 whoever's the topic they speak of."""
-_KIN = {
-    alias: index_terms(word)[0]
-    for word, aliases in KIN_WORDS.items()
-    for alias in index_terms(aliases)
-}
-"""Kinship words said in other words ("Mom's mammogram" for "her mother's")."""
-_KIN_TERMS = frozenset(_KIN.values())
-"""The kinship words themselves: a relative the question says is theirs."""
 
 
 @dataclass(frozen=True)
@@ -251,7 +236,7 @@ def support(
     quiet = silent(next(iter(named)))
     their_words = _asks_their_words(query)
     asking = their_words or frozenset()
-    topic = list(_kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
+    topic = list(kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
     # a word weighs as the rarest of its forms the texts hold ("grandma" for "grandmother")
     weights = {t: max(map(frequency, (t, *WORD_FORMS.get(t, ())))) for t in topic}
     kind = set(cues) - set(topic)
@@ -260,8 +245,8 @@ def support(
     if math.fsum(weights.values()) <= 0:
         return None
     wanted = [*topic, *kind]
-    things, head = _possessed(query)
-    possessed = {t for t in things & set(topic) if weights[t] > 0}
+    things, head = possessed(query)
+    possessions = {t for t in things & set(topic) if weights[t] > 0}
     talk = talk or Talk()
     # the topic's words a text holds; whether they are theirs (None: nobody's, asked)
     parts: list[tuple[set[str], bool | None]] = []
@@ -273,7 +258,7 @@ def support(
             said = in_any_form(index_terms(content)) & set(wanted)
             mine = item.entity is not None and item.entity["id"] in named
             if (
-                head in _KIN_TERMS
+                head in KIN_TERMS
                 and head in said
                 and _owner(content, head, query) is None
                 and not _opens_with(content, head)  # "sister is a nurse": "my" is dropped
@@ -316,7 +301,7 @@ def support(
                     spoken_of=quiet,
                 )
                 if (
-                    head in _RELATIONS
+                    head in RELATIONS
                     and said_by not in named
                     and _tells_own(line_text, head, query)
                 ):
@@ -338,24 +323,24 @@ def support(
         None if quiet else Support(own, anyone, others=frozenset(elsewhere), theirs=share_theirs)
     )
     if (
-        possessed
-        and (own < MOSTLY_THEIRS or head in _KIN_TERMS)
-        and any(possessed & said for said, _ in parts)
+        possessions
+        and (own < MOSTLY_THEIRS or head in KIN_TERMS)
+        and any(possessions & said for said, _ in parts)
     ):
         # what is theirs, alone: someone else's holds it and theirs do not
-        held = {t: w for t, w in weights.items() if t in possessed}
+        held = {t: w for t, w in weights.items() if t in possessions}
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], math.fsum(held.values()) - held[head])
         # (not by how much of all the texts hold is theirs: judged so, a thing of
         # theirs flagged as many answerable questions as it gained abstentions)
         theirs = Support(
-            *_shares([(said & possessed, mine) for said, mine in parts], held),
+            *_shares([(said & possessions, mine) for said, mine in parts], held),
             others=frozenset(elsewhere),
         )
-        if head in _KIN_TERMS and theirs.anyone == 0.0:
+        if head in KIN_TERMS and theirs.anyone == 0.0:
             # "a sister would be acceptable": the relative is spoken of as nobody's
             return Support(0.0, 0.0, unowned=True)
-        if theirs.about_someone_else or head in _KIN_TERMS:
+        if theirs.about_someone_else or head in KIN_TERMS:
             # a relative's news is in words of its own: "my sister moved to Austin"
             # says where Dana's sister lives, whoever else's sister "lives" somewhere
             return theirs
@@ -382,223 +367,8 @@ def never_said_theirs(query: Query) -> bool:
         for match in _THEIR_NAMED.finditer(query.text)
     ):
         return False  # "Aoife's nephew Cian": the nephew is remembered by his own name
-    things, _head = _possessed(query)
+    things, _head = possessed(query)
     return bool(things & set(query.unheard) & _SAID_BY_ITS_WORD)
-
-
-_NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
-_STARTS_SENTENCE = re.compile(
-    r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
-)
-_CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
-"""A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
-_PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
-_CLOSE_PEOPLE = frozenset(
-    index_terms(
-        "wife girlfriend boyfriend partner fiance fiancee son daughter baby nephew niece "
-        "cousin aunt uncle grandson granddaughter stepmother stepfather flatmate roommate "
-        "housemate"
-    )
-)
-"""Others someone has, like relatives, who are told of by that word and their name."""
-_RELATIONS = _KIN_TERMS | _CLOSE_PEOPLE
-_PETS = {
-    alias: index_terms(kind)[0]
-    for kind, aliases in {
-        "cat": "cat kitten kitty",
-        "dog": "dog puppy pup",
-        "rabbit": "rabbit bunny",
-        "tortoise": "tortoise turtle",
-        "hamster": "hamster",
-        "parrot": "parrot budgie",
-        "horse": "horse pony",
-    }.items()
-    for alias in index_terms(aliases)
-}
-"""Pets, told of by their kind and their name ("our kitten Miso"), and the words
-for their young."""
-_NOUN_WORDS = r"(?:(?!(?:in|at|on|of|to|from|for|with|near|and|or|back)\b)[a-z-]+ ){1,2}"
-"""One or two words of a noun phrase ("brother", "older sister"), not a place's
-preposition ("grandmother in Ghana") or a list's "and"."""
-_NAMED_RELATIVE = re.compile(
-    r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) " + _NOUN_WORDS + r"[A-Z][\w-]*"
-)
-"""A relative named in the question itself ("her brother Teo")."""
-_OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
-_TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
-"""Relatives often told of through another ("your sister's toddler") and not by
-their own kinship word."""
-_ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
-OWNER_REACH = 3
-"""How many words before a kinship word a name with "'s" says whose relative it is
-("Joris's mom", "Musa's older brother")."""
-_OWNS = re.compile(r"['’]s\b")
-RELATIVE_REACH = 8
-"""How many words from a kinship word a name may be to be that relative's ("my
-sister Layla", "her husband? Dev would love it")."""
-
-
-def _named_near(
-    head: str,
-    texts: list[str],
-    query: Query,
-    known: Callable[[str], bool],
-    is_name: Callable[[str], bool],
-    *,
-    called: bool = False,
-) -> tuple[bool | None, bool]:
-    """Whether a text that says ``head`` (an index term, in any of its forms) has a
-    capitalised name within :data:`RELATIVE_REACH` words of it (see
-    :func:`relative_named`), ``None`` when a text asks for that name ("What's your
-    mum's name?"); and whether any text says ``head`` at all."""
-    # a word said in lower case somewhere is a word, not a name, at a sentence's start
-    lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
-    # and one never written with a capital inside a sentence is no name there either
-    inside = {
-        name.group()
-        for text in texts
-        for name in _NAME_LIKE.finditer(text)
-        if not _STARTS_SENTENCE.search(text, 0, name.start())
-    }
-    spoken_of = False
-    for text in texts:
-        tokens = list(_WORD.finditer(text))
-        place = {t.start(): n for n, t in enumerate(tokens)}
-        at = [
-            n for n, t in enumerate(tokens) if head in _kinds(in_any_form(index_terms(t.group())))
-        ]
-        if not at:
-            continue
-        spoken_of = True
-        if _ASKS_A_NAME.search(text):
-            return None, True  # "What's your mum's name?": the turn after may say it, in any case
-        for said_as in _CALLED.finditer(text) if called else ():
-            # "an old guy called jim", "dr wiśniewska": a name, whatever its case
-            word = said_as.group(1)
-            where = place.get(said_as.start(1))
-            if (
-                where is not None
-                and word.lower() not in STOP_WORDS
-                and not known(word.capitalize())
-                and any(abs(where - n) <= 2 * RELATIVE_REACH for n in at)
-            ):
-                return True, True
-        for name in _NAME_LIKE.finditer(text):
-            word = name.group()
-            if word.lower() in DAY_NAMES or known(word) or _is_their_name(word, query):
-                continue
-            if _kin(index_terms(word)) & _RELATIONS:
-                continue  # "Mum" is a relative, not their name
-            if _STARTS_SENTENCE.search(text, 0, name.start()) and (
-                word.lower() in lower
-                or word.lower() in STOP_WORDS
-                or (word not in inside and not is_name(word))
-            ):
-                continue
-            if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
-                continue
-            where = place.get(name.start())
-            if (
-                where is not None
-                and _OWNS.match(text, name.end())
-                and any(0 < n - where <= OWNER_REACH for n in at)
-            ):
-                continue  # "Naomi's grandmother", "Owen's mom": whose relative, not its name
-            if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
-                return True, True
-    return False, spoken_of
-
-
-def relative_named(
-    query: Query,
-    texts: Iterable[str],
-    known: Callable[[str], bool],
-    is_name: Callable[[str], bool] = lambda _word: False,
-) -> bool | None:
-    """For a question asking the name of someone's relative or partner ("What is the name of
-    Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
-    name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
-    that is not a speaker or the person asked about (``known``), a month or day, a
-    place after "in" or "to", nor whose relative it is ("Naomi's grandmother"); at a
-    sentence's start, only a word no text says in lower case that a text writes with
-    a capital inside a sentence or that is a name memory holds (``is_name``).
-
-    When no text speaks of the relative, ``False`` if the question says by name
-    whose they are ("Ellie's brother"), except for relatives often told of through
-    another (a niece as "your sister's toddler"). A pet's name ("What is the name
-    of Dana's dog?") is judged the same way, except that a pet spoken of is often
-    called by its name alone ("biscuit ate it"), so only a pet no text speaks of
-    gives ``False``. Someone asked of by their role ("the name of Tobenna's
-    landlord", "the contractor renovating Arjun's flat") is judged the same way,
-    and a word after "called", "named" or a title is a name in any case ("an old
-    guy called jim", "dr wiśniewska"); a role no text speaks of is left to the
-    texts' other words. ``None`` when the question asks no relative's name, names the
-    relative itself ("her brother Teo"), or leaves it to the texts' other words."""
-    _things, head = _possessed(query, anyones=True)
-    head = _PETS.get(head or "", head)
-    role = _ROLE_NAMED.search(query.text)
-    if role is not None and (head is None or head not in _RELATIONS | _PETS.keys()):
-        roles = index_terms(role.group(1) or role.group(2))
-        if roles:
-            named, spoken_of = _named_near(
-                roles[0], list(texts), query, known, is_name, called=True
-            )
-            return named if named is not False else (False if spoken_of else None)
-    if (head not in _RELATIONS and head not in _PETS) or _NAMED_RELATIVE.search(query.text):
-        return None  # not a relative's name, or the question says it ("her brother Teo")
-    named, spoken_of = _named_near(head, list(texts), query, known, is_name)
-    if named is not False:
-        return named
-    if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
-        return None if head in _PETS else False
-    # A relative never spoken of is unknown, when the question says whose they are by
-    # name; a niece is often told of as "your sister's toddler", a grandson as "her
-    # boy's kid", so those are left to the texts' other words.
-    owned = _OWNER_NAMED.search(query.text) is not None
-    return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
-
-
-_ROLES = (
-    "landlord landlady caseworker contractor founder captain conductor neighbour neighbor "
-    "boss manager supervisor coach teacher instructor tutor surgeon doctor nurse dentist "
-    "cardiologist consultant technician mechanic plumber electrician builder tailor "
-    "physio physiotherapist therapist counsellor counselor midwife vet trainer apprentice "
-    "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
-    "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
-    "coworker player pastor priest principal headteacher professor lecturer"
-)
-_ROLE_NAMED = re.compile(
-    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?(?:[\w-]+ ){0,3}?("
-    + "|".join(_ROLES.split())
-    + r")s?\b"
-    + r"|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?("
-    + "|".join(_ROLES.split())
-    + r")['’]?s? (?:(?:first |last |full )?name|called)\b"
-)
-"""A question asking the name of someone by their role ("the name of Tobenna's
-landlord", "Papá's cardiologist's first name")."""
-
-
-_ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
-"""A question asking a named person's own last name ("Keisha's last name"), not
-that of someone of theirs ("the surname of Lena's boss")."""
-
-
-def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> bool | None:
-    """For a question asking a named person's last name ("What is Keisha's last
-    name?"), whether it is known: their name (``names``: the named entities') has a
-    second word, or a text writes their first name followed by another capitalised
-    word ("Keisha Brown"). ``None`` when the question asks no last name."""
-    if not _ASKS_LAST_NAME.search(query.text):
-        return None
-    written = [name.split() for name in names if name.strip()]
-    if not written:
-        return None
-    if any(len(name) > 1 for name in written):
-        return True
-    firsts = [name[0] for name in written]
-    said = re.compile(r"\b(?:" + "|".join(map(re.escape, firsts)) + r")\s+(?!I\b)[A-Z][\w'’-]+")
-    return any(said.search(text) for text in texts)
 
 
 def _turns(
@@ -643,7 +413,7 @@ def _asks_their_words(query: Query) -> frozenset[str] | None:
     if match is None:
         return None
     who = match["who"] or match["giver"] or match["source"]
-    if not _is_their_name(who, query):
+    if not is_their_name(who, query):
         return None
     return frozenset(in_any_form(index_terms(match.group().split(who, 1)[-1])))
 
@@ -803,12 +573,12 @@ def _clauses(
                 whose = speaker in named if to is None else to in named
             else:  # "RIP Subaru, the car's dead" after "are you getting a new car?"
                 whose = speaker in named
-        if head in _KIN_TERMS and head in held and owner is None and not named_in_text:
+        if head in KIN_TERMS and head in held and owner is None and not named_in_text:
             # "a home for kids who need it" says nothing of whose kids they are
             owned.setdefault(None, set()).add(head)
             held = held - {head}
         elif (
-            head in _PETS
+            head in PETS
             and head in held
             and owner is None
             and not named_in_text
@@ -882,7 +652,6 @@ _OWNED_AFTER = {
 """Whose a thing is, said after it: "Speaking of sisters, mine is coming", "a
 friend of yours" ("his" only after "of": "the dog his dinner" is no dog of his)."""
 _OWNED_AFTER_OF = _OWNED_AFTER | {"his": "other"}
-_WORD = re.compile(r"[\w'’]+")
 
 
 def _owner(
@@ -907,7 +676,7 @@ def _owner(
     is expecting!" ... "Kagiso, her husband, went pink"): "her" is then theirs.
     A later mention may say what an earlier one does not ("never knew turtles could
     be so fun until I met your turtles")."""
-    tokens = _WORD.findall(clause)
+    tokens = WORD.findall(clause)
     for at, token in enumerate(tokens):  # the first mention that says whose it is
         if head in in_any_form(index_terms(token)):
             after = [t.lower() for t in tokens[at + 1 : at + 3]]
@@ -923,11 +692,11 @@ def _owner(
                 if low in _OTHERS:
                     return "them" if spoken_of or told_of() else "other"
                 if low.endswith("'s") and index_terms(low[:-2]):
-                    if _is_their_name(low[:-2], query):
+                    if is_their_name(low[:-2], query):
                         return "them"
-                    if spoken_of and _kin(index_terms(low[:-2])) & _KIN_TERMS:
+                    if spoken_of and kin(index_terms(low[:-2])) & KIN_TERMS:
                         return None
-                    if not _kin(index_terms(low[:-2])) <= chain:
+                    if not kin(index_terms(low[:-2])) <= chain:
                         return "other"
                     start = position  # a thing the question says is theirs: whose is it?
                 position -= 1
@@ -944,11 +713,11 @@ def _tells_own(text: str, head: str, query: Query) -> bool:
 def _opens_with(content: str, term: str) -> bool:
     """Whether a fact's content starts with ``term`` ("sister is a nurse"): the
     subject of a fact stated in the first person, whose "my" the extraction drops."""
-    first = _WORD.match(content.strip())
+    first = WORD.match(content.strip())
     return first is not None and term in in_any_form(index_terms(first.group()))
 
 
-_THEIR_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s " + _NOUN_WORDS + r"([A-Z][\w-]*)")
+_THEIR_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s " + NOUN_WORDS + r"([A-Z][\w-]*)")
 
 
 def _names_theirs(graph: Graph, query: Query) -> bool:
@@ -976,15 +745,9 @@ def _said_theirs(name: str | None, query: Query) -> bool:
 def _owned_by_name(text: str, query: Query) -> bool:
     """Whether the text names the asked person as an owner ("Dana's knee")."""
     return any(
-        token.lower().endswith(("'s", "’s")) and _is_their_name(token[:-2], query)
-        for token in _WORD.findall(text)
+        token.lower().endswith(("'s", "’s")) and is_their_name(token[:-2], query)
+        for token in WORD.findall(text)
     )
-
-
-def _is_their_name(word: str, query: Query) -> bool:
-    """Whether ``word`` (an owner before "'s") is the asked person's name."""
-    terms = _kin(index_terms(word))
-    return bool(terms) and terms <= query.name_terms
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
@@ -1046,44 +809,6 @@ def _names(clauses: Sequence[tuple[str, set[str]]], query: Query) -> bool:
     return False
 
 
-_LATE = frozenset(index_terms("late"))
-"""Said before a relative ("her late husband"), of one who has died."""
-
-
-def _possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | None]:
-    """The terms of what the question says is the named person's ("Dana's sister",
-    "her tortoise", "his architecture licensing exam", the user's "my brother"),
-    and the last one's head noun (the kind of thing it is: "exam"). With ``anyones``,
-    also what it says is the possession of a name memory holds no entity for
-    ("Jess's grandmother", where Jess is only spoken of)."""
-    found: set[str] = set()
-    head = None
-    for match in _POSSESSED.finditer(query.text):
-        owner, thing = match.group(1), match.group(2)
-        theirs = owner is None or _kin(index_terms(owner)) <= query.name_terms | found
-        if not theirs and not (anyones and owner[:1].isupper()):
-            continue  # someone else's, unless it is theirs ("Ifeoma's mother's biopsy")
-        if re.search(r"\bin[- ]laws?\b", thing, re.IGNORECASE):
-            continue  # an in-law is spoken of as another's relative ("Arjun's dad")
-        phrase: list[str] = []
-        ended = False  # by the verb itself ("go" of "did her scents go")
-        said = thing.split()
-        for at, word in enumerate(said):  # up to the noun phrase's end
-            terms = index_terms(word)
-            if terms and terms[0] in _LATE and at + 1 < len(said):
-                continue  # "Kofi's late grandfather": the grandfather, not "lately"
-            if not terms or terms[0] in query.name_terms or terms[0] in ANSWER_WORDS:
-                ended = bool(terms) and terms[0] in ANSWER_WORDS
-                break
-            phrase.append(_KIN.get(terms[0], terms[0]))
-        if not ended and len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
-            phrase.pop()  # "Where does Dana's sister live": the verb ends it
-        if phrase:
-            found.update(phrase)
-            head = phrase[-1]
-    return found, head
-
-
 def _as_written(graph: Graph, query: Query) -> Query:
     """The query without the entities it writes only in lower case where it writes
     others with a capital: "her eye surgery" and "Owen's dog" name no entities
@@ -1107,12 +832,3 @@ def _as_written(graph: Graph, query: Query) -> Query:
 def _capitalised_in(name: str | None, text: str) -> bool:
     """Whether ``text`` writes ``name`` with a capital, as a name."""
     return bool(name) and re.search(rf"\b{re.escape(str(name))}\b", text) is not None
-
-
-def _kin(terms: Iterable[str]) -> set[str]:
-    return {_KIN.get(t, t) for t in terms}
-
-
-def _kinds(terms: Iterable[str]) -> set[str]:
-    """The kin or pet kind each term says ("mom" -> "mother", "kitten" -> "cat")."""
-    return {_PETS.get(t) or _KIN.get(t, t) for t in terms}

@@ -1,0 +1,214 @@
+"""Whether a name a question asks for was ever said.
+
+"What is the name of Tasha's sister?" when a sister is spoken of ("w/ my sister")
+but no text says a name near the word for her: nothing remembered names her, and
+recall says so before what it found (:func:`relative_named`). "What is Keisha's
+last name?" when only her first name was ever said is judged so too
+(:func:`last_name_said`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from memgraph.dates import DAY_NAMES
+from memgraph.retrieval.possession import (
+    NOUN_WORDS,
+    PETS,
+    RELATIONS,
+    is_their_name,
+    kin,
+    kinds,
+    possessed,
+)
+from memgraph.retrieval.ranking import Query
+from memgraph.text import STOP_WORDS, in_any_form, index_terms
+
+__all__ = ["OWNER_REACH", "RELATIVE_REACH", "WORD", "last_name_said", "relative_named"]
+
+WORD = re.compile(r"[\w'’]+")
+_NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_STARTS_SENTENCE = re.compile(
+    r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
+)
+_CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
+"""A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
+_PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
+_NAMED_RELATIVE = re.compile(
+    r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) " + NOUN_WORDS + r"[A-Z][\w-]*"
+)
+"""A relative named in the question itself ("her brother Teo")."""
+_OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
+_TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
+"""Relatives often told of through another ("your sister's toddler") and not by
+their own kinship word."""
+_ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
+OWNER_REACH = 3
+"""How many words before a kinship word a name with "'s" says whose relative it is
+("Joris's mom", "Musa's older brother")."""
+_OWNS = re.compile(r"['’]s\b")
+RELATIVE_REACH = 8
+"""How many words from a kinship word a name may be to be that relative's ("my
+sister Layla", "her husband? Dev would love it")."""
+
+
+def _named_near(
+    head: str,
+    texts: list[str],
+    query: Query,
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool],
+    *,
+    called: bool = False,
+) -> tuple[bool | None, bool]:
+    """Whether a text that says ``head`` (an index term, in any of its forms) has a
+    capitalised name within :data:`RELATIVE_REACH` words of it (see
+    :func:`relative_named`), ``None`` when a text asks for that name ("What's your
+    mum's name?"); and whether any text says ``head`` at all."""
+    # a word said in lower case somewhere is a word, not a name, at a sentence's start
+    lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
+    # and one never written with a capital inside a sentence is no name there either
+    inside = {
+        name.group()
+        for text in texts
+        for name in _NAME_LIKE.finditer(text)
+        if not _STARTS_SENTENCE.search(text, 0, name.start())
+    }
+    spoken_of = False
+    for text in texts:
+        tokens = list(WORD.finditer(text))
+        place = {t.start(): n for n, t in enumerate(tokens)}
+        at = [n for n, t in enumerate(tokens) if head in kinds(in_any_form(index_terms(t.group())))]
+        if not at:
+            continue
+        spoken_of = True
+        if _ASKS_A_NAME.search(text):
+            return None, True  # "What's your mum's name?": the turn after may say it, in any case
+        for said_as in _CALLED.finditer(text) if called else ():
+            # "an old guy called jim", "dr wiśniewska": a name, whatever its case
+            word = said_as.group(1)
+            where = place.get(said_as.start(1))
+            if (
+                where is not None
+                and word.lower() not in STOP_WORDS
+                and not known(word.capitalize())
+                and any(abs(where - n) <= 2 * RELATIVE_REACH for n in at)
+            ):
+                return True, True
+        for name in _NAME_LIKE.finditer(text):
+            word = name.group()
+            if word.lower() in DAY_NAMES or known(word) or is_their_name(word, query):
+                continue
+            if kin(index_terms(word)) & RELATIONS:
+                continue  # "Mum" is a relative, not their name
+            if _STARTS_SENTENCE.search(text, 0, name.start()) and (
+                word.lower() in lower
+                or word.lower() in STOP_WORDS
+                or (word not in inside and not is_name(word))
+            ):
+                continue
+            if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
+                continue
+            where = place.get(name.start())
+            if (
+                where is not None
+                and _OWNS.match(text, name.end())
+                and any(0 < n - where <= OWNER_REACH for n in at)
+            ):
+                continue  # "Naomi's grandmother", "Owen's mom": whose relative, not its name
+            if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
+                return True, True
+    return False, spoken_of
+
+
+def relative_named(
+    query: Query,
+    texts: Iterable[str],
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool] = lambda _word: False,
+) -> bool | None:
+    """For a question asking the name of someone's relative or partner ("What is the name of
+    Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
+    name within :data:`RELATIVE_REACH` words of the kinship word: a capitalised word
+    that is not a speaker or the person asked about (``known``), a month or day, a
+    place after "in" or "to", nor whose relative it is ("Naomi's grandmother"); at a
+    sentence's start, only a word no text says in lower case that a text writes with
+    a capital inside a sentence or that is a name memory holds (``is_name``).
+
+    When no text speaks of the relative, ``False`` if the question says by name
+    whose they are ("Ellie's brother"), except for relatives often told of through
+    another (a niece as "your sister's toddler"). A pet's name ("What is the name
+    of Dana's dog?") is judged the same way, except that a pet spoken of is often
+    called by its name alone ("biscuit ate it"), so only a pet no text speaks of
+    gives ``False``. Someone asked of by their role ("the name of Tobenna's
+    landlord", "the contractor renovating Arjun's flat") is judged the same way,
+    and a word after "called", "named" or a title is a name in any case ("an old
+    guy called jim", "dr wiśniewska"); a role no text speaks of is left to the
+    texts' other words. ``None`` when the question asks no relative's name, names the
+    relative itself ("her brother Teo"), or leaves it to the texts' other words."""
+    _things, head = possessed(query, anyones=True)
+    head = PETS.get(head or "", head)
+    role = _ROLE_NAMED.search(query.text)
+    if role is not None and (head is None or head not in RELATIONS | PETS.keys()):
+        roles = index_terms(role.group(1) or role.group(2))
+        if roles:
+            named, spoken_of = _named_near(
+                roles[0], list(texts), query, known, is_name, called=True
+            )
+            return named if named is not False else (False if spoken_of else None)
+    if (head not in RELATIONS and head not in PETS) or _NAMED_RELATIVE.search(query.text):
+        return None  # not a relative's name, or the question says it ("her brother Teo")
+    named, spoken_of = _named_near(head, list(texts), query, known, is_name)
+    if named is not False:
+        return named
+    if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
+        return None if head in PETS else False
+    # A relative never spoken of is unknown, when the question says whose they are by
+    # name; a niece is often told of as "your sister's toddler", a grandson as "her
+    # boy's kid", so those are left to the texts' other words.
+    owned = _OWNER_NAMED.search(query.text) is not None
+    return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
+
+
+_ROLES = (
+    "landlord landlady caseworker contractor founder captain conductor neighbour neighbor "
+    "boss manager supervisor coach teacher instructor tutor surgeon doctor nurse dentist "
+    "cardiologist consultant technician mechanic plumber electrician builder tailor "
+    "physio physiotherapist therapist counsellor counselor midwife vet trainer apprentice "
+    "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
+    "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
+    "coworker player pastor priest principal headteacher professor lecturer"
+)
+_ROLE_NAMED = re.compile(
+    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?(?:[\w-]+ ){0,3}?("
+    + "|".join(_ROLES.split())
+    + r")s?\b"
+    + r"|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?("
+    + "|".join(_ROLES.split())
+    + r")['’]?s? (?:(?:first |last |full )?name|called)\b"
+)
+"""A question asking the name of someone by their role ("the name of Tobenna's
+landlord", "Papá's cardiologist's first name")."""
+
+
+_ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
+"""A question asking a named person's own last name ("Keisha's last name"), not
+that of someone of theirs ("the surname of Lena's boss")."""
+
+
+def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> bool | None:
+    """For a question asking a named person's last name ("What is Keisha's last
+    name?"), whether it is known: their name (``names``: the named entities') has a
+    second word, or a text writes their first name followed by another capitalised
+    word ("Keisha Brown"). ``None`` when the question asks no last name."""
+    if not _ASKS_LAST_NAME.search(query.text):
+        return None
+    written = [name.split() for name in names if name.strip()]
+    if not written:
+        return None
+    if any(len(name) > 1 for name in written):
+        return True
+    firsts = [name[0] for name in written]
+    said = re.compile(r"\b(?:" + "|".join(map(re.escape, firsts)) + r")\s+(?!I\b)[A-Z][\w'’-]+")
+    return any(said.search(text) for text in texts)
