@@ -2,8 +2,9 @@
 
 "What is the name of Tasha's sister?" when a sister is spoken of ("w/ my sister")
 but no text says a name near the word for her: nothing remembered names her, and
-recall says so before what it found (:func:`relative_named`). "What is Keisha's
-last name?" when only her first name was ever said is judged so too
+recall says so before what it found (:func:`relative_named`). So is someone
+asked of by their role ("What is the name of Tobenna's landlord?"), and "What is
+Keisha's last name?" when only her first name was ever said
 (:func:`last_name_said`).
 """
 
