@@ -109,6 +109,27 @@ def test_a_clause_said_to_someone_is_theirs() -> None:
     assert own == 1.0
 
 
+def test_in_a_clause_saying_i_and_you_the_nearest_person_before_the_topic_owns_it() -> None:
+    # Marcus speaks of Dana's turtle: "you" is the nearest before it
+    own, _ = held(
+        "Why did Dana get a third turtle?",
+        (MARCUS, "I bet last week you never thought you'd be getting a third turtle!"),
+    )
+    assert own == 1.0
+    # "I" is nearest: Marcus's own turtle, however the clause goes on
+    own, _ = held(
+        "Why did Dana get a third turtle?",
+        (MARCUS, "you know I got a third turtle"),
+    )
+    assert own == 0.0
+    # "you" in another phrase of the clause says nothing of whose the topic is
+    own, _ = held(
+        "When did Dana sign the offer from Furrowline?",
+        (MARCUS, "since you only heard it mumbled: Furrowline sent the offer and I signed it"),
+    )
+    assert own == 0.0
+
+
 def test_a_name_that_only_calls_someone_does_not_make_the_text_theirs() -> None:
     own, _ = held("When was Dana's surgery?", (MARCUS, "Dana. The surgery went well."))
     assert own == 0.0

@@ -11,7 +11,9 @@ is not flagged: it is not a question about someone else.
 Whose a text's words are is read clause by clause: a text naming the person
 ("Dana's sister lives in Evanston") speaks of theirs; a clause said to someone
 ("you have a dog", "is your eye surgery still on?", "what flavor did you make?")
-of the addressee's; one with "I" or "my" of the speaker's; any other question
+of the addressee's; one with "I" or "my" of the speaker's (unless "you" is the
+nearest person before the topic: "I bet you never thought you'd get a third
+turtle"); any other question
 (a yes-or-no one about "you": "have you been to Rome?") of nobody's. A plain
 clause ("Full knee replacement.") is theirs when one of the two turns before it
 names them, the other speaker's when it echoes their words ("smart tortoise."),
@@ -550,6 +552,10 @@ def _clauses(
             whose = True
         elif asks_how or _to_them(spoken) or _reacts(clause, spoken):
             whose = to_them
+        elif not their_words and _yours_nearest(clause, held):
+            # "I bet you never thought you'd be getting a third turtle": the
+            # addressee's, though the clause also says "I"
+            whose = to_them
         elif spoken & _FIRST_PERSON or their_words:
             whose = speaker in named
             telling_own = telling_own or bool(spoken & _FIRST_PERSON)
@@ -786,6 +792,29 @@ def _reacts(clause: str, spoken: set[str]) -> bool:
     if _REACTION.search(clause):
         return True
     return not spoken & _FIRST_PERSON and _SOUNDS.search(clause) is not None
+
+
+def _yours_nearest(clause: str, held: set[str]) -> bool:
+    """Whether, in a clause saying both "I" and "you", the person nearest before
+    the first word of ``held`` in its phrase is "you" ("I bet you'd be getting a third turtle"),
+    not "I" or "my" ("you know I got a third turtle")."""
+    spoken = set(words(clause))
+    if not spoken & _SECOND_PERSON or not spoken & _FIRST_PERSON:
+        return False
+    for part in _PHRASE.split(clause):  # "since you only got the short version: I signed it"
+        tokens = words(part)
+        for at, token in enumerate(tokens):
+            if in_any_form(index_terms(token)) & held:
+                for before in reversed(tokens[:at]):
+                    if before in _SECOND_PERSON:
+                        return True
+                    if before in _FIRST_PERSON:
+                        return False
+                return False
+    return False
+
+
+_PHRASE = re.compile(r"[,:;–—]|\s-\s")
 
 
 def _to_them(spoken: set[str]) -> bool:
