@@ -130,6 +130,21 @@ def test_in_a_clause_saying_i_and_you_the_nearest_person_before_the_topic_owns_i
     assert own == 0.0
 
 
+def test_a_kind_said_with_s_is_no_owner() -> None:
+    # "the women's masters quad" is a kind of boat, not some women's: Dana's
+    own, anyone = held(
+        "How did Dana's quad place at the Head of the Vecht?",
+        (DANA, "we entered the women's masters quad at the Head of the Vecht"),
+    )
+    assert own == anyone == 0.75  # all but "place"
+    # "my friend's quad" is someone else's
+    own, anyone = held(
+        "How did Dana's quad place at the Head of the Vecht?",
+        (DANA, "my friend's quad won the Head of the Vecht"),
+    )
+    assert own < anyone
+
+
 def test_a_name_that_only_calls_someone_does_not_make_the_text_theirs() -> None:
     own, _ = held("When was Dana's surgery?", (MARCUS, "Dana. The surgery went well."))
     assert own == 0.0

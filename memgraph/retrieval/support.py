@@ -658,6 +658,14 @@ _OWNED_AFTER = {
 """Whose a thing is, said after it: "Speaking of sisters, mine is coming", "a
 friend of yours" ("his" only after "of": "the dog his dinner" is no dog of his)."""
 _OWNED_AFTER_OF = _OWNED_AFTER | {"his": "other"}
+_NO_OWNERS = frozenset(
+    index_terms(
+        "women men children kids girls boys ladies people today tonight tomorrow "
+        "yesterday week weekend month year world"
+    )
+)
+"""Words before "'s" that say what kind of thing it is, not whose: "the women's
+masters quad", "today's run"."""
 
 
 def _owner(
@@ -697,7 +705,7 @@ def _owner(
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
                     return "them" if spoken_of or told_of() else "other"
-                if low.endswith("'s") and index_terms(low[:-2]):
+                if low.endswith("'s") and set(index_terms(low[:-2])) - _NO_OWNERS:
                     if is_their_name(low[:-2], query):
                         return "them"
                     if spoken_of and kin(index_terms(low[:-2])) & KIN_TERMS:
