@@ -8,7 +8,13 @@ import pytest
 
 from memgraph import Memory
 from memgraph.retrieval import bridge
-from memgraph.retrieval.bridge import bridge_names, bridged, describes_someone, second_query
+from memgraph.retrieval.bridge import (
+    asks_about_someone_described,
+    bridge_names,
+    bridged,
+    describes_someone,
+    second_query,
+)
 from memgraph.retrieval.ranking import Candidate
 
 
@@ -18,6 +24,18 @@ def test_a_question_describing_someone_is_told_from_one_naming_them() -> None:
     assert describes_someone("What does the person whose hair tie Simit swallowed do?")
     assert not describes_someone("What does Noah do for a living?")
     assert not describes_someone("Who looked after the cat?")
+
+
+def test_a_question_about_someone_it_describes_first_is_not_about_whom_it_names() -> None:
+    # whose the topic is is not judged for Tendai: the question asks about Wanjiku
+    asks = asks_about_someone_described
+    assert asks("What does the person Tendai played Malaika for do for a living?")
+    assert asks("In which town does the person who minds Wanjiru's kids live?")
+    assert asks("The family member who drove Yusra's dad to hospital trains for which trade?")
+    # named first: the question is about Calvin
+    assert not asks("What does Calvin feel at the relief of someone whose car he fixed?")
+    assert not asks("What did Dana say to the one John Smith?")
+    assert not asks("What does Noah do for a living?")
 
 
 def test_bridge_names_are_the_people_the_texts_name_that_the_question_does_not() -> None:

@@ -24,7 +24,7 @@ from memgraph.models import (
 )
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
-from memgraph.retrieval.bridge import bridged
+from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import last_name_said, relative_named
@@ -329,7 +329,13 @@ class ReadMixin(MemoryCore):
                         bool(indexed.voices) and not indexed.heard(graph.entity_name(entity))
                     ),
                 )
-                unanswered = held is not None and held.about_someone_else
+                # "the person Tendai played it for": the question is about someone
+                # it describes, not about whom it names
+                unanswered = (
+                    held is not None
+                    and held.about_someone_else
+                    and not asks_about_someone_described(query)
+                )
                 asking_name = asks_name(query)
                 said = (
                     {e: spoken_words(doc) for e, doc in docs.items()}

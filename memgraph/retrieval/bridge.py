@@ -23,6 +23,7 @@ __all__ = [
     "BRIDGES",
     "KEPT_FIRST",
     "READ_FIRST",
+    "asks_about_someone_described",
     "bridge_names",
     "bridged",
     "describes_someone",
@@ -43,9 +44,34 @@ _DESCRIBED = re.compile(
     r"(?:who|whom|whose)\b",
     re.IGNORECASE,
 )
+_DESCRIBED_BY_A_CLAUSE = re.compile(
+    r"\b(?i:the)\s+(?i:person|man|woman|guy|girl|friend|relative|one|colleague|coworker|"
+    r"neighbou?r)\s+[A-Z][\w'’-]*\s+(?!and\b|or\b)[a-z]"
+)
+"""Someone described by what a named person did, with no "who": "the person
+Tendai played it for", "the man Tolu started dating"."""
 """Someone the question describes instead of naming: "the relative who knitted
 Juno's jumper", "the crewmate whose lab ..."."""
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+_CAPITALISED = re.compile(r"(?<=\s)[A-Z][\w'’-]*")
+
+
+def asks_about_someone_described(question: str) -> bool:
+    """Whether the question asks about someone it describes before it names
+    anyone ("What does the person Tendai played it for do?", "In which town does
+    the person who minds Wanjiru's kids live?"), not about whom it names first
+    ("What does Calvin feel at the relief of someone whose car he fixed?")."""
+    found = [
+        m.start()
+        for m in (_DESCRIBED.search(question), _DESCRIBED_BY_A_CLAUSE.search(question))
+        if m is not None
+    ]
+    if not found:
+        return False
+    named = _CAPITALISED.search(question)
+    return named is None or min(found) < named.start()
 
 
 def describes_someone(question: str) -> bool:
