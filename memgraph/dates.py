@@ -413,9 +413,19 @@ def _nearest_of(
     return -1 if nearest[-1] < nearest[1] else 1 if nearest[1] < nearest[-1] else 0
 
 
+_DONE = re.compile(
+    r"(?:\b(?:is|are|am|was|were|im)|['’](?:s|re|m))\s+(?:all |finally |officially |now )?"
+    r"(?:done|finished|complete|completed|sorted|fixed)\b",
+    re.IGNORECASE,
+)
+"""A thing said to be done, which happened before: "THE KITCHEN IS DONE. Tuesday."."""
+
+
 def _tense_of(clause: str) -> int:
     """-1 when ``clause`` speaks of the past, 1 of the future, 0 when it does not say."""
     clause = _HAVE_GOT.sub(" ", clause)
+    if _DONE.search(clause) and not _FUTURE.search(clause):
+        return -1
     past = bool(_PAST.search(clause))
     future = bool(_FUTURE.search(clause) or _PLANNED.search(clause))  # "they're getting married"
     return -1 if past and not future else 1 if future and not past else 0
@@ -1065,7 +1075,8 @@ def _bare_days_known(
     """``spans`` with the bare days of ``text`` (``bare``: where each starts, its
     match and its tense) read as the days the conversation named before it or the
     text names itself ("the 3rd not the 30th. 3rd of March"), and each other bare
-    day beside one so read in its month ("it's the 15th not the 8th")."""
+    day beside one so read in the month that puts it nearest ("it's the 15th not
+    the 8th" of August, "moved on the 30th, started on the 1st" of June)."""
     earliest = said - timedelta(days=DAY_SAID_BEFORE)
     latest = said + timedelta(days=366)
     known = {d: day for d, day in (days_said or {}).items() if earliest <= day <= latest}
@@ -1100,11 +1111,23 @@ def _bare_days_known(
             resolved = format_day(anchored[start])
         elif start in numbers:
             nearest = anchored[min(anchored, key=lambda at: abs(at - start))]
-            moved = _day_in(nearest.year, nearest.month, numbers[start])
+            moved = _day_nearest(nearest, numbers[start])
             if moved is not None:  # "it's the 15th not the 8th": the 8th's month
                 resolved = format_day(moved)
         kept.append((start, end, resolved))
     return kept
+
+
+def _day_nearest(anchor: date, number: int) -> date | None:
+    """The day ``number`` of the month nearest ``anchor``: its own month ("the 15th
+    not the 8th" of August), or the one before or after when that is nearer
+    ("moved on the 30th, started on the 1st" of June is 30 May)."""
+    months = [(anchor.year, anchor.month)]
+    before = anchor.replace(day=1) - timedelta(days=1)
+    after = anchor.replace(day=28) + timedelta(days=4)
+    months += [(before.year, before.month), (after.year, after.month)]
+    days = [day for y, m in months if (day := _day_in(y, m, number)) is not None]
+    return min(days, key=lambda day: abs((day - anchor).days), default=None)
 
 
 _APPOSITION = re.compile(

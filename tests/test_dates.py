@@ -904,3 +904,21 @@ def test_a_day_on_which_something_was_done_is_no_day_to_come() -> None:
         "Finished on the 5th!", date(2025, 12, 14), days_said={5: date(2026, 1, 5)}
     )
     assert "(5 December 2025)" in found
+
+
+def test_a_bare_day_beside_one_said_before_is_in_the_month_nearest_it() -> None:
+    # "1 June" was named before: the 30th just before the 1st is 30 May
+    found = resolve_relative_dates(
+        "Moved on the 30th like planned, started at Pwani on the 1st",
+        date(2026, 6, 24),
+        days_said={1: date(2026, 6, 1)},
+    )
+    assert "the 30th (30 May 2026)" in found and "the 1st (1 June 2026)" in found
+
+
+def test_a_weekday_after_news_that_something_is_done_is_the_one_just_past() -> None:
+    # said on Saturday 10 January 2026
+    said = date(2026, 1, 10)
+    found = resolve_relative_dates("THE KITCHEN IS DONE. Tuesday. A real kitchen", said)
+    assert "Tuesday (6 January 2026)" in found
+    assert "(13 January" in resolve_relative_dates("it will be done Tuesday", said)
