@@ -718,6 +718,20 @@ def test_a_pet_spoken_of_only_in_the_plural_is_nobody_s() -> None:
     assert found is not None and not found.about_someone_else
 
 
+def test_a_pet_spoken_of_only_as_one_to_have_is_nobody_s() -> None:
+    # Dana only wishes for a dog; Marcus has one
+    said = [
+        (DANA, "she wants a garden for a dog 👀"),
+        (MARCUS, "my dog Biscuit loves the beach"),
+    ]
+    found = judged("What is the name of Dana's dog?", said)
+    assert found is not None and found.about_someone_else
+    # "I got a dog" is a dog had
+    said = [(DANA, "I got a dog last week"), (MARCUS, "my dog Biscuit loves the beach")]
+    found = judged("What is the name of Dana's dog?", said)
+    assert found is not None and not found.about_someone_else
+
+
 def test_the_relative_of_someone_only_spoken_of_is_judged_too() -> None:
     # Jess never speaks and is no entity: the question still asks for her grandmother
     question = Query(

@@ -45,6 +45,7 @@ from memgraph.retrieval.possession import (
     RELATIONS,
     is_their_name,
     kin,
+    kinds,
     possessed,
 )
 from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
@@ -596,6 +597,11 @@ def _clauses(
             # "how's the cat?" say whose; "the cat" alone is most often the speaker's)
             owned.setdefault(None, set()).add(head)
             held = held - {head}
+        elif head in PETS and head in held and owner is None and _wished_for(clause, head):
+            # "she wants a garden for a dog", "I'd love a cat someday": a pet to have,
+            # nobody's yet
+            owned.setdefault(None, set()).add(head)
+            held = held - {head}
         if (
             spoken_of
             and whose is False
@@ -608,6 +614,29 @@ def _clauses(
             whose = None
         owned.setdefault(whose, set()).update(held)
     return [(held, whose) for whose, held in owned.items()]
+
+
+_WISHING = frozenset(
+    {"want", "wants", "wanted", "wanting", "wish", "wishing", "for", "need", "needs"}
+    | {"love", "like", "dream", "dreaming", "considering", "consider", "if"}
+)
+"""Words before "a dog" that make it a pet to have, not one had."""
+
+
+def _wished_for(clause: str, head: str) -> bool:
+    """Whether the clause speaks of a pet of ``head``'s kind only as one to have ("a
+    garden for a dog", "I want a cat", "thinking about a puppy")."""
+    tokens = words(clause)
+    for at, token in enumerate(tokens):
+        if token not in ("a", "an", "another") or at == 0:
+            continue
+        pet = any(head in kinds(in_any_form(index_terms(t))) for t in tokens[at + 1 : at + 3])
+        if pet and (
+            tokens[at - 1] in _WISHING
+            or tokens[max(0, at - 2) : at] in (["thinking", "about"], ["thinking", "of"])
+        ):
+            return True
+    return False
 
 
 def _plural(clause: str, head: str) -> bool:
