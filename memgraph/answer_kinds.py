@@ -256,7 +256,10 @@ KINDS: tuple[AnswerKind, ...] = (
     ),
     _kind(
         "food",
-        r"\b(?:eats?|eating|foods?|snacks?|desserts?|allergic)\b",
+        # not a place or a trade of food: "a food pantry", "the food truck"
+        r"\b(?:eats?|eating|foods?(?! (?:pantry|pantries|bank|banks|truck|trucks|court|"
+        r"drive|stall|stalls|delivery|poisoning|processor|hall|market))|snacks?|desserts?|"
+        r"allergic)\b",
         "pizza pasta sushi ramen tacos curry burgers salad soup steak chicken fish "
         "vegan vegetarian gluten dairy nuts peanuts shellfish chocolate cake cookies "
         "bread cheese rice noodles dumplings",

@@ -26,6 +26,10 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     assert set(index_terms("engaged fiance")) <= set(
         answer_cues("What is Hannah's relationship to Chidi now?")
     )
+    # a food pantry or a food truck is a place, not a food asked for
+    assert "ramen" in answer_cues("What food does Lucía like?")
+    assert "ramen" not in answer_cues("Which day does Lucía volunteer at a food pantry?")
+    assert "ramen" not in answer_cues("Where does Dana park her food truck?")
 
 
 def test_a_colour_question_gets_the_names_of_colours_but_a_why_question_not() -> None:
