@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from memgraph.text import index_terms
 
-__all__ = ["AMOUNT_WORDS", "asks_amount", "paid_as", "states_amount"]
+__all__ = ["AMOUNT_WORDS", "asks_amount", "paid_as", "payment_asked", "states_amount"]
 
 _MONEY_WORDS = (
     "cost costs costed pay pays paid paying spend spends spent spending charge charges "
@@ -81,13 +81,37 @@ _PAID_SO = {
     term: re.compile(pattern, re.IGNORECASE)
     for words, pattern in (
         ("rent", r"\d[\d,.]*k?" + _PER + r"(?:month|mo|week|wk|fortnight)\b|\d\s?(?:pcm|pw)\b"),
-        ("salary", r"\d[\d,.]*\s?k\b|\d[\d,.]*" + _PER + r"(?:year|yr|annum)\b"),
+        (
+            "salary",
+            r"\d[\d,.]*\s?k\b|\d[\d,.]*" + _PER + r"(?:year|yr|annum)\b"
+            r"|\d[\d,.]*" + _PER + r"(?:month|mo)\s+(?:gross|net|before tax|after tax)\b",
+        ),
         ("wage rate", r"\d[\d,.]*" + _PER + r"(?:hour|hr|h)\b"),
     )
     for term in index_terms(words)
 }
 """How a sum of the kind a word names is said: rent by the month or week, a salary
 by the year or in thousands, a wage by the hour."""
+
+
+_PAYMENTS = frozenset(
+    index_terms("rent salary wage wages fee fees fare fares tuition deposit bonus severance")
+)
+_SUMS_OF_SEVERAL = re.compile(
+    r"\b(?:altogether|in total|total|including|combined|together|more|less|difference|"
+    r"between|than)\b",
+    re.IGNORECASE,
+)
+
+
+def payment_asked(question: str) -> frozenset[str]:
+    """The kind of payment a question asking one sum names ("rent", "salary", "fee"
+    of "How much is the HOA fee?"): a sum that answers it is said with that word,
+    or the way such a sum is paid. None for a sum of several ("altogether,
+    including the fee to change it")."""
+    if _SUMS_OF_SEVERAL.search(question):
+        return frozenset()
+    return frozenset(index_terms(question)) & _PAYMENTS
 
 
 def paid_as(topic: Iterable[str], text: str) -> bool:

@@ -8,7 +8,7 @@ import pytest
 
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.sums import asks_amount, paid_as, states_amount
+from memgraph.sums import asks_amount, paid_as, payment_asked, states_amount
 from memgraph.text import index_terms
 from tests.test_recall_quality import recalled
 
@@ -141,3 +141,19 @@ def test_a_sum_answers_for_what_the_turns_before_it_speak_of() -> None:
     assert not states_its_sum(texts, index_terms("rent flat"), lambda e: before.get(e, []))
     assert states_its_sum({"e9": "950 a month, one bed"}, index_terms("rent"), lambda e: [])
     assert not states_its_sum({"e9": "the rent is fine"}, index_terms("rent"), lambda e: [])
+
+
+def test_a_sum_of_the_kind_asked_is_said_with_its_word() -> None:
+    asked = "How much is the monthly HOA fee on Lucía's Ballard condo?"
+    assert payment_asked(asked) == frozenset(index_terms("fee"))
+    topic = topic_of_amount(index_terms(asked))
+    price = {"e1": "we got the Ballard condo for $474k!!"}
+    # the condo's price is no fee
+    assert states_its_sum(price, topic, lambda e: [])
+    assert not states_its_sum(price, topic, lambda e: [], of_kind=payment_asked(asked))
+    fee = {"e2": "HOA fee on the condo is $410 a month, ouch"}
+    assert states_its_sum(fee, topic, lambda e: [], of_kind=payment_asked(asked))
+    # a sum of several asks no one kind
+    assert not payment_asked("How much did the flight cost altogether, including the fee?")
+    # a salary may be said by the month, gross or net
+    assert paid_as(set(index_terms("salary")), "€2,900 a month gross")

@@ -43,6 +43,7 @@ from memgraph.retrieval.support import (
     support,
 )
 from memgraph.speakers import spoken_words
+from memgraph.sums import payment_asked
 from memgraph.text import STOP_WORDS, index_terms, words
 
 __all__ = ["ReadMixin"]
@@ -363,6 +364,7 @@ class ReadMixin(MemoryCore):
                         said,
                         topic_of_amount(analyzed.content_terms),
                         talk.before,
+                        of_kind=payment_asked(query),
                     )
             note = None
             if unanswered:

@@ -74,13 +74,18 @@ def states_its_sum(
     texts: Mapping[str, str],
     topic: Iterable[str],
     before: Callable[[str], Sequence[tuple[str, str]]],
+    *,
+    of_kind: Iterable[str] = (),
 ) -> bool:
     """Whether one of ``texts`` (episode id -> words) states a sum and speaks of
     ``topic``, what the sum was for: in its own words, in the turns ``before`` it
     ("the deck oven died" ... "what happened" ... "£1,800 to fix"), or by stating
-    it the way that kind of sum is paid ("950 a month" for rent). With no topic,
-    any sum answers."""
+    it the way that kind of sum is paid ("950 a month" for rent). ``of_kind``: the
+    kind of payment asked (:func:`memgraph.sums.payment_asked`); a sum said of
+    the topic must then be said with it ("the HOA fee", not the condo's price).
+    With no topic, any sum answers."""
     wanted = set(topic)
+    kinds = set(of_kind)
     for episode_id, words in texts.items():
         if not states_amount(words):
             continue
@@ -89,6 +94,6 @@ def states_its_sum(
         said = set(index_terms(words))
         for _previous, earlier in before(episode_id):
             said.update(index_terms(earlier))
-        if wanted & said:
+        if wanted & said and (not kinds or kinds & said):
             return True
     return False
