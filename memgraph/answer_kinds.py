@@ -8,7 +8,8 @@ pets and breeds, instruments, injuries and illnesses, relationships, vehicles,
 schools, pastimes, exercise, races, ages ("turned 9"), weights ("65 pounds"), diets,
 technologies (databases, languages, clouds), drinks and food, school subjects
 ("chem exams"), medication ("5 mg"), colours,
-jewellery, whom one lives with ("my new housemate"), and the places one travels to
+jewellery, whom one lives with ("my new housemate"), where one lives ("we got the
+Crows Nest flat"), and the places one travels to
 ("took a short trip to Rome" for "Which cities has Jon visited?"). The lists are
 general English, not any one conversation's.
 """
@@ -31,15 +32,20 @@ class AnswerKind:
         name: what the kind is called.
         asks: a pattern over the lowercased question that asks for this kind.
         cues: the words (index terms) answers of this kind are said in.
+        ranks: whether search also looks for those words; when not, they only
+            say whether a text of the person holds an answer ("we got the Crows
+            Nest flat" for "Which suburb does Ada live in now?"), as a flat or a
+            move is spoken of far more often than it answers.
     """
 
     name: str
     asks: re.Pattern[str]
     cues: frozenset[str]
+    ranks: bool = True
 
 
-def _kind(name: str, asks: str, cues: str) -> AnswerKind:
-    return AnswerKind(name, re.compile(asks), frozenset(index_terms(cues)))
+def _kind(name: str, asks: str, cues: str, *, ranks: bool = True) -> AnswerKind:
+    return AnswerKind(name, re.compile(asks), frozenset(index_terms(cues)), ranks)
 
 
 KINDS: tuple[AnswerKind, ...] = (
@@ -116,6 +122,16 @@ KINDS: tuple[AnswerKind, ...] = (
         r"\b(?:lives? with|living with|(?:'s|s'|his|her|their|new|former|old) "
         r"(?:house|flat|room)mates?)\b",
         "housemate roommate flatmate moved move moving lease room",
+    ),
+    _kind(
+        "home",
+        r"\bwhere (?:does|do|did|will) [\w' ]{1,40}? (?:live|stay)\b|"
+        r"\b(?:which|what) (?:\w+ )?(?:cit(?:y|ies)|towns?|suburbs?|neighbou?rhoods?|areas?|"
+        r"parts? of [\w ]{1,20}|streets?|countr(?:y|ies)) (?:does|do|did|will) [\w' ]{1,40}? "
+        r"(?:live|stay)\b",
+        "flat apartment house moved move moving lease rent renting landlord neighbourhood "
+        "neighborhood suburb street room housemate flatmate roommate",
+        ranks=False,
     ),
     _kind(
         "place",
@@ -268,13 +284,15 @@ KINDS: tuple[AnswerKind, ...] = (
 """The kinds of question whose answers have everyday words of their own."""
 
 
-def answer_cues(question: str) -> list[str]:
+def answer_cues(question: str, *, judging: bool = False) -> list[str]:
     """The index terms the answers to ``question`` are usually said in, for each
-    kind it asks for ("" kinds: none)."""
+    kind it asks for ("" kinds: none); ``judging``: also those of the kinds
+    search does not look for (:attr:`AnswerKind.ranks`), to judge whether a text
+    answers."""
     lowered = question.lower().replace("’", "'")
     cues: set[str] = set()
     for kind in KINDS:
-        if kind.asks.search(lowered):
+        if (kind.ranks or judging) and kind.asks.search(lowered):
             cues |= kind.cues
     return sorted(cues)
 

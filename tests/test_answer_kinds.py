@@ -26,6 +26,13 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     assert set(index_terms("engaged fiance")) <= set(
         answer_cues("What is Hannah's relationship to Chidi now?")
     )
+    # where someone lives is told as "we got the Crows Nest flat", "moved on
+    # Saturday": words that judge a text, not ones search looks for
+    asked = "Which suburb does Ada live in now?"
+    assert "flat" not in answer_cues(asked)
+    assert set(index_terms("flat moved lease")) <= set(answer_cues(asked, judging=True))
+    assert "flat" in answer_cues("Where does Dana live?", judging=True)
+    assert "flat" not in answer_cues("Where did Dana travel last summer?", judging=True)
     # a food pantry or a food truck is a place, not a food asked for
     assert "ramen" in answer_cues("What food does Lucía like?")
     assert "ramen" not in answer_cues("Which day does Lucía volunteer at a food pantry?")

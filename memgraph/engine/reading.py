@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any, NamedTuple
 
-from memgraph.answer_kinds import asks_name
+from memgraph.answer_kinds import answer_cues, asks_name
 from memgraph.dates import names_a_bare_day
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
@@ -323,7 +323,7 @@ class ReadMixin(MemoryCore):
                     episode_docs=docs,
                     frequency=indexed.weight,
                     talk=talk,
-                    cues=analyzed.answer_cues,
+                    cues=answer_cues(query, judging=True),
                     # someone a conversation speaks of who never speaks in it (Kristen's
                     # mother Carol); nobody, when no remembered text has a speaker
                     silent=lambda entity: (
