@@ -130,6 +130,17 @@ def test_in_a_clause_saying_i_and_you_the_nearest_person_before_the_topic_owns_i
     assert own == 0.0
 
 
+def test_a_plain_clause_after_the_speaker_speaks_of_their_own_is_theirs() -> None:
+    # "I'm hooked on ... This is a great football game": Marcus's own game, though
+    # Dana spoke of football just before
+    own, anyone = held(
+        "What football game does Dana play?",
+        (DANA, "I love football, always have"),
+        (MARCUS, "I'm hooked on FIFA 23 lately. It's the football game everyone plays"),
+    )
+    assert own < anyone
+
+
 def test_a_kind_said_with_s_is_no_owner() -> None:
     # "the women's masters quad" is a kind of boat, not some women's: Dana's
     own, anyone = held(

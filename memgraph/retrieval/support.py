@@ -526,6 +526,13 @@ def _clauses(
     for clause, said in clauses:
         held = said & wanted
         if not held:
+            # "I'm hooked on this game called FIFA 23. This is a great football
+            # game": what follows goes on from the speaker's own
+            telling_own = telling_own or (
+                not clause.rstrip().endswith("?")
+                and bool(set(words(clause)) & _FIRST_PERSON)
+                and not set(words(clause)) & _SECOND_PERSON
+            )
             continue
         spoken = set(words(clause))
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
