@@ -141,6 +141,16 @@ def test_a_plain_clause_after_the_speaker_speaks_of_their_own_is_theirs() -> Non
     assert own < anyone
 
 
+def test_praise_speaks_of_no_job() -> None:
+    # "Great job" praises; only Marcus's turn speaks of a job
+    own, anyone = held(
+        "What happened to Dana's job?",
+        (DANA, "Great job on the race, so proud of you!"),
+        (MARCUS, "my job got cut last week, the whole team"),
+    )
+    assert own < anyone
+
+
 def test_a_kind_said_with_s_is_no_owner() -> None:
     # "the women's masters quad" is a kind of boat, not some women's: Dana's
     own, anyone = held(

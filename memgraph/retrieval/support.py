@@ -801,7 +801,18 @@ def _owned_by_name(text: str, query: Query) -> bool:
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
-    return [(m.group(), in_any_form(index_terms(m.group()))) for m in _CLAUSE.finditer(text)]
+    return [
+        (m.group(), in_any_form(index_terms(_PRAISE.sub(" ", m.group()))))
+        for m in _CLAUSE.finditer(text)
+    ]
+
+
+_PRAISE = re.compile(
+    r"\b(?:good|great|nice|awesome|amazing|fantastic|excellent|brilliant|wonderful|"
+    r"incredible|terrific|super|fab|cool|well)\s+job\b",
+    re.IGNORECASE,
+)
+"""Praise ("Great job, you picked up some great skills!"), which speaks of no job."""
 
 
 _REACTION = re.compile(
