@@ -142,13 +142,13 @@ def test_a_plain_clause_after_the_speaker_speaks_of_their_own_is_theirs() -> Non
 
 
 def test_praise_speaks_of_no_job() -> None:
-    # "Great job" praises; only Marcus's turn speaks of a job
+    # Dana's "Great job" praises Marcus's race; only his own job is spoken of
     own, anyone = held(
         "What happened to Dana's job?",
-        (DANA, "Great job on the race, so proud of you!"),
+        (DANA, "Great job on the race, I'm so proud!"),
         (MARCUS, "my job got cut last week, the whole team"),
     )
-    assert own < anyone
+    assert own == 0.0 and anyone > 0.0
 
 
 def test_a_kind_said_with_s_is_no_owner() -> None:
