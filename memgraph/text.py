@@ -112,8 +112,15 @@ def stem(word: str) -> str:
     """The Snowball (Porter 2) English stem of a lower-case word: ``works`` /
     ``working`` / ``worked`` → ``work``, ``adoption`` → ``adopt``. A final ``i``
     that Snowball leaves for a ``y`` is dropped, so ``allergies`` meets ``allergic``."""
+    kept = _NOT_STEMMED.get(word)
+    if kept is not None:
+        return kept
     found = str(_STEMMER.stemWord(word))
     return found[:-1] if len(found) > 4 and found.endswith("i") else found
+
+
+_NOT_STEMMED = {"busy": "busy", "busier": "busy", "busiest": "busy"}
+"""Words Snowball folds into another's stem: "busy" into "business" ("busi")."""
 
 
 _TERM_OF: dict[str, str] = {}  # word -> its index term ("" for a stop word), memoized

@@ -381,8 +381,16 @@ def test_bulk_term_indexing_matches_one_by_one_indexing() -> None:
         "we'd love it, I’ll be ill",
         "twenty-three, forty five, twenty",
         "her 33rd birthday, the 21st, 1st of May",
+        "too busy with the business",
     ]
     assert index_terms_many(texts) == [index_terms(text) for text in texts]
+
+
+def test_busy_is_no_business() -> None:
+    from memgraph.text import index_terms
+
+    # "What is Calvin's new business venture?" is not answered by "been so busy"
+    assert index_terms("busy busier business") == ["busy", "busy", "busi"]
 
 
 def test_an_ordinal_in_digits_is_its_number() -> None:

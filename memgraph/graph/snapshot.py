@@ -74,8 +74,8 @@ log = logging.getLogger("memgraph")
 
 INDEX_MAGIC = b"MGIDX03\n"
 # 5: terms are Snowball stems; 6: "we'd" is not "wed"; 7: "twenty-three" is "23";
-# 8: "33rd" is "33"
-INDEX_VERSION = 8
+# 8: "33rd" is "33"; 9: "busy" is not "business"
+INDEX_VERSION = 9
 
 
 @dataclass

@@ -82,7 +82,7 @@ CALLS_KEPT = 4
 """How many of the words a speaker's run of turns calls someone by wait for a reply."""
 RECENT_TURNS = 8
 """How many turns back a correction's value ("not the 20th") is looked for."""
-MAGIC = b"MGEPIDXD"
+MAGIC = b"MGEPIDXE"
 OLDER_MAGICS = (
     b"MGEPIDX2",
     b"MGEPIDX3",
@@ -95,12 +95,13 @@ OLDER_MAGICS = (
     b"MGEPIDXA",
     b"MGEPIDXB",
     b"MGEPIDXC",
+    b"MGEPIDXD",
 )
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react, format A
 reads a turn that is only a speaker's name as saying something when it opens a session,
 format B lacks the names speakers are called by, format C reads a correction's context
-from the turn just before it only)."""
+from the turn just before it only, format D stems "busy" as "business")."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
