@@ -36,16 +36,22 @@ class AnswerKind:
             say whether a text of the person holds an answer ("we got the Crows
             Nest flat" for "Which suburb does Ada live in now?"), as a flat or a
             move is spoken of far more often than it answers.
+        judges: whether they say whether a text holds an answer; when not, only
+            search looks for them ("the dog", "a westie" find the texts about
+            someone's dog, but "the dog" tells no breed).
     """
 
     name: str
     asks: re.Pattern[str]
     cues: frozenset[str]
     ranks: bool = True
+    judges: bool = True
 
 
-def _kind(name: str, asks: str, cues: str, *, ranks: bool = True) -> AnswerKind:
-    return AnswerKind(name, re.compile(asks), frozenset(index_terms(cues)), ranks)
+def _kind(
+    name: str, asks: str, cues: str, *, ranks: bool = True, judges: bool = True
+) -> AnswerKind:
+    return AnswerKind(name, re.compile(asks), frozenset(index_terms(cues)), ranks, judges)
 
 
 KINDS: tuple[AnswerKind, ...] = (
@@ -96,6 +102,28 @@ KINDS: tuple[AnswerKind, ...] = (
         "cavoodle labradoodle groodle frenchie dalmatian mastiff sheepdog springer westie "
         "bichon papillon ridgeback setter pointer tabby siamese persian ragdoll bengal "
         "sphynx shorthair calico maine coon tortoiseshell tortie tuxedo",
+        judges=False,
+    ),
+    _kind(
+        "pet",
+        r"\b(?:pets?|animals?|puppy|kitten)\b",
+        "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "
+        "turtle tortoise lizard snake horse pony rescue adopted shelter",
+        ranks=False,
+    ),
+    _kind(
+        "breed",
+        r"\b(?:breeds?|(?:kind|type|sort) of (?:dog|cat|bird|fish|horse|snake|lizard|rabbit)s?)\b",
+        # breed names only, and none that stems into a common word ("a lab", "main" of
+        # "maine coon", "frenchie", "westie", "yorkie", "staffie": "french", "west", ...)
+        "breed mutt retriever labrador poodle terrier husky beagle bulldog corgi "
+        "dachshund greyhound collie kelpie shiba spaniel pug chihuahua rottweiler doodle "
+        "maltese shih tzu pomeranian bernese newfoundland akita samoyed malamute "
+        "pitbull heeler weimaraner vizsla whippet schnauzer lurcher cockapoo "
+        "cavapoo cavoodle labradoodle groodle dalmatian mastiff sheepdog "
+        "bichon papillon ridgeback tabby siamese persian ragdoll bengal sphynx shorthair "
+        "tortoiseshell tortie",
+        ranks=False,
     ),
     _kind(
         "subject",
@@ -286,13 +314,13 @@ KINDS: tuple[AnswerKind, ...] = (
 
 def answer_cues(question: str, *, judging: bool = False) -> list[str]:
     """The index terms the answers to ``question`` are usually said in, for each
-    kind it asks for ("" kinds: none); ``judging``: also those of the kinds
-    search does not look for (:attr:`AnswerKind.ranks`), to judge whether a text
-    answers."""
+    kind it asks for ("" kinds: none); ``judging``: those that judge whether a
+    text answers (:attr:`AnswerKind.judges`) instead of those search looks for
+    (:attr:`AnswerKind.ranks`)."""
     lowered = question.lower().replace("’", "'")
     cues: set[str] = set()
     for kind in KINDS:
-        if (kind.ranks or judging) and kind.asks.search(lowered):
+        if (kind.judges if judging else kind.ranks) and kind.asks.search(lowered):
             cues |= kind.cues
     return sorted(cues)
 

@@ -33,6 +33,13 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     assert set(index_terms("flat moved lease")) <= set(answer_cues(asked, judging=True))
     assert "flat" in answer_cues("Where does Dana live?", judging=True)
     assert "flat" not in answer_cues("Where did Dana travel last summer?", judging=True)
+    # "the dog" finds the texts about someone's dog, but tells no breed; and "a lab"
+    # or "maine" (of "maine coon") are said of much else
+    breed = "What breed is Nadia's dog?"
+    assert "dog" in answer_cues(breed) and "dog" not in answer_cues(breed, judging=True)
+    assert "retriev" in answer_cues(breed, judging=True)
+    assert not {"lab", "main", "west", "staff"} & set(answer_cues(breed, judging=True))
+    assert "dog" in answer_cues("Does Dev have any pets?", judging=True)
     # a food pantry or a food truck is a place, not a food asked for
     assert "ramen" in answer_cues("What food does Lucía like?")
     assert "ramen" not in answer_cues("Which day does Lucía volunteer at a food pantry?")
