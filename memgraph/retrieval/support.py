@@ -525,16 +525,16 @@ def _clauses(
     telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
     for clause, said in clauses:
         held = said & wanted
+        spoken = set(words(clause))
         if not held:
             # "I'm hooked on this game called FIFA 23. This is a great football
             # game": what follows goes on from the speaker's own
             telling_own = telling_own or (
                 not clause.rstrip().endswith("?")
-                and bool(set(words(clause)) & _FIRST_PERSON)
-                and not set(words(clause)) & _SECOND_PERSON
+                and bool(spoken & _FIRST_PERSON)
+                and not spoken & _SECOND_PERSON
             )
             continue
-        spoken = set(words(clause))
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
         owner = (
             _owner(clause, head, query, chain, spoken_of=spoken_of, told_of=told_of)
@@ -870,6 +870,7 @@ def _yours_nearest(clause: str, held: set[str]) -> bool:
 
 
 _PHRASE = re.compile(r"[,:;–—]|\s-\s")
+"""Where a clause's phrases part: a comma, a colon, a dash."""
 
 
 def _to_them(spoken: set[str]) -> bool:
