@@ -89,7 +89,7 @@ KINDS: tuple[AnswerKind, ...] = (
         "gp surveyor pharmacy tech principal headteacher headmaster headmistress",
     ),
     _kind(
-        "pet",
+        "pet or breed",
         r"\b(?:pets?|animals?|breed|puppy|kitten|(?:kind|type|sort) of "
         r"(?:dog|cat|bird|fish|horse|snake|lizard|rabbit)s?)\b",
         "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "

@@ -424,10 +424,11 @@ _DONE = re.compile(
 def _tense_of(clause: str) -> int:
     """-1 when ``clause`` speaks of the past, 1 of the future, 0 when it does not say."""
     clause = _HAVE_GOT.sub(" ", clause)
-    if _DONE.search(clause) and not _FUTURE.search(clause):
-        return -1
+    ahead = _FUTURE.search(clause) is not None
+    if not ahead and _DONE.search(clause):
+        return -1  # "THE KITCHEN IS DONE": its "is" plans nothing
     past = bool(_PAST.search(clause))
-    future = bool(_FUTURE.search(clause) or _PLANNED.search(clause))  # "they're getting married"
+    future = ahead or bool(_PLANNED.search(clause))  # "they're getting married"
     return -1 if past and not future else 1 if future and not past else 0
 
 

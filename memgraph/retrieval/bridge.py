@@ -44,18 +44,19 @@ _DESCRIBED = re.compile(
     r"(?:who|whom|whose)\b",
     re.IGNORECASE,
 )
+"""Someone the question describes instead of naming: "the relative who knitted
+Juno's jumper", "the crewmate whose lab ..."."""
 _DESCRIBED_BY_A_CLAUSE = re.compile(
     r"\b(?i:the)\s+(?i:person|man|woman|guy|girl|friend|relative|one|colleague|coworker|"
     r"neighbou?r)\s+[A-Z][\w'’-]*\s+(?!and\b|or\b)[a-z]"
 )
 """Someone described by what a named person did, with no "who": "the person
 Tendai played it for", "the man Tolu started dating"."""
-"""Someone the question describes instead of naming: "the relative who knitted
-Juno's jumper", "the crewmate whose lab ..."."""
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 _CAPITALISED = re.compile(r"(?<=\s)[A-Z][\w'’-]*")
+"""A capitalised word after the question's first: where it names someone."""
 
 
 def asks_about_someone_described(question: str) -> bool:

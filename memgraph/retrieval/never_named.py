@@ -181,13 +181,13 @@ _ROLES = (
     "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
     "coworker player pastor priest principal headteacher professor lecturer"
 )
+_ROLE = "(" + "|".join(_ROLES.split()) + ")"
 _ROLE_NAMED = re.compile(
-    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?(?:[\w-]+ ){0,3}?("
-    + "|".join(_ROLES.split())
-    + r")s?\b"
-    + r"|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?("
-    + "|".join(_ROLES.split())
-    + r")['’]?s? (?:(?:first |last |full )?name|called)\b"
+    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?(?:[\w-]+ ){0,3}?"
+    + _ROLE
+    + r"s?\b|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?"
+    + _ROLE
+    + r"['’]?s? (?:(?:first |last |full )?name|called)\b"
 )
 """A question asking the name of someone by their role ("the name of Tobenna's
 landlord", "Papá's cardiologist's first name")."""

@@ -525,16 +525,14 @@ def _clauses(
     telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
     for clause, said in clauses:
         held = said & wanted
-        spoken = set(words(clause))
         if not held:
-            # "I'm hooked on this game called FIFA 23. This is a great football
-            # game": what follows goes on from the speaker's own
-            telling_own = telling_own or (
-                not clause.rstrip().endswith("?")
-                and bool(spoken & _FIRST_PERSON)
-                and not spoken & _SECOND_PERSON
-            )
+            if not telling_own and not clause.rstrip().endswith("?"):
+                # "I'm hooked on this game called FIFA 23. This is a great football
+                # game": what follows goes on from the speaker's own
+                spoken = set(words(clause))
+                telling_own = bool(spoken & _FIRST_PERSON) and not spoken & _SECOND_PERSON
             continue
+        spoken = set(words(clause))
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
         owner = (
             _owner(clause, head, query, chain, spoken_of=spoken_of, told_of=told_of)
