@@ -441,6 +441,20 @@ def test_a_reaction_to_the_other_s_news_is_theirs() -> None:
             (DANA, reply),
         )
         assert (own, anyone) == (0.0, 1.0), reply
+    # a wish for the other's day is theirs too, unless it is one's own or one's kin's
+    for wish in ("Happy birthday Marcus!", "happy belated bday!!", "have a great trip!"):
+        own, anyone = held(
+            "When is Dana's birthday trip?",
+            (MARCUS, "off on my birthday trip tomorrow"),
+            (DANA, wish),
+        )
+        assert (own, anyone) == (0.0, 1.0), wish
+    own, _ = held(
+        "When is Dana's birthday?",
+        (MARCUS, "what's new?"),
+        (DANA, "happy birthday to me, 40 today"),
+    )
+    assert own == 1.0
     # "I" said of the speaker's own stays theirs, reaction words or not
     own, _ = held(
         "What did Dana get promoted to?",
@@ -713,6 +727,28 @@ def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
     assert relative_named(tailor, ["the tailor was brilliant"], lambda _: False) is False
     cardiologist = ask("What is the first name of Papá's cardiologist?")
     assert relative_named(cardiologist, ["his cardiologist is strict"], lambda _: False) is False
+    # a nationality describes the cardiologist; it does not name him
+    assert named_role(cardiologist, "Nice cardiologist, Irish fella, very calm") is False
+    assert named_role(cardiologist, "his cardiologist Dr Walsh is calm") is True
+    # a place or a body is asked of by what it is, and named as people are
+    shelter = ask("What is the name of the shelter where Dana adopted Dubu?")
+    assert named_role(shelter, "got him from a shelter in Mapo") is False
+    assert named_role(shelter, "the shelter is called Happy Paws") is True
+    # what the question itself says of it is not its name
+    restaurant = ask("What was the name of the Lebanese restaurant Dana went to?")
+    assert named_role(restaurant, "that Lebanese restaurant was amazing") is False
+
+
+def named_role(question: Query, *texts: str) -> bool | None:
+    return relative_named(question, texts, known=lambda _word: False)
+
+
+def test_a_thing_s_name_or_a_place_near_a_relative_does_not_name_them() -> None:
+    father = ask("What is Dana's father's name?")
+    # "a Toyota Yaris" is a car, after "a"; a word said as a place elsewhere is a place
+    assert named_role(father, "a Toyota Yaris. my dad came to look at it") is False
+    assert named_role(father, "So, Manchester. dad is coming", "we live in Manchester") is False
+    assert named_role(father, "my dad Angus is coming") is True
 
 
 def test_a_late_relative_or_one_somewhere_is_still_the_relative_asked_about() -> None:

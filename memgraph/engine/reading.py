@@ -23,6 +23,7 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.ages import age_asked_of, states_their_age
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.days_said import days_said_before
@@ -366,6 +367,17 @@ class ReadMixin(MemoryCore):
                         talk.before,
                         of_kind=payment_asked(query),
                     )
+            asked_age = None if unanswered else age_asked_of(query)
+            if asked_age is not None:
+                # "How old is Walt?": an age said of him, not of Gus or the furnace
+                unanswered = not states_their_age(
+                    asked_age,
+                    (
+                        (e, doc.get("speaker"), indexed.addressee(e), spoken_words(doc))
+                        for e, doc in docs.items()
+                    ),
+                    talk.before,
+                )
             note = None
             if unanswered:
                 names = sorted(graph.entity_name(e) or e for e in analyzed.named)

@@ -36,6 +36,22 @@ _STARTS_SENTENCE = re.compile(
 _CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
 """A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
+_A_PLACE = re.compile(r"\b(?:in|from)\s+([A-Z][a-z]{2,})\b(?!['’])")
+"""A capitalised word said as a place ("flew in from Manchester")."""
+_ARTICLE_BEFORE = re.compile(r"\b(?:a|an|the)\s+$", re.IGNORECASE)
+"""Before a capitalised word, what makes it a thing's name, not a person's ("get a
+Polo", "the Ritz")."""
+_DEMONYM_WORDS = (
+    "american british english scottish welsh irish canadian australian kiwi french german "
+    "dutch belgian swiss austrian italian spanish portuguese greek polish czech hungarian "
+    "romanian russian ukrainian swedish norwegian danish finnish icelandic turkish lebanese "
+    "syrian israeli egyptian moroccan nigerian ghanaian kenyan ethiopian african indian "
+    "pakistani bangladeshi nepali chinese japanese korean vietnamese thai filipino "
+    "indonesian malaysian mexican brazilian argentinian argentine chilean peruvian "
+    "colombian cuban jamaican caribbean asian european latin arab persian"
+)
+_DEMONYMS = frozenset(_DEMONYM_WORDS.split())
+"""Capitalised words that describe, not name ("Nice cardiologist, Irish fella")."""
 _NAMED_RELATIVE = re.compile(
     r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) " + NOUN_WORDS + r"[A-Z][\w-]*"
 )
@@ -62,6 +78,7 @@ def _named_near(
     is_name: Callable[[str], bool],
     *,
     called: bool = False,
+    person: bool = True,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -76,6 +93,9 @@ def _named_near(
         for name in _NAME_LIKE.finditer(text)
         if not _STARTS_SENTENCE.search(text, 0, name.start())
     }
+    asked = set(_NAME_LIKE.findall(query.text))
+    # a word any of the texts says as a place ("in Manchester") is no one's name
+    places = {m.group(1) for text in texts for m in _A_PLACE.finditer(text)} if person else set()
     spoken_of = False
     for text in texts:
         tokens = list(WORD.finditer(text))
@@ -99,7 +119,14 @@ def _named_near(
                 return True, True
         for name in _NAME_LIKE.finditer(text):
             word = name.group()
-            if word.lower() in DAY_NAMES or known(word) or is_their_name(word, query):
+            if (
+                word.lower() in DAY_NAMES
+                or word.lower() in _DEMONYMS
+                or word in asked  # the name asked for is not in the question
+                or known(word)
+                or is_their_name(word, query)
+                or word in places
+            ):
                 continue
             if kin(index_terms(word)) & RELATIONS:
                 continue  # "Mum" is a relative, not their name
@@ -111,6 +138,8 @@ def _named_near(
                 continue
             if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
                 continue
+            if _ARTICLE_BEFORE.search(text, 0, _run_start(text, name.start())):
+                continue  # "get a Polo", "a Toyota Yaris": a thing's name
             where = place.get(name.start())
             if (
                 where is not None
@@ -121,6 +150,16 @@ def _named_near(
             if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
                 return True, True
     return False, spoken_of
+
+
+def _run_start(text: str, start: int) -> int:
+    """Where the run of capitalised words ending with the one at ``start`` begins
+    ("Toyota" of "a Toyota Yaris")."""
+    while True:
+        before = re.search(r"\b[A-Z][\w-]*\s+$", text[max(0, start - 30) : start])
+        if before is None:
+            return start
+        start = max(0, start - 30) + before.start()
 
 
 def relative_named(
@@ -179,7 +218,10 @@ _ROLES = (
     "physio physiotherapist therapist counsellor counselor midwife vet trainer apprentice "
     "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
     "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
-    "coworker player pastor priest principal headteacher professor lecturer"
+    "coworker player pastor priest principal headteacher professor lecturer lead "
+    # places and bodies a name is asked of ("the name of the shelter where ...")
+    "restaurant cafe café bar pub shelter firm company hotel clinic gym nursery shop store "
+    "bakery agency venue charity salon brewery"
 )
 _ROLE = "(" + "|".join(_ROLES.split()) + ")"
 _ROLE_NAMED = re.compile(

@@ -817,6 +817,13 @@ _REACTION = re.compile(
     r"^\W*(?:(?:wow|whoa|oh|oops|omg|aw+|yay|hey|ah+|ooh|woo+hoo+|yes|haha+|lol|and|also|so|"
     r"huge|big|many|massive|hearty|belated)\W+(?:[^\W\d_]+[,!]+\s*)?){0,3}"
     r"(?:congrat\w*|kudos|mazel tov|(?:good|best of) luck|way to go|well done|"
+    # a wish for the other's day ("Happy birthday Chloe!", "have a great trip"), not
+    # one to oneself or one's own ("happy birthday to my mum")
+    r"happy (?:belated |early |late )?(?:birthday|bday|anniversary|retirement|graduation|"
+    r"housewarming|first day|moving day)\b(?! to (?:me|my|our|us)\b)|"
+    r"(?:have|enjoy) (?:an? |the |your )?(?:(?:great|good|safe|lovely|wonderful|fun|amazing|"
+    r"nice|brilliant|fab|fantastic|relaxing|restful) )?(?:\w+ )?(?:trip|flight|time|holiday|"
+    r"vacation|weekend|birthday|party|wedding|honeymoon|travels)\b|safe travels|"
     r"good (?:on|for) (?:you|ya)|keep (?:it|them|that) up|keep up the|"
     r"(?:i['’]?m |i am |(?:so|really|very|super) )*(?:sorry|glad|happy|thrilled|stoked) "
     r"(?:to hear|for you|about|['’]bout)|(?:great|good|nice|awesome) to hear|"
@@ -828,7 +835,8 @@ _REACTION = re.compile(
 )
 """A clause that answers the other's news ("Congrats on the promotion!", "Hey Gina,
 congrats on the store!", "sorry to hear about the car", "That's awesome about the
-deal"): what it holds is theirs."""
+deal") or wishes them well on their day ("Happy birthday Chloe!", "enjoy the
+trip"): what it holds is theirs."""
 _SOUNDS = re.compile(
     r"\b(?:sounds?|sounded|looks?|looked) (?:so |really |super |like |(?:an? )?)?"
     r"(?:amazing|great|awesome|fun|cool|incredible|lovely|wonderful|fantastic|exciting|"

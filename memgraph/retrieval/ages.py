@@ -1,0 +1,123 @@
+"""Whether what recall found says how old the person asked about is.
+
+"How old is Walt?" is answered by "Gus is 78 with a bad knee" only for Gus: an
+age is said of someone ("Tolu's 27", "he's 15 and thinks he's Neymar" after his
+name, "I'm 29" by him, "happy 30th" to him, "35 actually" after "how old are
+you?"). When the texts recall found say ages only of others ("a 41 year old"
+by her husband, "the furnace is 25 years old"), nothing remembered says theirs.
+Only a question naming whom it asks about is judged ("How old is Kenji's wife
+Laura?"); "How old is Ada's granddaughter?" names her by a relative, whom a text
+calls by her own name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+__all__ = ["age_asked_of", "states_their_age"]
+
+_ASKS_AGE = re.compile(
+    r"^\s*how old (?:is|are) (?P<who>[^?]+?)(?:\s+(?:now|these days|today))?\s*\?*\s*$",
+    re.IGNORECASE,
+)
+_NAME_LAST = re.compile(r"(?:^|\s)(?P<name>[A-Z][\w'-]*)$")
+
+_NUMBER = (
+    r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|(?:twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)"
+)
+_AGE = re.compile(
+    r"\b" + _NUMBER + r"[- ](?:years?|yrs?|months?|weeks?)[- ]old\b"  # 14 yrs old, a 41-year-old
+    r"|\b\d{1,3} ?(?:yo|y/o|y\.o\.)\b"
+    r"|\b(?:turn(?:s|ed|ing)?|(?:be|is|'s|’s|am|'m|’m|are|'re|’re|was|aged?|at)"
+    r"(?: (?:only|just|almost|nearly|about|now|already|gonna be|going to be|turning))?) "
+    + _NUMBER
+    + r"\b(?![.:,]\d|\s*(?:%|percent|minutes|mins|hours|hrs|am|pm|k\b|km|miles|kg|lbs|pounds|"
+    r"dollars|euros|quid|weeks? pregnant|o'clock|degrees|points|of|out of|in the))"
+    r"|\b\d{1,3}(?:st|nd|rd|th)\b(?= birthday| bday|!|\s*🎉|\s*🎂| party)"
+    r"|\bhappy \d{1,3}(?:st|nd|rd|th)\b"
+    r"|\b(?:st|nd|rd|th)?\d{1,3}(?:st|nd|rd|th) (?:birthday|bday)\b",
+    re.IGNORECASE,
+)
+"""An age said: "14 yrs old", "a 41 year old", "turned 9", "he's 15", "I'm 29",
+"she's gonna be 8", "Mamie's 90th", "happy 30th"."""
+_BARE_AGE = re.compile(r"^\W*" + _NUMBER + r"\b(?!\s*(?:%|k\b|km|miles|minutes|hours))", re.I)
+_WISH = re.compile(r"\bhappy \d{1,3}(?:st|nd|rd|th)\b", re.IGNORECASE)
+"""A birthday wish ("happy 30th old man"): the age of whom it is said to."""
+_ASKS_HOW_OLD = re.compile(r"\bhow old\b|\bwhat age\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_FIRST = frozenset({"i", "i'm", "i’m", "im", "my", "me"})
+_SECOND = frozenset({"you", "you're", "you’re", "ur", "your", "u"})
+_THIRD = frozenset({"he", "he's", "he’s", "she", "she's", "she’s", "they", "they're", "his", "her"})
+
+
+def age_asked_of(question: str) -> str | None:
+    """The name of whom ``question`` asks the age of ("Laura" of "How old is Kenji's
+    wife Laura?"), when it asks "How old is ..." of someone it names last; else
+    ``None`` ("How old is Ada's granddaughter?", "How old was Wren when ...")."""
+    match = _ASKS_AGE.match(question.replace("’", "'"))
+    if match is None:
+        return None
+    named = _NAME_LAST.search(match["who"].strip())
+    return named["name"].removesuffix("'s") if named is not None else None
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[\w'’]+", text.lower()))
+
+
+def states_their_age(
+    name: str,
+    texts: Iterable[tuple[str, str | None, str | None, str]],
+    before: Callable[[str], Sequence[tuple[str, str]]],
+) -> bool:
+    """Whether one of ``texts`` says how old ``name`` is.
+
+    ``texts`` are ``(episode id, speaker, addressee, words)``; ``before`` gives the
+    turns an episode goes on from, nearest first. An age is theirs when its clause
+    names them, or is said by them in the first person, or to them in the
+    second (or wished a happy 30th), or calls them "he" or "she" after a clause
+    or turn naming them; a bare number opening a turn is theirs when it answers
+    "how old" asked of them, or puts right an age the turn before gave them."""
+    wanted = name.lower()
+
+    def names_them(text: str) -> bool:
+        return wanted in {w.removesuffix("'s").removesuffix("’s") for w in _words(text)}
+
+    def is_them(who: str | None) -> bool:
+        return bool(who) and str(who).split()[0].lower() == wanted
+
+    for episode_id, speaker, addressee, text in texts:
+        clauses = [m.group() for m in _CLAUSE.finditer(text)]
+        earlier: list[tuple[str, str]] | None = None
+        for at, clause in enumerate(clauses):
+            if _AGE.search(clause) is None and not (at == 0 and _BARE_AGE.match(clause)):
+                continue
+            spoken = _words(clause)
+            if _AGE.search(clause) is None:  # "35 actually." after "how old are you?"
+                if earlier is None:
+                    earlier = list(before(episode_id))
+                asked = earlier[0][1] if earlier else ""
+                # "how old is Dev?", "how old are you?", or an age said to them ("34
+                # year old kickflip king"), which they put right
+                if (_ASKS_HOW_OLD.search(asked) or _AGE.search(asked)) and (
+                    names_them(asked) or is_them(speaker)
+                ):
+                    return True
+                continue
+            if names_them(clause):
+                return True
+            if spoken & _FIRST and is_them(speaker):
+                return True
+            if (spoken & _SECOND or _WISH.search(clause)) and is_them(addressee):
+                return True
+            if spoken & _THIRD:
+                if any(names_them(other) for other in clauses[:at]):
+                    return True
+                if earlier is None:
+                    earlier = list(before(episode_id))
+                if any(names_them(turn) for _id, turn in earlier[:1]):
+                    return True
+    return False

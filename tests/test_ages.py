@@ -1,0 +1,64 @@
+"""Whether what recall found says how old the person asked about is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from memgraph.retrieval.ages import age_asked_of, states_their_age
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("How old is Walt?", "Walt"),
+        ("How old is Kenji's wife Laura?", "Laura"),
+        ("how old is Sam now?", "Sam"),
+        ("How old is Ada's granddaughter?", None),  # named only by a relative
+        ("How old was Wren when she started?", None),  # an age then, worked out
+        ("What does Walt do?", None),
+    ],
+)
+def test_the_age_asked_is_of_whom_the_question_names_last(question: str, name: str | None) -> None:
+    assert age_asked_of(question) == name
+
+
+def says(name: str, *turns: tuple[str | None, str | None, str], before: Sequence[str] = ()) -> bool:
+    """Whether the ``turns`` (speaker, addressee, text) say ``name``'s age; each
+    turn goes on from the one before it, the first from ``before``."""
+    texts = [(f"e{n}", speaker, to, text) for n, (speaker, to, text) in enumerate(turns)]
+    earlier = {f"e{n}": text for n, (_, _, text) in enumerate(turns)}
+
+    def going_on_from(episode: str) -> list[tuple[str, str]]:
+        at = int(episode[1:])
+        if at == 0:
+            return [("x", text) for text in before]
+        return [(f"e{at - 1}", earlier[f"e{at - 1}"])]
+
+    return states_their_age(name, texts, going_on_from)
+
+
+def test_an_age_is_theirs_when_it_is_said_of_them() -> None:
+    assert says("Gus", ("Karen", "Mike", "Gus is 78 with a bad knee."))
+    assert says("Tolu", ("Olumide", "Kenji", "Tolu's 27 and reads like a machine"))
+    assert says("Mateo", ("Rosa", "Evelyn", "Mateo turned 9 on Saturday!"))
+    assert says("Danny", ("Danny", "Mei", "I'm 29 and my knees are 60"))
+    assert says("Davi", ("Rafael", "Callum", "Davi is obsessed. ya, he's 15"))
+    assert says("Sam", ("Bea", "Sam", "happy 30th old man 🎉"))
+    # a bare number after "how old are you?", or putting right an age given them
+    assert says(
+        "Dev",
+        ("Dev", "Marisol", "35 actually. my birthday was Monday"),
+        before=["I'm so proud. 34 year old kickflip king"],
+    )
+    assert says("Dev", ("Dev", "Marisol", "35!"), before=["how old are you now?"])
+
+
+def test_an_age_of_someone_else_or_something_else_is_not_theirs() -> None:
+    assert not says("Walt", ("Karen", "Mike", "the furnace is 25 years old."))
+    assert not says("Walt", ("Tess", "Karen", "what do I tell a five year old about this"))
+    assert not says("Laura", ("Kenji", "Femi", "Not bad for a 41 year old"))
+    assert not says("Walt", ("Karen", "Mike", "Gus is 78 with a bad knee."))
+    assert not says("Dev", ("Dev", "Marisol", "35 minutes late, sorry"), before=["where are you?"])
+    assert not says("Walt", ("Karen", "Mike", "Dad won 3 of the 5 games"))
