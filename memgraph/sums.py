@@ -48,7 +48,8 @@ _NUMBER_WORD = (
     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a few|few|couple)"
 )
 _AMOUNT = re.compile(
-    r"[$£€¥₹]\s?\d"  # $1,450  £72  ₹38,000
+    r"[$£€¥₹₩₦₱฿₺₽₴₪₫]\s?\d"  # $1,450  £72  ₹38,000  ₩620,000
+    r"|(?<![\w$])(?:r\s?\d[\d,.]*\d|(?:rs\.?|kr|zł|chf|[a-z]{1,2}\$)\s?\d)"  # R1,450 NZ$90
     r"|\b\d[\d,.]*\s?(?:k|K|grand|mil|m|bn|million|billion|thousand)\b"  # 72k  1.2 million
     r"|\b\d[\d,.]*\s?(?:dollars?|bucks|pounds?|quid|euros?|rand|rupees?|lakhs?|crores?|"
     r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf)\b"
@@ -121,6 +122,6 @@ def paid_as(topic: Iterable[str], text: str) -> bool:
 
 
 def states_amount(text: str) -> bool:
-    """Whether ``text`` states a sum of money or a rate ("$1,450", "72k", "six
-    grand", "38,000 rupees", "4.5%", "£30 an hour", "it was free")."""
+    """Whether ``text`` states a sum of money or a rate ("$1,450", "R1,450", "NZ$90",
+    "72k", "six grand", "38,000 rupees", "4.5%", "£30 an hour", "it was free")."""
     return bool(_AMOUNT.search(text))

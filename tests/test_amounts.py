@@ -61,6 +61,9 @@ def test_a_question_asking_something_else(question: str) -> None:
         "they're paying three months' salary",
         "the adoption was free",
         "38,000 rupees",
+        "Vet was R1,450",  # rand
+        "NZ$90 a week",
+        "₩620,000 for the flight",
     ],
 )
 def test_a_text_stating_a_sum(text: str) -> None:
@@ -75,6 +78,7 @@ def test_a_text_stating_a_sum(text: str) -> None:
         "I paid 2 years ago",
         "ran 10 miles on Sunday",
         "the flights were expensive",
+        "the r2 unit is broken",
     ],
 )
 def test_a_text_stating_no_sum(text: str) -> None:

@@ -92,6 +92,7 @@ def test_a_question_naming_a_speaker_by_her_short_name_is_about_her(tmp_path: Pa
         ("Wow! that is great", ["wow"]),  # no name: many speakers answer it
         ("the duck was great, he cooked it", []),
         ("Zosia wants to play like Shiv.", []),  # spoken of, not called
+        ("Go Jesse! Which does he want?", []),  # cheered on, not called
         ("Of course! I'll bring it", []),  # a stop word
     ],
 )
@@ -126,6 +127,22 @@ def test_a_word_one_speaker_replies_to_again_and_again_calls_her() -> None:
         assert saved.called("wow") is None  # answered by Arjun and Siobhán alike
         assert saved.called("arjun") is None  # a speaker's own name
         assert saved.called("setlist") is None  # once is no name
+
+
+def test_a_word_its_speaker_says_of_someone_else_does_not_call_her() -> None:
+    # Megan answers "JESSE!!!" and "Jesse? How was drop off?", but she speaks of
+    # Jesse herself as often as Liam does: Jesse is her son, not her
+    turns = [
+        ("Megan", "Jesse got his offer from Stellenbosch"),
+        ("Liam", "JESSE!!! Amazing!"),
+        ("Megan", "I screamed. the dog barked"),
+        ("Liam", "Jesse? How was drop off?"),
+        ("Megan", "Saturday. Jesse's room is tiny"),
+    ]
+    index = EpisodeIndex()
+    for n, (speaker, text) in enumerate(turns):
+        index.add(f"e-{n + 1}", text, at_ms=n * 60_000, speaker=speaker, conversation="c")
+    assert index.called("jesse") is None
 
 
 def test_call_names_are_forgotten_with_a_purge() -> None:

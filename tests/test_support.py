@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.never_named import last_name_said, relative_named
+from memgraph.retrieval.possession import possessed
 from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
     Support,
     Talk,
     _how_much_theirs,
+    _owner,
     _shares,
     support,
 )
@@ -886,3 +888,18 @@ def test_a_last_name_is_known_from_a_full_name_or_a_name_written_out() -> None:
     boss = ask("What is the surname of Lena's boss?")
     assert last_name_said(boss, ["Lena"], ["herr pichler again"]) is None
     assert last_name_said(ask("Where does Keisha live?"), ["Keisha"], []) is None
+
+
+def test_a_name_said_to_be_the_thing_is_no_owner_of_it() -> None:
+    question = ask("What is the name of Dana's collie?")
+    collie = index_terms("collie")[0]
+    assert _owner("Bran's the collie right?", collie, question) is None
+    assert _owner("Marcus's collie is called Bran", collie, question) == "other"
+
+
+def test_a_verb_in_ing_ends_what_the_question_says_is_theirs() -> None:
+    assert possessed(ask("Where is Dana's dad living now?")) == ({"father"}, "father")
+    assert possessed(ask("What is Dana's sister studying?")) == ({"sister"}, "sister")
+    # a noun goes on after it: "training" is part of the plan
+    things, head = possessed(ask("How long was Dana's marathon training plan?"))
+    assert head == "plan" and len(things) == 3

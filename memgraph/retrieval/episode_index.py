@@ -82,7 +82,7 @@ CALLS_KEPT = 4
 """How many of the words a speaker's run of turns calls someone by wait for a reply."""
 RECENT_TURNS = 8
 """How many turns back a correction's value ("not the 20th") is looked for."""
-MAGIC = b"MGEPIDXE"
+MAGIC = b"MGEPIDXF"
 OLDER_MAGICS = (
     b"MGEPIDX2",
     b"MGEPIDX3",
@@ -96,12 +96,14 @@ OLDER_MAGICS = (
     b"MGEPIDXB",
     b"MGEPIDXC",
     b"MGEPIDXD",
+    b"MGEPIDXE",
 )
 """Formats rebuilt from the episodes on open (format 4 lacks the flags of questions
 and of turns that say nothing, format 6 the flag of turns that only react, format A
 reads a turn that is only a speaker's name as saying something when it opens a session,
 format B lacks the names speakers are called by, format C reads a correction's context
-from the turn just before it only, format D stems "busy" as "business")."""
+from the turn just before it only, format D stems "busy" as "business", format E
+reads "Go Jesse!" as calling the speaker who answers it)."""
 TIMED = 1
 UPDATE = 2
 FOLLOWS = 4
@@ -1128,8 +1130,11 @@ class EpisodeIndex:
         """The first name of the speaker the others call by ``word`` (lower case):
         at least :data:`CALLED_REPLIES` times a turn calling someone so ("Shiv.",
         "hey shiv!") was answered by them, and by them at least two times in three
-        ("shiv" → "Siobhán"). ``None`` for a speaker's own name, or a word that
-        calls anyone ("Wow!", "thanks guys!")."""
+        ("shiv" → "Siobhán"). ``None`` for a speaker's own name, a word that
+        calls anyone ("Wow!", "thanks guys!"), or one that speaker says herself
+        as often as half the others do: "JESSE!!!" and "Jesse? How was drop
+        off?", each answered by Megan, speak of her son, whom she calls Jesse
+        too (once, "it's Lu for me", is how a name is given)."""
         replied = self._calls.get(word)
         if not replied:
             return None
@@ -1138,6 +1143,12 @@ class EpisodeIndex:
             return None
         if word in self._voices_said()[1]:
             return None
+        terms = episode_terms(word)
+        if terms:
+            held = self.holding([terms], context=False)
+            own = int(np.count_nonzero(held & self.speakers.equal(name)))
+            if own >= CALLED_REPLIES and 2 * own >= int(np.count_nonzero(held)) - own:
+                return None  # "Jesse's 17 now": said by the one "JESSE!!!" was answered by
         return name.split()[0]
 
     def heard(self, name: str | None) -> bool:

@@ -31,12 +31,12 @@ _CALLED_FIRST = re.compile(r"\W*" + _NAME + r"\s*(?:[,!?.…]+|$)")
 """A turn opening with a word alone: "Shiv. The slides", "SHIV!! so", "Thandi,"."""
 _CALLED_AFTER = re.compile(
     r"\b(?:hey|hi|hiya|heya|hello|yo|thanks|thank you|thx|ty|bye|night|morning|"
-    r"congrats|congratulations|love you|miss you|ok|okay|sorry|welcome|dear|go)"
+    r"congrats|congratulations|love you|miss you|ok|okay|sorry|welcome|dear)"
     r"\s*,?\s+" + _NAME + r"(?=\s*(?:[,!?.…]|$)|\s+[^\w\s])",
     re.IGNORECASE,
 )
 """A word after a greeting, alone before a stop or an emoji: "hey thandi!",
-"bye Thandi!", "thank you Thandi ❤️"."""
+"bye Thandi!", "thank you Thandi ❤️"; not a cheer ("Go Jesse!" cheers her son on)."""
 _NOT_CALLED = STOP_WORDS | CALENDAR_WORDS
 
 

@@ -42,6 +42,13 @@ _POSSESSED = re.compile(
     r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their|my))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
 )
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
+_BE_SUBJECT = re.compile(r"\b(?:is|are|was|were|am)\s+\w$", re.IGNORECASE)
+"""Before a possession, what makes a word in "-ing" after it the verb ("Where is
+Liam's dad living now?", "What is Dana's sister doing?"), not a noun's."""
+_NO_NOUN_NEXT = re.compile(
+    r"\s*(?:[?.!]|$|(?:now|in|at|with|for|these|this|today|after|since|to|on|up|as|so)\b)",
+    re.IGNORECASE,
+)
 KIN = {
     alias: index_terms(word)[0]
     for word, aliases in KIN_WORDS.items()
@@ -99,7 +106,18 @@ def possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | N
         phrase: list[str] = []
         ended = False  # by the verb itself ("go" of "did her scents go")
         said = thing.split()
+        being = _BE_SUBJECT.search(query.text[: match.start() + 1]) is not None
+        rest = query.text[match.end(2) :]
         for at, word in enumerate(said):  # up to the noun phrase's end
+            if (
+                being
+                and at
+                and word.lower().endswith("ing")
+                and _NO_NOUN_NEXT.match(" ".join(said[at + 1 :]) + rest)
+            ):
+                # "Where is Liam's dad living now?": the verb ends it ("Tolu's marathon
+                # training plan" goes on with a noun)
+                break
             terms = index_terms(word)
             if terms and terms[0] in _LATE and at + 1 < len(said):
                 continue  # "Kofi's late grandfather": the grandfather, not "lately"

@@ -692,6 +692,8 @@ _OWNED_AFTER = {
 """Whose a thing is, said after it: "Speaking of sisters, mine is coming", "a
 friend of yours" ("his" only after "of": "the dog his dinner" is no dog of his)."""
 _OWNED_AFTER_OF = _OWNED_AFTER | {"his": "other"}
+_ARTICLES = frozenset({"the", "a", "an"})
+"""Words no owner comes before: "Bran's the collie" says who the collie is."""
 _NO_OWNERS = frozenset(
     index_terms(
         "women men children kids girls boys ladies people today tonight tomorrow "
@@ -735,6 +737,8 @@ def _owner(
             start, position = at, at - 1
             while position >= max(0, start - 2):
                 low = tokens[position].lower().replace("’", "'")
+                if low in _ARTICLES:
+                    break  # "Bran's the collie": Bran is the collie, no owner of it
                 if low in _OWNER_WORDS:
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
