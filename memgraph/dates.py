@@ -377,6 +377,15 @@ turns 65 on Saturday", "I've got an interview on Tuesday", "I'm nervous about
 friday", "I was thinking Thursday the 2nd"."""
 
 
+_OWNED_THING = re.compile(
+    r"(\b(?:got|had|passed|did|took|won|made|bought|sold|finished|\w+ed)\s+"
+    r"(?:his|her|my|our|your|their)\s+\w+)['’]s\b",
+    re.IGNORECASE,
+)
+"""A thing of someone's done, said by its owner's word alone ("got his learner's"):
+its "'s" is no "is" ("her birthday's the 22nd" is)."""
+
+
 def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     """The tense of the clause ``before`` + date + ``after``: when it holds words of
     both the past and the future ("friday was my last day, freelance life starts
@@ -384,6 +393,8 @@ def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     ahead (:data:`_SIGNED_UP`)."""
     if _SET_FOR.search(before) or _WHAT_IF.search(before):
         return 1  # "by Friday", "he has fixed it for 9 August", "what if I came in August"
+    # "got his learner's on Friday": a thing of his, not "it's on Friday"
+    before, after = _OWNED_THING.sub(r"\1  ", before), _OWNED_THING.sub(r"\1  ", after)
     patterns: list[tuple[int, re.Pattern[str]]] = [(1, _PLANNED), (-1, _PAST), (1, _FUTURE)]
     if signed_up:
         patterns.append((1, _SIGNED_UP))
@@ -448,7 +459,8 @@ _FRAGMENT_KINDS = _NEAR_DAYS | {"holiday", "in_month"}
 _FILLER_WORDS = (
     "on at in the around about maybe like yeah yes oh just only actually back since from "
     "morning afternoon arvo evening night "
-    "of sometime early late it that was were think i um uh and or so no wait sorry mean meant rather"
+    "of sometime early late it that was were think i um uh and or so no wait sorry mean meant rather "
+    "after before right"
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
 """Words a date said as a fragment ("on Sunday.", "oh, on the 23rd") comes with."""

@@ -654,6 +654,8 @@ def test_easter_is_a_sunday_between_march_22_and_april_25(year: int) -> None:
             "Sunday (28 April 2024)",
         ),
         ("we are meeting next Tuesday, sorry, Wednesday", date(2024, 5, 2), "(8 May 2024)"),
+        # "just after" is filler too: the holiday goes with the clause before
+        ("Rachel and I separated. Just after New Year", date(2024, 3, 10), "(1 January 2024)"),
     ],
 )
 def test_a_day_said_as_a_fragment_goes_with_the_clause_before(
@@ -922,3 +924,14 @@ def test_a_weekday_after_news_that_something_is_done_is_the_one_just_past() -> N
     found = resolve_relative_dates("THE KITCHEN IS DONE. Tuesday. A real kitchen", said)
     assert "Tuesday (6 January 2026)" in found
     assert "(13 January" in resolve_relative_dates("it will be done Tuesday", said)
+
+
+def test_a_thing_done_said_by_its_owner_s_word_alone_is_no_plan() -> None:
+    # "got his learner's on Friday": the licence he got, not "it's on Friday"
+    said = date(2024, 5, 5)  # a Sunday
+    assert "(3 May 2024)" in resolve_relative_dates("Jesse got his learner's on Friday!", said)
+    assert "(10 May 2024)" in resolve_relative_dates("the party's on Friday!", said)
+    birthday = resolve_relative_dates(
+        "Her birthday's the 22nd so I've got a week", date(2025, 3, 15)
+    )
+    assert "(22 March 2025)" in birthday
