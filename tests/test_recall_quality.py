@@ -362,6 +362,19 @@ def test_an_answer_is_found_through_the_question_it_answers(tmp_path: Path) -> N
             assert 'in reply to Dana: "NO. Sanjay?? where\'s he going"' in lines[answer]
 
 
+def test_a_cheer_is_shown_with_the_news_it_cheers(tmp_path: Path) -> None:
+    said = [
+        ("Liam", "The Sparks had their first game yesterday. Lost 14-6"),
+        ("Megan", "aw next time!"),
+        ("Liam", "We WON btw. Yesterday. 11-9"),
+        ("Megan", "Yesss! First win!"),
+    ]
+    [text] = recalled(tmp_path, said, "When did the Sparks win their first game?")
+    cheer = next(line for line in text.splitlines() if "Yesss! First win!" in line)
+    # it holds the question's words ("first win"), yet only the news says when
+    assert 'in reply to Liam: "We WON btw. Yesterday' in cheer
+
+
 def test_the_re_ranker_reads_a_reply_with_the_turns_it_answers(tmp_path: Path) -> None:
     chat = ScriptedChatModel({"rerank": [{"ids": []}]}, fallback=MockChatModel())
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:

@@ -235,7 +235,7 @@ class ReadMixin(MemoryCore):
         step = {
             e: index.context_of(e)
             for e, doc in docs.items()
-            if e in quiet or every_reply or _affirms(doc)
+            if e in quiet or every_reply or _affirms(doc) or _cheers(doc)
         }
         found = self._episode_docs(graph, sorted({p for p in step.values() if p is not None}))
         gone = self._retired_episodes(graph, found)
@@ -251,9 +251,9 @@ class ReadMixin(MemoryCore):
                 quoted = _other_speaker(doc, before) or (
                     _in_dialogue(doc, before) and names_or_numbers(graph, doc)
                 )
-            else:  # a yes or no: the other speaker's question it answers
+            else:  # a yes or no: the other speaker's question it answers; a cheer: their news
                 quoted = _other_speaker(doc, before) and (
-                    every_reply or "?" in spoken_words(before)
+                    every_reply or "?" in spoken_words(before) or _cheers(doc)
                 )
             if quoted:
                 chains[episode_id] = [before]
@@ -700,6 +700,24 @@ def _affirms(doc: Doc) -> bool:
     """Whether a message starts by saying yes or no (to the question before it)."""
     first = words(spoken_words(doc)[:40])[:1]
     return bool(first) and first[0] in _AFFIRMATIONS
+
+
+_CHEER_TEXT = (
+    "yay yes yess woo woohoo wohoo hooray hurray omg wow whoa woah congrats congratulations "
+    "amazing brilliant finally legend yas yass"
+)
+_CHEERS = frozenset(_CHEER_TEXT.split())
+_CHEER_WORDS = 8
+"""How many words a cheer has at most ("Yesss! First win!")."""
+
+
+def _cheers(doc: Doc) -> bool:
+    """Whether a message is a short cheer ("Yesss! First win!", "omg congrats!!"): the
+    news it cheers is the turn before it."""
+    said = words(spoken_words(doc)[:80])
+    if not said or len(said) > _CHEER_WORDS:
+        return False
+    return re.sub(r"(\w)\1+$", r"\1", said[0]) in _CHEERS or said[0] in _CHEERS
 
 
 _LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")
