@@ -105,14 +105,28 @@ _SUMS_OF_SEVERAL = re.compile(
 )
 
 
+_SAID_WITH = {
+    index_terms(kind)[0]: frozenset(index_terms(said))
+    for kind, said in {
+        "salary": "pay paid earn earns earning wage",
+        "wage": "pay paid earn earns earning hour",
+        "fare": "ticket tickets",
+    }.items()
+}
+"""The other words a payment of a kind is said with ("the pay is so much better,
+around €38,000 to start" for a salary)."""
+
+
 def payment_asked(question: str) -> frozenset[str]:
     """The kind of payment a question asking one sum names ("rent", "salary", "fee"
-    of "How much is the HOA fee?"): a sum that answers it is said with that word,
-    or the way such a sum is paid. None for a sum of several ("altogether,
-    including the fee to change it")."""
+    of "How much is the HOA fee?") and the other words it is said with ("pay" for a
+    salary): a sum that answers it is said with one of them, or the way such a sum
+    is paid. None for a sum of several ("altogether, including the fee to change
+    it")."""
     if _SUMS_OF_SEVERAL.search(question):
         return frozenset()
-    return frozenset(index_terms(question)) & _PAYMENTS
+    asked = frozenset(index_terms(question)) & _PAYMENTS
+    return asked.union(*(_SAID_WITH.get(term, ()) for term in asked))
 
 
 def paid_as(topic: Iterable[str], text: str) -> bool:

@@ -161,3 +161,13 @@ def test_a_sum_of_the_kind_asked_is_said_with_its_word() -> None:
     assert not payment_asked("How much did the flight cost altogether, including the fee?")
     # a salary may be said by the month, gross or net
     assert paid_as(set(index_terms("salary")), "€2,900 a month gross")
+
+
+def test_a_salary_may_be_said_as_pay() -> None:
+    asked = "What is Larissa's starting salary in her current role?"
+    topic = topic_of_amount(index_terms(asked))
+    said = {"e1": "the pay is so much better, around €38,000 to start in the role"}
+    assert states_its_sum(said, topic, lambda e: [], of_kind=payment_asked(asked))
+    # a price in the same words is still no salary
+    price = {"e2": "the new role means a car, €38,000 for the one I want"}
+    assert not states_its_sum(price, topic, lambda e: [], of_kind=payment_asked(asked))
