@@ -386,6 +386,16 @@ _OWNED_THING = re.compile(
 its "'s" is no "is" ("her birthday's the 22nd" is)."""
 
 
+_SCHEDULED = re.compile(
+    r"\b(?:i|we|they|you)\s+(?:meet|see|fly|go|leave|play|visit|arrive|start|finish|move|"
+    r"race|drive|head|sign|close|open|host|travel|return|collect)\b|"
+    r"\b(?:he|she|it)\s+(?:meets|sees|goes|leaves|plays|visits|returns|travels)\b",
+    re.IGNORECASE,
+)
+"""An event said in the simple present, which a chat uses for what is scheduled:
+"we meet her for the first time Saturday", "I fly Tuesday"."""
+
+
 def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
     """The tense of the clause ``before`` + date + ``after``: when it holds words of
     both the past and the future ("friday was my last day, freelance life starts
@@ -395,7 +405,12 @@ def _nearest_tense(before: str, after: str, *, signed_up: bool = True) -> int:
         return 1  # "by Friday", "he has fixed it for 9 August", "what if I came in August"
     # "got his learner's on Friday": a thing of his, not "it's on Friday"
     before, after = _OWNED_THING.sub(r"\1  ", before), _OWNED_THING.sub(r"\1  ", after)
-    patterns: list[tuple[int, re.Pattern[str]]] = [(1, _PLANNED), (-1, _PAST), (1, _FUTURE)]
+    patterns: list[tuple[int, re.Pattern[str]]] = [
+        (1, _PLANNED),
+        (-1, _PAST),
+        (1, _FUTURE),
+        (1, _SCHEDULED),
+    ]
     if signed_up:
         patterns.append((1, _SIGNED_UP))
     return _nearest_of(before, after, patterns, (_PLANNED,))  # the "got" of "I've got"

@@ -935,3 +935,19 @@ def test_a_thing_done_said_by_its_owner_s_word_alone_is_no_plan() -> None:
         "Her birthday's the 22nd so I've got a week", date(2025, 3, 15)
     )
     assert "(22 March 2025)" in birthday
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "expected"),
+    [
+        # an event said in the simple present is scheduled: the day ahead
+        ("we meet her for the first time Saturday", date(2025, 2, 2), "(8 February 2025)"),
+        ("Chloe, I see the doctor on Friday. Dr Tsai", date(2025, 2, 16), "(21 February 2025)"),
+        ("We sign Monday morning and then we're moving", date(2024, 1, 3), "(8 January 2024)"),
+        ("I finish my postdoc on the 12th", date(2026, 6, 4), "(12 June 2026)"),
+        # the past still reads as the past
+        ("we met her for the first time Saturday", date(2025, 2, 2), "(1 February 2025)"),
+    ],
+)
+def test_an_event_in_the_simple_present_is_ahead(text: str, said: date, expected: str) -> None:
+    assert expected in resolve_relative_dates(text, said)
