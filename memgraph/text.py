@@ -329,6 +329,7 @@ SAME_WORDS: tuple[str, ...] = (
     "colleague coworker workmate",
     "married marry wedding",
     "born birth",
+    "rota roster rotation shifts",
 )
 """Words everyday speech uses for one another ("my manager" for "her boss")."""
 DERIVED_WORDS: dict[str, str] = {

@@ -906,6 +906,8 @@ def test_a_clipped_word_finds_the_full_one() -> None:
     assert index_terms("grandchildren")[0] in WORD_FORMS[index_terms("grandkid")[0]]
     assert index_terms("manager")[0] in WORD_FORMS["boss"]
     assert "op" in WORD_FORMS[index_terms("operation")[0]]
+    # a shift pattern is a rota, a roster, a rotation
+    assert index_terms("rotation")[0] in WORD_FORMS[index_terms("rota")[0]]
     # a photo, a picture and a pic are one thing, whichever the question says
     assert index_terms("picture")[0] in WORD_FORMS[index_terms("photo")[0]]
     assert index_terms("photo")[0] in WORD_FORMS[index_terms("picture")[0]]
