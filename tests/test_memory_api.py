@@ -624,3 +624,17 @@ def test_the_best_of_tiers_1_and_2_follow_the_rerankers_picks(tmp_path: Path) ->
         kept = [c.id for c in m._ranked("what does alice like", rerank=True)]
     assert len(ranked) > ranking.FUSED_KEPT
     assert kept == [jazz, *[i for i in ranked[: ranking.FUSED_KEPT] if i != jazz]]
+
+
+def test_the_best_of_tiers_1_and_2_comes_right_after_the_rerankers_first_pick(
+    tmp_path: Path,
+) -> None:
+    with memory(tmp_path) as m:
+        for text in ("Alice likes chess.", "Alice likes tea.", "Alice likes jazz."):
+            m.remember(text)
+        ranked = [c.id for c in m._ranked("what does alice like", rerank=False)]
+    # a small model keeps two lines, neither of them the best tiers 1 and 2 found
+    picks = [i for i in ranked if i != ranked[0]][:2]
+    with memory(tmp_path, provider=scripted({"rerank": [{"ids": picks}]})) as m:
+        kept = [c.id for c in m._ranked("what does alice like", rerank=True)]
+    assert kept[:3] == [picks[0], ranked[0], picks[1]]

@@ -129,6 +129,11 @@ class ReadMixin(MemoryCore):
             kept = kept + [c for c in ranked if c.id not in picked]
         else:  # its picks first, and the best of tiers 1 and 2 are never all dropped
             kept = kept + [c for c in ranked[: tiers.FUSED_KEPT] if c.id not in picked]
+            if picked and ranked and ranked[0].id not in picked:
+                # the best of tiers 1 and 2 right after the model's first pick: a small
+                # model may drop the one line that answers ("40 years in April. The 19th")
+                rest = [c for c in kept[1:] if c.id != ranked[0].id]
+                kept = [kept[0], ranked[0], *rest]
         return _Ranked(ranked, kept, asked)
 
     def _candidate_texts(self, graph: Graph, found: Sequence[tiers.Candidate]) -> list[str]:
