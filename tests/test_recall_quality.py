@@ -375,6 +375,12 @@ def test_a_cheer_is_shown_with_the_news_it_cheers(tmp_path: Path) -> None:
     assert 'in reply to Liam: "We WON btw. Yesterday' in cheer
 
 
+def test_a_cheer_calling_out_a_name_is_shown_with_the_news(tmp_path: Path) -> None:
+    said = [("Megan", "5 distinctions!!!"), ("Liam", "JESSE!!! Amazing!")]
+    [text] = recalled(tmp_path, said, "How many distinctions did Jesse get?")
+    assert 'JESSE!!! Amazing! (in reply to Megan: "5 distinctions!!!")' in text
+
+
 def test_the_re_ranker_reads_a_reply_with_the_turns_it_answers(tmp_path: Path) -> None:
     chat = ScriptedChatModel({"rerank": [{"ids": []}]}, fallback=MockChatModel())
     with Memory(tmp_path / "mem", "chat", provider="mock") as memory:

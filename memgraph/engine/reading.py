@@ -717,12 +717,13 @@ _CHEER_WORDS = 8
 
 
 def _cheers(doc: Doc) -> bool:
-    """Whether a message is a short cheer ("Yesss! First win!", "omg congrats!!"): the
-    news it cheers is the turn before it."""
+    """Whether a message is a short cheer ("Yesss! First win!", "omg congrats!!",
+    "JESSE!!! Amazing!"): the news it cheers is the turn before it."""
     said = words(spoken_words(doc)[:80])
     if not said or len(said) > _CHEER_WORDS:
         return False
-    return re.sub(r"(\w)\1+$", r"\1", said[0]) in _CHEERS or said[0] in _CHEERS
+    # its first word, or the one after a name it calls out ("JESSE!!! Amazing!")
+    return any(word in _CHEERS or re.sub(r"(\w)\1+$", r"\1", word) in _CHEERS for word in said[:2])
 
 
 _LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")
