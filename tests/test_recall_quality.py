@@ -1333,3 +1333,13 @@ def test_a_bare_day_is_read_as_the_day_the_conversation_named_before(
         text = memory.recall("Which flight did China Airlines cancel?")
     assert "cancelled the 28th (28 November 2025)" in text
     assert "(28 October" not in text
+
+
+def test_what_something_is_called_finds_where_its_name_is_given(tmp_path: Path) -> None:
+    said = [
+        ("Sam", "ok truck update. I have a NAME. Breaded & Buttered"),
+        ("Leah", "called at lunch. Dad answered and handed Mom the phone"),
+        ("Curt", "a guy called Gary fixed the combine"),
+    ]
+    texts = searched(tmp_path, said, "What is Sam's food truck called?", k=1)
+    assert texts == ["ok truck update. I have a NAME. Breaded & Buttered"]

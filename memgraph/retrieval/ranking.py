@@ -219,8 +219,8 @@ class Query:
     @functools.cached_property
     def asked_text(self) -> str:
         """The query without the words that ask for someone's news ("What happened
-        to"), which no text holds."""
-        return without_news_words(self.text)
+        to"), which no text holds; "... called?" asks a name."""
+        return _CALLED.sub(" name", without_news_words(self.text))
 
     @functools.cached_property
     def attributes(self) -> set[str]:
@@ -285,6 +285,10 @@ _TO_ASSISTANT = re.compile(r"\b(?:assistant|you|your|yours)\b", re.IGNORECASE)
 _IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
 """Words that only say what kind of answer is asked ("What does Jordan do for a
 living?" asks a job, not where anyone lives): not terms of the query."""
+
+_CALLED = re.compile(r"\bcalled(?=[\s?.!]*$)", re.IGNORECASE)
+"""A question ending "... called?" asks a name ("What is Sam's food truck called?" is
+answered by "I have a NAME. Breaded & Buttered"), not who phoned whom."""
 
 _ASKS_NEWS = re.compile(
     r"\bwhat(?:'s|\u2019s| is| has)? (?:been )?(?:happen(?:ed|ing)|going on) (?:to|with)\b|"
@@ -373,7 +377,9 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
     query_terms = tuple(
-        dict.fromkeys(index_terms(_IDIOMS.sub(" ", without_news_words(terms_text))))
+        dict.fromkeys(
+            index_terms(_CALLED.sub(" name", _IDIOMS.sub(" ", without_news_words(terms_text))))
+        )
     )
     query = Query(
         text,
