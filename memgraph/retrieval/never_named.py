@@ -78,7 +78,6 @@ def _named_near(
     is_name: Callable[[str], bool],
     *,
     called: bool = False,
-    person: bool = True,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -95,7 +94,7 @@ def _named_near(
     }
     asked = set(_NAME_LIKE.findall(query.text))
     # a word any of the texts says as a place ("in Manchester") is no one's name
-    places = {m.group(1) for text in texts for m in _A_PLACE.finditer(text)} if person else set()
+    places = {m.group(1) for text in texts for m in _A_PLACE.finditer(text)}
     spoken_of = False
     for text in texts:
         tokens = list(WORD.finditer(text))
@@ -174,7 +173,11 @@ def relative_named(
     that is not a speaker or the person asked about (``known``), a month or day, a
     place after "in" or "to", nor whose relative it is ("Naomi's grandmother"); at a
     sentence's start, only a word no text says in lower case that a text writes with
-    a capital inside a sentence or that is a name memory holds (``is_name``).
+    a capital inside a sentence or that is a name memory holds (``is_name``). Nor is
+    a word the question itself says ("the Lebanese restaurant in Ancoats"), a
+    nationality ("Irish fella"), a thing's name after "a" or "the" ("get a Polo", "a
+    Toyota Yaris"), or a word a text says as a place ("So, Manchester." when
+    another says "in Manchester").
 
     When no text speaks of the relative, ``False`` if the question says by name
     whose they are ("Ellie's brother"), except for relatives often told of through
@@ -182,7 +185,9 @@ def relative_named(
     of Dana's dog?") is judged the same way, except that a pet spoken of is often
     called by its name alone ("biscuit ate it"), so only a pet no text speaks of
     gives ``False``. Someone asked of by their role ("the name of Tobenna's
-    landlord", "the contractor renovating Arjun's flat") is judged the same way,
+    landlord", "the contractor renovating Arjun's flat"), or a place or body by
+    what it is ("the name of the shelter where Jiwon adopted Dubu"), is judged the
+    same way,
     and a word after "called", "named" or a title is a name in any case ("an old
     guy called jim", "dr wiśniewska"); a role no text speaks of is left to the
     texts' other words. ``None`` when the question asks no relative's name, names the
@@ -219,7 +224,7 @@ _ROLES = (
     "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
     "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
     "coworker player pastor priest principal headteacher professor lecturer lead "
-    # places and bodies a name is asked of ("the name of the shelter where ...")
+    # places and bodies a name is asked of ("the name of the shelter where …")
     "restaurant cafe café bar pub shelter firm company hotel clinic gym nursery shop store "
     "bakery agency venue charity salon brewery"
 )
