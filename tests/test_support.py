@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
-from memgraph.retrieval.never_named import last_name_said, relative_named
+from memgraph.retrieval.never_named import _ROLE_NAMED, last_name_said, relative_named
 from memgraph.retrieval.possession import possessed
 from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
@@ -729,6 +729,14 @@ def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
     assert relative_named(tailor, ["the tailor was brilliant"], lambda _: False) is False
     cardiologist = ask("What is the first name of Papá's cardiologist?")
     assert relative_named(cardiologist, ["his cardiologist is strict"], lambda _: False) is False
+    # "the fire chief's name", "Dana's tile guy": roles too
+    chief = ask("What was the fire chief's name who came to Dana's barn fire?")
+    assert named_role(chief, "the fire chief thinks it was the wiring") is False
+    assert named_role(chief, "the fire chief, Dale Brandt, thinks it was the wiring") is True
+    guy = ask("What is the name of Dana's tile guy?")
+    assert named_role(guy, "the tile guy comes Monday") is False
+    # "the shelter name of the cat" asks the cat's name, not the shelter's
+    assert _ROLE_NAMED.search("What was the shelter name of the cat Dana adopted?") is None
     # a nationality describes the cardiologist; it does not name him
     assert named_role(cardiologist, "Nice cardiologist, Irish fella, very calm") is False
     assert named_role(cardiologist, "his cardiologist Dr Walsh is calm") is True

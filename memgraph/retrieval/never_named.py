@@ -196,7 +196,7 @@ def relative_named(
     head = PETS.get(head or "", head)
     role = _ROLE_NAMED.search(query.text)
     if role is not None and (head is None or head not in RELATIONS | PETS.keys()):
-        roles = index_terms(role.group(1) or role.group(2))
+        roles = index_terms(role.group(1) or role.group(2) or role.group(3))
         if roles:
             named, spoken_of = _named_near(
                 roles[0], list(texts), query, known, is_name, called=True
@@ -223,7 +223,7 @@ _ROLES = (
     "physio physiotherapist therapist counsellor counselor midwife vet trainer apprentice "
     "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
     "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
-    "coworker player pastor priest principal headteacher professor lecturer lead "
+    "coworker player pastor priest principal headteacher professor lecturer lead chief guy "
     # places and bodies a name is asked of ("the name of the shelter where …")
     "restaurant cafe café bar pub shelter firm company hotel clinic gym nursery shop store "
     "bakery agency venue charity salon brewery"
@@ -234,10 +234,12 @@ _ROLE_NAMED = re.compile(
     + _ROLE
     + r"s?\b|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?"
     + _ROLE
-    + r"['’]?s? (?:(?:first |last |full )?name|called)\b"
+    + r"['’]?s? (?:(?:first |last |full )?name|called)\b|\bthe (?:[\w-]+ ){0,2}?"
+    + _ROLE
+    + r"['’]s (?:(?:first |last |full )?name)\b"
 )
 """A question asking the name of someone by their role ("the name of Tobenna's
-landlord", "Papá's cardiologist's first name")."""
+landlord", "Papá's cardiologist's first name", "the fire chief's name")."""
 
 
 _ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
