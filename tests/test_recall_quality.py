@@ -1343,3 +1343,13 @@ def test_what_something_is_called_finds_where_its_name_is_given(tmp_path: Path) 
     ]
     texts = searched(tmp_path, said, "What is Sam's food truck called?", k=1)
     assert texts == ["ok truck update. I have a NAME. Breaded & Buttered"]
+
+
+def test_finally_asks_which_value_not_about_something_final(tmp_path: Path) -> None:
+    said = [
+        ("Leah", "party's at the farm. in the new barn. like we planned"),
+        ("Curt", "Landlord finally got someone out on Monday to fix the boiler"),
+        ("Sam", "the Lions hall fell through"),
+    ]
+    texts = searched(tmp_path, said, "Where was the party finally held?", k=1)
+    assert texts == ["party's at the farm. in the new barn. like we planned"]

@@ -220,7 +220,7 @@ class Query:
     def asked_text(self) -> str:
         """The query without the words that ask for someone's news ("What happened
         to"), which no text holds; "... called?" asks a name."""
-        return _CALLED.sub(" name", without_news_words(self.text))
+        return _CALLED.sub(" name", _WHICH_OF_SEVERAL.sub(" ", without_news_words(self.text)))
 
     @functools.cached_property
     def attributes(self) -> set[str]:
@@ -282,9 +282,13 @@ class Query:
 
 
 _TO_ASSISTANT = re.compile(r"\b(?:assistant|you|your|yours)\b", re.IGNORECASE)
-_IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
+_WHICH_OF_SEVERAL = re.compile(r"\b(?:finally|eventually|ultimately)\b", re.IGNORECASE)
+_IDIOMS = re.compile(r"\bfor a living\b|" + _WHICH_OF_SEVERAL.pattern, re.IGNORECASE)
 """Words that only say what kind of answer is asked ("What does Jordan do for a
-living?" asks a job, not where anyone lives): not terms of the query."""
+living?" asks a job, not where anyone lives; "finally" asks which of several
+values, not about something final, and a text's "finally got someone out" says
+nothing of it; "originally" stays, as "originally from Hamburg" says it): not
+terms of the query."""
 
 _CALLED = re.compile(r"\bcalled(?=[\s?.!]*$)", re.IGNORECASE)
 """A question ending "... called?" asks a name ("What is Sam's food truck called?" is
