@@ -416,6 +416,10 @@ def _words_by_regex(text: str) -> list[str]:
     import unicodedata
 
     folded = unicodedata.normalize("NFKC", text).casefold()
+    # a pronoun's contraction is the pronoun ("we'd" is no "wedding", "I'D" no "id")
+    folded = re.sub(
+        r"\b(i|you|u|we|they|he|she|it|that|there|who|what)['’](?:d|ll|ve|re|m)\b", r"\1", folded
+    )
     folded = re.sub(r"['’]s\b", "", folded).replace("'", "").replace("’", "")
     return re.findall(r"[^\W_]+", folded)
 
