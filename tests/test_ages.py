@@ -27,7 +27,8 @@ def test_the_age_asked_is_of_whom_the_question_names_last(question: str, name: s
 def says(name: str, *turns: tuple[str | None, str | None, str], before: Sequence[str] = ()) -> bool:
     """Whether the ``turns`` (speaker, addressee, text) say ``name``'s age; each
     turn goes on from the one before it, the first from ``before``."""
-    texts = [(f"e{n}", speaker, to, text) for n, (speaker, to, text) in enumerate(turns)]
+    texts = [(f"e{n}", speaker, text) for n, (speaker, _, text) in enumerate(turns)]
+    to = {f"e{n}": addressee for n, (_, addressee, _) in enumerate(turns)}
     earlier = {f"e{n}": text for n, (_, _, text) in enumerate(turns)}
 
     def going_on_from(episode: str) -> list[tuple[str, str]]:
@@ -36,7 +37,7 @@ def says(name: str, *turns: tuple[str | None, str | None, str], before: Sequence
             return [("x", text) for text in before]
         return [(f"e{at - 1}", earlier[f"e{at - 1}"])]
 
-    return states_their_age(name, texts, going_on_from)
+    return states_their_age(name, texts, addressee=to.get, before=going_on_from)
 
 
 def test_an_age_is_theirs_when_it_is_said_of_them() -> None:

@@ -114,6 +114,11 @@ def band_chat() -> EpisodeIndex:
         ("Wiktor", "hey Arjun, when do you land?"),
         ("Arjun", "friday at 9"),
     ]
+    return indexed(turns)
+
+
+def indexed(turns: list[tuple[str, str]]) -> EpisodeIndex:
+    """An episode index of one conversation's ``(speaker, text)`` turns, a minute apart."""
     index = EpisodeIndex()
     for n, (speaker, text) in enumerate(turns):
         index.add(f"e-{n + 1}", text, at_ms=n * 60_000, speaker=speaker, conversation="c")
@@ -139,10 +144,7 @@ def test_a_word_its_speaker_says_of_someone_else_does_not_call_her() -> None:
         ("Liam", "Jesse? How was drop off?"),
         ("Megan", "Saturday. Jesse's room is tiny"),
     ]
-    index = EpisodeIndex()
-    for n, (speaker, text) in enumerate(turns):
-        index.add(f"e-{n + 1}", text, at_ms=n * 60_000, speaker=speaker, conversation="c")
-    assert index.called("jesse") is None
+    assert indexed(turns).called("jesse") is None
 
 
 def test_call_names_are_forgotten_with_a_purge() -> None:

@@ -377,11 +377,9 @@ class ReadMixin(MemoryCore):
                 # "How old is Walt?": an age said of him, not of Gus or the furnace
                 unanswered = not states_their_age(
                     asked_age,
-                    (
-                        (e, doc.get("speaker"), indexed.addressee(e), spoken_words(doc))
-                        for e, doc in docs.items()
-                    ),
-                    talk.before,
+                    ((e, doc.get("speaker"), spoken_words(doc)) for e, doc in docs.items()),
+                    addressee=indexed.addressee,
+                    before=talk.before,
                 )
             note = None
             if unanswered:
@@ -708,10 +706,13 @@ def _affirms(doc: Doc) -> bool:
 
 
 _CHEER_TEXT = (
-    "yay yes yess woo woohoo wohoo hooray hurray omg wow whoa woah congrats congratulations "
-    "amazing brilliant finally legend yas yass"
+    "yay yes woo woohoo wohoo hooray hurray omg wow whoa woah congrats congratulations "
+    "amazing brilliant finally legend yas"
 )
 _CHEERS = frozenset(_CHEER_TEXT.split())
+"""A cheer's first word, as written or with its last letter said once ("Yesss" is
+"yes", "yass" "yas"; "woohoo" stays)."""
+_DRAWN_OUT = re.compile(r"(\w)\1+$")
 _CHEER_WORDS = 8
 """How many words a cheer has at most ("Yesss! First win!")."""
 
@@ -723,7 +724,7 @@ def _cheers(doc: Doc) -> bool:
     if not said or len(said) > _CHEER_WORDS:
         return False
     # its first word, or the one after a name it calls out ("JESSE!!! Amazing!")
-    return any(word in _CHEERS or re.sub(r"(\w)\1+$", r"\1", word) in _CHEERS for word in said[:2])
+    return any(w in _CHEERS or _DRAWN_OUT.sub(r"\1", w) in _CHEERS for w in said[:2])
 
 
 _LAST_SENTENCE = re.compile(r"[^.!?]*[.!?]*$")

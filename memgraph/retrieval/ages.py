@@ -12,8 +12,11 @@ calls by her own name.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
+
+from memgraph.text import words
 
 __all__ = ["age_asked_of", "states_their_age"]
 
@@ -28,6 +31,8 @@ _NUMBER = (
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|(?:twenty|thirty|forty|fifty|"
     r"sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)"
 )
+_WISH = re.compile(r"\bhappy \d{1,3}(?:st|nd|rd|th)\b", re.IGNORECASE)
+"""A birthday wish ("happy 30th old man"): the age of whom it is said to."""
 _AGE = re.compile(
     r"\b" + _NUMBER + r"[- ](?:years?|yrs?|months?|weeks?)[- ]old\b"  # 14 yrs old, a 41-year-old
     r"|\b\d{1,3} ?(?:yo|y/o|y\.o\.)\b"
@@ -36,21 +41,18 @@ _AGE = re.compile(
     + _NUMBER
     + r"\b(?![.:,]\d|\s*(?:%|percent|minutes|mins|hours|hrs|am|pm|k\b|km|miles|kg|lbs|pounds|"
     r"dollars|euros|quid|weeks? pregnant|o'clock|degrees|points|of|out of|in the))"
-    r"|\b\d{1,3}(?:st|nd|rd|th)\b(?= birthday| bday|!|\s*🎉|\s*🎂| party)"
-    r"|\bhappy \d{1,3}(?:st|nd|rd|th)\b"
-    r"|\b(?:st|nd|rd|th)?\d{1,3}(?:st|nd|rd|th) (?:birthday|bday)\b",
+    r"|\b\d{1,3}(?:st|nd|rd|th)\b(?= birthday| bday|!|\s*🎉|\s*🎂| party)|" + _WISH.pattern,
     re.IGNORECASE,
 )
 """An age said: "14 yrs old", "a 41 year old", "turned 9", "he's 15", "I'm 29",
-"she's gonna be 8", "Mamie's 90th", "happy 30th"."""
+"she's gonna be 8", "her 90th birthday", "happy 30th"."""
 _BARE_AGE = re.compile(r"^\W*" + _NUMBER + r"\b(?!\s*(?:%|k\b|km|miles|minutes|hours))", re.I)
-_WISH = re.compile(r"\bhappy \d{1,3}(?:st|nd|rd|th)\b", re.IGNORECASE)
-"""A birthday wish ("happy 30th old man"): the age of whom it is said to."""
 _ASKS_HOW_OLD = re.compile(r"\bhow old\b|\bwhat age\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
-_FIRST = frozenset({"i", "i'm", "i’m", "im", "my", "me"})
-_SECOND = frozenset({"you", "you're", "you’re", "ur", "your", "u"})
-_THIRD = frozenset({"he", "he's", "he’s", "she", "she's", "she’s", "they", "they're", "his", "her"})
+_FIRST = frozenset({"i", "im", "my", "me"})
+_SECOND = frozenset({"you", "ur", "your", "u"})
+_THIRD = frozenset({"he", "she", "they", "his", "her"})
+"""Persons as :func:`memgraph.text.words` reads them ("I'm" is "i", "he's" "he")."""
 
 
 def age_asked_of(question: str) -> str | None:
@@ -64,60 +66,56 @@ def age_asked_of(question: str) -> str | None:
     return named["name"].removesuffix("'s") if named is not None else None
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[\w'’]+", text.lower()))
-
-
 def states_their_age(
     name: str,
-    texts: Iterable[tuple[str, str | None, str | None, str]],
+    texts: Iterable[tuple[str, str | None, str]],
+    *,
+    addressee: Callable[[str], str | None],
     before: Callable[[str], Sequence[tuple[str, str]]],
 ) -> bool:
     """Whether one of ``texts`` says how old ``name`` is.
 
-    ``texts`` are ``(episode id, speaker, addressee, words)``; ``before`` gives the
-    turns an episode goes on from, nearest first. An age is theirs when its clause
-    names them, or is said by them in the first person, or to them in the
-    second (or wished a happy 30th), or calls them "he" or "she" after a clause
-    or turn naming them; a bare number opening a turn is theirs when it answers
-    "how old" asked of them, or puts right an age the turn before gave them."""
+    ``texts`` are ``(episode id, speaker, words)``; ``addressee`` gives whom an
+    episode speaks to, ``before`` the turns it goes on from, nearest first. An
+    age is theirs when its clause names them, or is said by them in the first
+    person, or to them in the second (or wished a happy 30th), or calls them
+    "he" or "she" after a clause or turn naming them; a bare number opening a
+    turn is theirs when it answers "how old" asked of them, or puts right an age
+    the turn before gave them."""
     wanted = name.lower()
 
     def names_them(text: str) -> bool:
-        return wanted in {w.removesuffix("'s").removesuffix("’s") for w in _words(text)}
+        return wanted in words(text)
 
     def is_them(who: str | None) -> bool:
         return bool(who) and str(who).split()[0].lower() == wanted
 
-    for episode_id, speaker, addressee, text in texts:
+    for episode_id, speaker, text in texts:
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
-        earlier: list[tuple[str, str]] | None = None
+        said_before = functools.cache(lambda e=episode_id: list(before(e)))
         for at, clause in enumerate(clauses):
-            if _AGE.search(clause) is None and not (at == 0 and _BARE_AGE.match(clause)):
+            if _AGE.search(clause) is None:
+                if at == 0 and _BARE_AGE.match(clause):  # "35 actually." after "how old?"
+                    asked = said_before()[0][1] if said_before() else ""
+                    # "how old is Dev?", "how old are you?", or an age said to them
+                    # ("34 year old kickflip king"), which they put right
+                    if (_ASKS_HOW_OLD.search(asked) or _AGE.search(asked)) and (
+                        names_them(asked) or is_them(speaker)
+                    ):
+                        return True
                 continue
-            spoken = _words(clause)
-            if _AGE.search(clause) is None:  # "35 actually." after "how old are you?"
-                if earlier is None:
-                    earlier = list(before(episode_id))
-                asked = earlier[0][1] if earlier else ""
-                # "how old is Dev?", "how old are you?", or an age said to them ("34
-                # year old kickflip king"), which they put right
-                if (_ASKS_HOW_OLD.search(asked) or _AGE.search(asked)) and (
-                    names_them(asked) or is_them(speaker)
-                ):
-                    return True
-                continue
-            if names_them(clause):
+            spoken = set(words(clause))
+            if (
+                names_them(clause)
+                or (spoken & _FIRST and is_them(speaker))
+                or ((spoken & _SECOND or _WISH.search(clause)) and is_them(addressee(episode_id)))
+                or (
+                    spoken & _THIRD
+                    and (
+                        any(names_them(other) for other in clauses[:at])
+                        or any(names_them(turn) for _id, turn in said_before()[:1])
+                    )
+                )
+            ):
                 return True
-            if spoken & _FIRST and is_them(speaker):
-                return True
-            if (spoken & _SECOND or _WISH.search(clause)) and is_them(addressee):
-                return True
-            if spoken & _THIRD:
-                if any(names_them(other) for other in clauses[:at]):
-                    return True
-                if earlier is None:
-                    earlier = list(before(episode_id))
-                if any(names_them(turn) for _id, turn in earlier[:1]):
-                    return True
     return False

@@ -218,9 +218,8 @@ class Query:
 
     @functools.cached_property
     def asked_text(self) -> str:
-        """The query without the words that ask for someone's news ("What happened
-        to"), which no text holds; "... called?" asks a name."""
-        return _CALLED.sub(" name", _WHICH_OF_SEVERAL.sub(" ", without_news_words(self.text)))
+        """The query as the texts would say what it asks (:func:`asked_words`)."""
+        return asked_words(self.text)
 
     @functools.cached_property
     def attributes(self) -> set[str]:
@@ -283,12 +282,12 @@ class Query:
 
 _TO_ASSISTANT = re.compile(r"\b(?:assistant|you|your|yours)\b", re.IGNORECASE)
 _WHICH_OF_SEVERAL = re.compile(r"\b(?:finally|eventually|ultimately)\b", re.IGNORECASE)
-_IDIOMS = re.compile(r"\bfor a living\b|" + _WHICH_OF_SEVERAL.pattern, re.IGNORECASE)
+"""Words that ask which of several values ("Where was the party finally held?"), not
+about something final: a text's "finally got someone out" says nothing of it
+("originally" stays, as "originally from Hamburg" says it)."""
+_IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
 """Words that only say what kind of answer is asked ("What does Jordan do for a
-living?" asks a job, not where anyone lives; "finally" asks which of several
-values, not about something final, and a text's "finally got someone out" says
-nothing of it; "originally" stays, as "originally from Hamburg" says it): not
-terms of the query."""
+living?" asks a job, not where anyone lives): not terms of the fact tier's query."""
 
 _CALLED = re.compile(r"\bcalled(?=[\s?.!]*$)", re.IGNORECASE)
 """A question ending "... called?" asks a name ("What is Sam's food truck called?" is
@@ -311,6 +310,13 @@ newest facts, and the texts that name them)."""
 def without_news_words(text: str) -> str:
     """``text`` without the words that ask for someone's news (:data:`_ASKS_NEWS`)."""
     return _ASKS_NEWS.sub(" ", text)
+
+
+def asked_words(text: str) -> str:
+    """A question as the texts would say what it asks: without the words that ask
+    for someone's news ("What happened to"), which no text holds, nor those that ask
+    which of several values ("finally"); "... called?" asks a name."""
+    return _CALLED.sub(" name", _WHICH_OF_SEVERAL.sub(" ", without_news_words(text)))
 
 
 _RELATIONS_BESIDE_KIN = """
@@ -380,11 +386,7 @@ def analyze(graph: Graph, text: str, *, user: str | None = None) -> Query:
     named -= _modifiers(graph, text, named)
     if user is not None and user in graph.entities and FIRST_PERSON & set(words(text)):
         named.add(user)
-    query_terms = tuple(
-        dict.fromkeys(
-            index_terms(_CALLED.sub(" name", _IDIOMS.sub(" ", without_news_words(terms_text))))
-        )
-    )
+    query_terms = tuple(dict.fromkeys(index_terms(asked_words(_IDIOMS.sub(" ", terms_text)))))
     query = Query(
         text,
         query_terms,
