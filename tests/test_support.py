@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgraph.graph.graph import Graph
-from memgraph.retrieval.never_named import _ROLE_NAMED, last_name_said, relative_named
+from memgraph.retrieval.never_named import _ROLE_NAMED, Voice, last_name_said, relative_named
 from memgraph.retrieval.possession import possessed
 from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
@@ -911,3 +911,65 @@ def test_a_verb_in_ing_ends_what_the_question_says_is_theirs() -> None:
     # a noun goes on after it: "training" is part of the plan
     things, head = possessed(ask("How long was Dana's marathon training plan?"))
     assert head == "plan" and len(things) == 3
+
+
+def test_a_relative_of_someone_else_s_does_not_name_theirs() -> None:
+    son = ask("What is the name of Dana's son?")
+    by_marcus, by_dana = Voice("Marcus", "Dana"), Voice("Dana", "Marcus")
+
+    def named(*said: tuple[Voice, str]) -> bool | None:
+        return relative_named(
+            son, [text for _, text in said], lambda _: False, voices=[v for v, _ in said]
+        )
+
+    # another's son ("Rosamma's son Jijo"), Marcus's own ("my son"), or Dana's "his
+    # son" (someone else's: of her own she says "my") is no son of Dana's
+    assert named((by_marcus, "Rosamma's son Jijo offered to drive me")) is False
+    assert named((by_marcus, "my son Theo starts school")) is False
+    assert named((by_dana, "his son Theo starts school")) is False
+    # her own "my son", or Marcus's "your son", is hers
+    assert named((by_dana, "my son Theo starts school")) is True
+    assert named((by_marcus, "did your son Theo start school?")) is True
+    # "your" said to someone else, unless the turn calls Dana by name
+    assert named((Voice("Marcus", "Ifeoma"), "your son Theo is so tall")) is False
+    assert named((Voice("Marcus", "Ifeoma"), "Dana! is your son Theo ok?")) is True
+    # whose it is, unsaid: the name near it is taken as his
+    assert named((by_marcus, "her son Theo starts school")) is True
+    # a relative's relative ("your mother's sister") is not Dana's sister
+    sister = ask("What is the name of Dana's sister?")
+    said = ["Your mother's sister Lurdes telephoned"]
+    assert relative_named(sister, said, lambda _: False, voices=[by_marcus]) is False
+    # unless the question asks just that ("Dana's mother's sister")
+    aunt = ask("What is the name of Dana's mother's sister?")
+    assert relative_named(aunt, said, lambda _: False, voices=[by_marcus]) is True
+
+
+def test_their_own_last_name_or_a_place_of_several_words_is_no_relative_s_name() -> None:
+    guy = ask("What is the name of Dana's tile guy?")
+    # "Dana Marchetti" is her own name, not the tile guy's
+    assert named_role(guy, "one guy ghosted, and Dana Marchetti got a quote") is False
+    husband = ask("What was the name of Dana's late husband?")
+    assert named_role(husband, "I sat in a hospital in Cape Town, my husband so ill") is False
+
+
+def test_a_pet_only_spoken_of_in_the_plural_leaves_theirs_unnamed() -> None:
+    dog = ask("What is the name of Dana's dog?")
+    # "really dangerous for dogs" speaks of no dog of hers
+    assert named_role(dog, "grapes are really dangerous for dogs") is False
+    assert named_role(dog, "the dog is asleep") is None
+    dogs = ask("What are the names of Dana's dogs?")
+    assert named_role(dogs, "the dogs are asleep") is None
+
+
+def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
+    # "like you said" and "thank you" do not make the boots or the hen do Marcus's
+    own, anyone = held(
+        "What boots did Dana buy?",
+        (DANA, "Went to the shop and got fitted for boots like you said"),
+    )
+    assert own == anyone > 0
+    own, anyone = held(
+        "When was Dana's hen weekend?",
+        (DANA, "Still recovering from the hen weekend 🥴 thank you both for coming"),
+    )
+    assert own == anyone > 0

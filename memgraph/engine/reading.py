@@ -28,7 +28,7 @@ from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.names import id_number
-from memgraph.retrieval.never_named import last_name_said, relative_named
+from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -354,6 +354,11 @@ class ReadMixin(MemoryCore):
                     # named; "What is Keisha's last name?": only her first name said
                     others = held.others if held is not None else frozenset()
                     theirs = [text for e, text in said.items() if e not in others]
+                    voices = [
+                        Voice(docs[e].get("speaker"), indexed.addressee(e))
+                        for e in said
+                        if e not in others
+                    ]
                     their_names = [graph.entity_name(e) or "" for e in analyzed.named]
                     unanswered = (
                         relative_named(
@@ -361,6 +366,7 @@ class ReadMixin(MemoryCore):
                             theirs,
                             known=indexed.heard,
                             is_name=lambda word: graph.entity_by_name(word) is not None,
+                            voices=voices,
                         )
                         is False
                         or last_name_said(analyzed, their_names, said.values()) is False

@@ -11,7 +11,8 @@ Keisha's last name?" when only her first name was ever said
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 from memgraph.dates import DAY_NAMES
 from memgraph.retrieval.possession import (
@@ -26,7 +27,7 @@ from memgraph.retrieval.possession import (
 from memgraph.retrieval.ranking import Query
 from memgraph.text import STOP_WORDS, in_any_form, index_terms
 
-__all__ = ["OWNER_REACH", "RELATIVE_REACH", "WORD", "last_name_said", "relative_named"]
+__all__ = ["OWNER_REACH", "RELATIVE_REACH", "WORD", "Voice", "last_name_said", "relative_named"]
 
 WORD = re.compile(r"[\w'’]+")
 _NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
@@ -38,6 +39,7 @@ _CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
 _A_PLACE = re.compile(r"\b(?:in|from)\s+([A-Z][a-z]{2,})\b(?!['’])")
 """A capitalised word said as a place ("flew in from Manchester")."""
+_IN_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|via)\s+$", re.IGNORECASE)
 _ARTICLE_BEFORE = re.compile(r"\b(?:a|an|the)\s+$", re.IGNORECASE)
 """Before a capitalised word, what makes it a thing's name, not a person's ("get a
 Polo", "the Ritz")."""
@@ -56,6 +58,7 @@ _NAMED_RELATIVE = re.compile(
     r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) " + NOUN_WORDS + r"[A-Z][\w-]*"
 )
 """A relative named in the question itself ("her brother Teo")."""
+_OWNER_WORD = re.compile(r"\b(\w+)['’]s\b")
 _OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
 """Relatives often told of through another ("your sister's toddler") and not by
@@ -78,6 +81,7 @@ def _named_near(
     is_name: Callable[[str], bool],
     *,
     called: bool = False,
+    voices: Sequence[Voice] = (),
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -96,13 +100,26 @@ def _named_near(
     # a word any of the texts says as a place ("in Manchester") is no one's name
     places = {m.group(1) for text in texts for m in _A_PLACE.finditer(text)}
     spoken_of = False
-    for text in texts:
+    asked_plural = any(
+        token.endswith("s") and head in kinds(in_any_form(index_terms(token)))
+        for token in WORD.findall(query.text)
+    )
+    for number, text in enumerate(texts):
         tokens = list(WORD.finditer(text))
         place = {t.start(): n for n, t in enumerate(tokens)}
         at = [n for n, t in enumerate(tokens) if head in kinds(in_any_form(index_terms(t.group())))]
+        if number < len(voices):
+            # "Rosamma's son", Leah's "his mum": a relative of someone else's
+            at = [n for n in at if _whose(tokens, n, voices[number], query) is not False]
         if not at:
             continue
-        spoken_of = True
+        # "fine with cats", "thinking about getting a cat": no pet of theirs yet
+        spoken_of = spoken_of or any(
+            head not in PETS
+            or not _generic(tokens, n, asked_plural)
+            or _in_caption(text, tokens[n])
+            for n in at
+        )
         if _ASKS_A_NAME.search(text):
             return None, True  # "What's your mum's name?": the turn after may say it, in any case
         for said_as in _CALLED.finditer(text) if called else ():
@@ -135,9 +152,14 @@ def _named_near(
                 or (word not in inside and not is_name(word))
             ):
                 continue
+            run = _run_start(text, name.start())
             if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
                 continue
-            if _ARTICLE_BEFORE.search(text, 0, _run_start(text, name.start())):
+            if _IN_PLACE_BEFORE.search(text, max(0, run - 8), run):
+                continue  # "in Cape Town"
+            if run < name.start() and is_their_name(text[run : name.start()].split()[-1], query):
+                continue  # "Tony Marchetti": their own last name
+            if _ARTICLE_BEFORE.search(text, 0, run):
                 continue  # "get a Polo", "a Toyota Yaris": a thing's name
             where = place.get(name.start())
             if (
@@ -149,6 +171,60 @@ def _named_near(
             if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
                 return True, True
     return False, spoken_of
+
+
+def _generic(tokens: list[re.Match[str]], at: int, asked_plural: bool) -> bool:
+    """Whether the word at ``at`` speaks of a kind, not of someone's own: a plural
+    where one is asked of ("dogs allowed", "fine with cats")."""
+    return not asked_plural and tokens[at].group().lower().endswith("s")
+
+
+def _in_caption(text: str, token: re.Match[str]) -> bool:
+    """Whether ``token`` is inside a shared photo's caption ("[shared image: a grey
+    cat ...]"), which says "a" of the speaker's own cat."""
+    opened = text.rfind("[", 0, token.start())
+    return opened >= 0 and text.find("]", opened) > token.start()
+
+
+class Voice(NamedTuple):
+    """Who says a text and to whom (each ``None`` when not known)."""
+
+    speaker: str | None
+    addressee: str | None
+
+
+_KIN_OWNER = re.compile(r"^(?:my|your|his|her|their)$|^(.+)['’]s$", re.IGNORECASE)
+
+
+def _whose(tokens: list[re.Match[str]], at: int, voice: Voice, query: Query) -> bool | None:
+    """Whether the relative at token ``at`` is the asked person's, by the word that
+    says whose it is ("my sister" in their own turn, "Rosamma's son", "your mother's
+    sister"); ``None`` when no word says, or it cannot tell ("our mum", "her son"
+    in another's turn)."""
+    for back in (1, 2):  # "my sister", "my big sister"
+        if at - back < 0:
+            return None
+        word = tokens[at - back].group()
+        owner = _KIN_OWNER.match(word)
+        if owner is None:
+            continue
+        if owner.group(1) is not None:
+            if kin(index_terms(owner.group(1))) & RELATIONS:
+                return False  # "your mother's sister": a relative's relative
+            if not owner.group(1)[:1].isupper():
+                return None
+            return is_their_name(owner.group(1), query)
+        pronoun = word.lower()
+        speaker = voice.speaker
+        if pronoun == "my":
+            return None if speaker is None else is_their_name(speaker, query)
+        if pronoun == "your":
+            if any(is_their_name(token.group(), query) for token in tokens):
+                return True  # "What's your mum's name Keiko?"
+            return None if voice.addressee is None else is_their_name(voice.addressee, query)
+        # "his mum" in their own turn is someone else's mother
+        return False if speaker is not None and is_their_name(speaker, query) else None
+    return None
 
 
 def _run_start(text: str, start: int) -> int:
@@ -166,6 +242,8 @@ def relative_named(
     texts: Iterable[str],
     known: Callable[[str], bool],
     is_name: Callable[[str], bool] = lambda _word: False,
+    *,
+    voices: Sequence[Voice] = (),
 ) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
@@ -199,12 +277,14 @@ def relative_named(
         roles = index_terms(role.group(1) or role.group(2) or role.group(3))
         if roles:
             named, spoken_of = _named_near(
-                roles[0], list(texts), query, known, is_name, called=True
+                roles[0], list(texts), query, known, is_name, called=True, voices=voices
             )
             return named if named is not False else (False if spoken_of else None)
     if (head not in RELATIONS and head not in PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
-    named, spoken_of = _named_near(head, list(texts), query, known, is_name)
+    if any(kin(index_terms(owner)) & RELATIONS for owner in _OWNER_WORD.findall(query.text)):
+        voices = ()  # "Priya's sister's husband": whose the turns' words cannot say
+    named, spoken_of = _named_near(head, list(texts), query, known, is_name, voices=voices)
     if named is not False:
         return named
     if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")

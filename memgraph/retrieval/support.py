@@ -803,10 +803,18 @@ def _owned_by_name(text: str, query: Query) -> bool:
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
-    return [
-        (m.group(), in_any_form(index_terms(_PRAISE.sub(" ", m.group()))))
-        for m in _CLAUSE.finditer(text)
-    ]
+    clauses = (_NOT_TO_THEM.sub(" ", m.group()) for m in _CLAUSE.finditer(text))
+    return [(clause, in_any_form(index_terms(_PRAISE.sub(" ", clause)))) for clause in clauses]
+
+
+_NOT_TO_THEM = re.compile(
+    r"\b(?:thank(?:s|\s+(?:you|u))(?:\s+(?:both|all|so much|again))?|"
+    r"(?:just\s+)?(?:like|as)\s+(?:you|u)\s+(?:said|suggested|recommended|told me|mentioned|"
+    r"advised|predicted|warned|promised|guessed|say)|(?:see|miss|love)\s+(?:you|u)(?:\s+all)?)\b",
+    re.IGNORECASE,
+)
+"""Words to the addressee that say nothing is theirs ("got fitted like you said",
+"thank you both for coming", "see you Friday")."""
 
 
 _PRAISE = re.compile(
