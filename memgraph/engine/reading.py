@@ -26,6 +26,7 @@ from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.ages import age_asked_of, states_their_age
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
+from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
@@ -344,9 +345,10 @@ class ReadMixin(MemoryCore):
                     and not asks_about_someone_described(query)
                 )
                 asking_name = asks_name(query)
+                asking_colour = asks_colour(query)
                 said = (
                     {e: spoken_words(doc) for e, doc in docs.items()}
-                    if asking_name or analyzed.asks_amount
+                    if asking_name or analyzed.asks_amount or asking_colour
                     else {}
                 )
                 if not unanswered and asking_name:
@@ -377,6 +379,11 @@ class ReadMixin(MemoryCore):
                         topic_of_amount(analyzed.content_terms),
                         talk.before,
                         of_kind=payment_asked(query),
+                    )
+                if not unanswered and asking_colour:
+                    # "What colour is Chloe's Yaris?": a colour said of the Yaris
+                    unanswered = not states_its_colour(
+                        said, topic_of_colour(analyzed.content_terms), talk.before
                     )
             asked_age = None if unanswered else age_asked_of(query)
             if asked_age is not None:

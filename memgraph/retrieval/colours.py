@@ -1,0 +1,69 @@
+"""Whether a colour a question asks for was ever said.
+
+"What colour is Chloe's Yaris?" is answered only by a text that names a colour
+("a silver one", "sage green") and speaks of the Yaris, or follows a turn that
+does ("we got the lehenga!" ... "a deep maroon one"). When none of what recall
+found does, what it found is only the nearest, and recall says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from memgraph.retrieval.possession import ANSWER_WORDS
+from memgraph.text import index_terms
+
+__all__ = ["COLOUR_REACH", "asks_colour", "states_its_colour", "topic_of_colour"]
+
+_ASKS_COLOUR = re.compile(
+    r"\b(?:what|which)(?: \w+)? colou?rs?\b|\bcolou?rs? (?:is|are|was|were|did|does|do)\b",
+    re.IGNORECASE,
+)
+_COLOUR_WORDS = (
+    "red orange yellow green blue purple violet pink brown black white grey gray silver "
+    "gold golden navy teal turquoise maroon beige cream lilac lavender mint sage olive "
+    "khaki tan ivory charcoal coral peach blush champagne plum ruby scarlet crimson indigo "
+    "magenta cyan aqua burgundy wine mustard rust amber mauve taupe slate cobalt emerald "
+    "jade bronze copper ginger tabby brindle tortoiseshell tortie sand sandy chestnut "
+    "blonde blond auburn bottle terracotta ochre lime cherry rose fuchsia"
+)
+COLOURS = frozenset(t for word in _COLOUR_WORDS.split() for t in index_terms(word))
+"""The index terms of colours' names ("sage", "wine", "brindle")."""
+_ASKING_WORDS = frozenset(index_terms("colour color colours colors shade"))
+COLOUR_REACH = 3
+"""How many turns before a text naming a colour may say what has it ("we got the
+lehenga!" ... "a deep maroon one")."""
+
+
+def asks_colour(question: str) -> bool:
+    """Whether ``question`` asks what colour something is ("What colour is
+    Chloe's Yaris?", "Which colour did Ren paint the nursery?")."""
+    return _ASKS_COLOUR.search(question) is not None
+
+
+def topic_of_colour(content_terms: Iterable[str]) -> frozenset[str]:
+    """What has the colour: the question's content terms without the words that
+    ask for a colour or for any answer ("yaris", "nurseri"; not "colour", "paint")."""
+    return frozenset(t for t in content_terms if t not in _ASKING_WORDS and t not in ANSWER_WORDS)
+
+
+def states_its_colour(
+    texts: Mapping[str, str],
+    topic: Iterable[str],
+    before: Callable[[str], Sequence[tuple[str, str]]],
+) -> bool:
+    """Whether one of ``texts`` (episode id -> words) names a colour and speaks of
+    ``topic``, what has it: in its own words or in the :data:`COLOUR_REACH` turns
+    ``before`` it. With no topic, any colour answers."""
+    wanted = set(topic)
+    for episode_id, words in texts.items():
+        said = set(index_terms(words))
+        if not said & COLOURS:
+            continue
+        if not wanted or said & wanted:
+            return True
+        for _previous, earlier in before(episode_id)[:COLOUR_REACH]:
+            if wanted & set(index_terms(earlier)):
+                return True
+    return False
