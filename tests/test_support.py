@@ -973,3 +973,22 @@ def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
         (DANA, "Still recovering from the hen weekend 🥴 thank you both for coming"),
     )
     assert own == anyone > 0
+
+
+def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() -> None:
+    startup = ask("What is the name of the startup Dana worked at before Beaumont?")
+    # spoken of, never named: nothing remembered says its name
+    assert named_role(startup, "the startup can't sponsor my visa") is False
+    assert named_role(startup, "the startup, Fernleaf, can't sponsor my visa") is True
+    # a thing's name comes after "the" ("the Kharcha app") and is said alone in reply
+    app = ask("What is the name of the app Dana works on?")
+    assert named_role(app, "we launch split-bills in the Kharcha app") is True
+    team = ask("What is the name of Dana's hockey team?")
+    said = ["our team won again, 4-2"]
+    assert relative_named(team, said, lambda _: False) is False
+    replies = ["The Loose Pucks. Don't judge"]
+    assert relative_named(team, said, lambda _: False, replies=replies) is True
+    # never spoken of: left to the texts' other words; a pet is judged as a pet
+    assert named_role(startup, "the weather is great") is None
+    cat = ask("What is the name of the cat that moved in with Dana?")
+    assert named_role(cat, "the cat sleeps on my bed") is None

@@ -361,6 +361,14 @@ class ReadMixin(MemoryCore):
                         for e in said
                         if e not in others
                     ]
+                    answered_by = {e: indexed.reply_to(e) for e in said if e not in others}
+                    reply_docs = self._episode_docs(
+                        graph, [r for r in answered_by.values() if r is not None]
+                    )
+                    replies = [
+                        spoken_words(reply_docs[r]) if r is not None and r in reply_docs else ""
+                        for r in answered_by.values()
+                    ]
                     their_names = [graph.entity_name(e) or "" for e in analyzed.named]
                     unanswered = (
                         relative_named(
@@ -369,6 +377,7 @@ class ReadMixin(MemoryCore):
                             known=indexed.heard,
                             is_name=lambda word: graph.entity_by_name(word) is not None,
                             voices=voices,
+                            replies=replies,
                         )
                         is False
                         or last_name_said(analyzed, their_names, said.values()) is False

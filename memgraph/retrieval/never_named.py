@@ -68,6 +68,7 @@ OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
+THING_REACH = 1000
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
@@ -82,6 +83,8 @@ def _named_near(
     *,
     called: bool = False,
     voices: Sequence[Voice] = (),
+    reach: int = RELATIVE_REACH,
+    thing: bool = False,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -130,7 +133,7 @@ def _named_near(
                 where is not None
                 and word.lower() not in STOP_WORDS
                 and not known(word.capitalize())
-                and any(abs(where - n) <= 2 * RELATIVE_REACH for n in at)
+                and any(abs(where - n) <= 2 * reach for n in at)
             ):
                 return True, True
         for name in _NAME_LIKE.finditer(text):
@@ -159,7 +162,7 @@ def _named_near(
                 continue  # "in Cape Town"
             if run < name.start() and is_their_name(text[run : name.start()].split()[-1], query):
                 continue  # "Tony Marchetti": their own last name
-            if _ARTICLE_BEFORE.search(text, 0, run):
+            if not thing and _ARTICLE_BEFORE.search(text, 0, run):
                 continue  # "get a Polo", "a Toyota Yaris": a thing's name
             where = place.get(name.start())
             if (
@@ -168,7 +171,7 @@ def _named_near(
                 and any(0 < n - where <= OWNER_REACH for n in at)
             ):
                 continue  # "Naomi's grandmother", "Owen's mom": whose relative, not its name
-            if where is not None and any(abs(where - n) <= RELATIVE_REACH for n in at):
+            if where is not None and any(abs(where - n) <= reach for n in at):
                 return True, True
     return False, spoken_of
 
@@ -244,6 +247,7 @@ def relative_named(
     is_name: Callable[[str], bool] = lambda _word: False,
     *,
     voices: Sequence[Voice] = (),
+    replies: Sequence[str] = (),
 ) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
@@ -278,6 +282,27 @@ def relative_named(
         if roles:
             named, spoken_of = _named_near(
                 roles[0], list(texts), query, known, is_name, called=True, voices=voices
+            )
+            return named if named is not False else (False if spoken_of else None)
+    if head not in RELATIONS and head not in PETS and _ASKS_A_NAME_OF.search(query.text):
+        thing = head or _thing_named(query.text)
+        if thing is not None and thing not in STOP_WORDS and not kinds([thing]) & PETS.keys():
+            # its name is often said alone, in the reply ("what's the team called?"
+            # "The Loose Pucks."), and after "the" ("the Kharcha app")
+            told = [
+                text + "\n" + (replies[n] if n < len(replies) else "")
+                for n, text in enumerate(texts)
+            ]
+            named, spoken_of = _named_near(
+                thing,
+                told,
+                query,
+                known,
+                is_name,
+                called=True,
+                voices=voices,
+                reach=THING_REACH,
+                thing=True,
             )
             return named if named is not False else (False if spoken_of else None)
     if (head not in RELATIONS and head not in PETS) or _NAMED_RELATIVE.search(query.text):
@@ -320,6 +345,36 @@ _ROLE_NAMED = re.compile(
 )
 """A question asking the name of someone by their role ("the name of Tobenna's
 landlord", "Papá's cardiologist's first name", "the fire chief's name")."""
+
+
+_ASKS_A_NAME_OF = re.compile(
+    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )|\b[A-Z][\w-]*['’]s (?:[\w&-]+ ){1,3}called\?"
+)
+"""A question asking what a thing is called ("the name of the B&B Chloe stayed
+at", "What is Kevin's food truck called?")."""
+_NAME_OF_THING = re.compile(
+    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )((?:[a-z&-]+ ?){1,4})"
+)
+_ENDS_PHRASE_WORDS = (
+    "that which who whom where whose when in at on for from with by to near he she they we "
+    "i you it his her their our my"
+)
+_ENDS_PHRASE = frozenset(_ENDS_PHRASE_WORDS.split())
+
+
+def _thing_named(question: str) -> str | None:
+    """The head noun of what "the name of ..." asks ("startup" of "the name of the
+    startup Kiran worked at"), as an index term."""
+    found = _NAME_OF_THING.search(question)
+    if found is None:
+        return None
+    words: list[str] = []
+    for word in found.group(1).split():
+        if word in _ENDS_PHRASE:
+            break
+        words.append(word)
+    terms = index_terms(words[-1]) if words else []
+    return terms[0] if terms else None
 
 
 _ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
