@@ -25,6 +25,7 @@ from memgraph.models import (
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.ages import age_asked_of, states_their_age
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
+from memgraph.retrieval.breeds import asks_breed, names_a_breed
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
@@ -346,9 +347,10 @@ class ReadMixin(MemoryCore):
                 )
                 asking_name = asks_name(query)
                 asking_colour = asks_colour(query)
+                asking_breed = asks_breed(query)
                 said = (
                     {e: spoken_words(doc) for e, doc in docs.items()}
-                    if asking_name or analyzed.asks_amount or asking_colour
+                    if asking_name or analyzed.asks_amount or asking_colour or asking_breed
                     else {}
                 )
                 if not unanswered and asking_name:
@@ -394,6 +396,9 @@ class ReadMixin(MemoryCore):
                     unanswered = not states_its_colour(
                         said, topic_of_colour(analyzed.content_terms), talk.before
                     )
+                if not unanswered and asking_breed:
+                    # "What breed is Isla's dog?": a text naming a breed
+                    unanswered = not names_a_breed(said.values())
             asked_age = None if unanswered else age_asked_of(query)
             if asked_age is not None:
                 # "How old is Walt?": an age said of him, not of Gus or the furnace
