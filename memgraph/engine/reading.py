@@ -31,6 +31,7 @@ from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
+from memgraph.retrieval.occupations import asks_job, names_a_job
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -399,6 +400,11 @@ class ReadMixin(MemoryCore):
                 if not unanswered and asking_breed:
                     # "What breed is Isla's dog?": a text naming a breed
                     unanswered = not names_a_breed(said.values())
+                if not unanswered and asks_job(query):
+                    # "What does Riaan do for a living?": a text naming a job
+                    unanswered = not names_a_job(
+                        said.values() if said else (spoken_words(doc) for doc in docs.values())
+                    )
             asked_age = None if unanswered else age_asked_of(query)
             if asked_age is not None:
                 # "How old is Walt?": an age said of him, not of Gus or the furnace
