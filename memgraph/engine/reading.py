@@ -25,13 +25,12 @@ from memgraph.models import (
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.ages import age_asked_of, states_their_age
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
-from memgraph.retrieval.breeds import asks_breed, names_a_breed
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
+from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
-from memgraph.retrieval.occupations import asks_job, names_a_job
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -348,10 +347,10 @@ class ReadMixin(MemoryCore):
                 )
                 asking_name = asks_name(query)
                 asking_colour = asks_colour(query)
-                asking_breed = asks_breed(query)
+                kind = kind_asked(query)
                 said = (
                     {e: spoken_words(doc) for e, doc in docs.items()}
-                    if asking_name or analyzed.asks_amount or asking_colour or asking_breed
+                    if asking_name or analyzed.asks_amount or asking_colour or kind is not None
                     else {}
                 )
                 if not unanswered and asking_name:
@@ -397,14 +396,9 @@ class ReadMixin(MemoryCore):
                     unanswered = not states_its_colour(
                         said, topic_of_colour(analyzed.content_terms), talk.before
                     )
-                if not unanswered and asking_breed:
+                if not unanswered and kind is not None:
                     # "What breed is Isla's dog?": a text naming a breed
-                    unanswered = not names_a_breed(said.values())
-                if not unanswered and asks_job(query):
-                    # "What does Riaan do for a living?": a text naming a job
-                    unanswered = not names_a_job(
-                        said.values() if said else (spoken_words(doc) for doc in docs.values())
-                    )
+                    unanswered = not kind.said_in(said.values())
             asked_age = None if unanswered else age_asked_of(query)
             if asked_age is not None:
                 # "How old is Walt?": an age said of him, not of Gus or the furnace

@@ -1,0 +1,173 @@
+"""Whether an answer of the kind a question asks for was ever said.
+
+Some questions are answered by a word of a kind: "What breed is Isla's dog?" by
+a breed ("a kelpie"), "What does Riaan do for a living?" by a job ("a
+fisherman"), "Which airline did Priya fly?" by an airline ("Qantas"), "What
+instrument does Leah play?" by an instrument, "What car does Evelyn drive?" by
+a car's make or model. When none of what recall found says a word of that kind,
+what it found is only the nearest (the dog's walks, the flight's date), and
+recall says so instead of handing it over as the answer.
+
+Each kind is its words (:attr:`KindOfAnswer.words`) and the shapes words of it
+often have (:attr:`KindOfAnswer.shapes`: "a Kooikerhondje mix", "a florist"),
+since no list of them is complete; a word a kind shares with everyday ones
+("staff", "lab", "Jack") is left to its shape, or out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from memgraph.answer_kinds import KINDS
+from memgraph.text import index_terms
+
+__all__ = ["KINDS_SAID", "KindOfAnswer", "kind_asked"]
+
+
+def _terms(words: str) -> frozenset[str]:
+    return frozenset(t for word in words.split() for t in index_terms(word))
+
+
+@dataclass(frozen=True)
+class KindOfAnswer:
+    """A kind of answer a question can ask for, and how a text says one."""
+
+    name: str
+    asks: re.Pattern[str]
+    """A pattern over the question that asks for this kind."""
+    words: frozenset[str]
+    """The index terms of words of this kind ("kelpie", "nurse")."""
+    shapes: re.Pattern[str] | None = None
+    """A pattern over a text for words of this kind not listed by name."""
+
+    def asked(self, question: str) -> bool:
+        """Whether ``question`` asks for an answer of this kind."""
+        return self.asks.search(question) is not None
+
+    def said_in(self, texts: Iterable[str]) -> bool:
+        """Whether any of ``texts`` says a word of this kind."""
+        return any(
+            self.words & set(index_terms(text))
+            or (self.shapes is not None and self.shapes.search(text) is not None)
+            for text in texts
+        )
+
+
+BREED = KindOfAnswer(
+    "breed",
+    re.compile(r"\bbreeds?\b", re.IGNORECASE),
+    _terms(
+        # dogs
+        "labrador retriever labradoodle goldendoodle cockapoo cavapoo cavachon poodle spaniel "
+        "cocker cavalier terrier pitbull bulldog beagle basset greyhound whippet lurcher "
+        "saluki collie sheepdog shepherd alsatian husky malamute samoyed akita shiba corgi "
+        "dachshund chihuahua pug pomeranian maltese bichon schnauzer dalmatian rottweiler "
+        "doberman mastiff newfoundland bernese setter vizsla weimaraner kelpie heeler "
+        "ridgeback pinscher papillon havanese bloodhound foxhound deerhound wolfhound mutt "
+        "mongrel crossbreed boxer "
+        # cats
+        "tabby siamese ragdoll sphynx shorthair longhair moggy moggie tortie tortoiseshell "
+        "calico burmese abyssinian birman"
+    ),
+    re.compile(
+        r"\b(?:\w+(?:hond|hondje|hound|doodle|poo)s?|\w+ (?:mix|cross)|staff(?:ie|y|ies)|"
+        r"westies?|yorkies?|frenchies?|labs?|aussies?|jack russells?|golden retrievers?|"
+        r"pit bulls?|maine coons?|great danes?|shih tzus?|springers?)\b",
+        re.IGNORECASE,
+    ),
+)
+"""A pet's breed ("What breed is Isla's dog?")."""
+
+JOB = KindOfAnswer(
+    "job",
+    re.compile(
+        r"\b(?:do(?:es)? for (?:a )?(?:living|work|job)|occupation|profession|"
+        r"what (?:kind of |sort of )?job|what does [\w ]{1,40}? do(?: now)?(?=\s*\?|\s*$)|"
+        r"\w+['’]s (?:(?:current|new) )?job\b)",
+        re.IGNORECASE,
+    ),
+    next(kind.cues for kind in KINDS if kind.name == "occupation")
+    | _terms(
+        "fisherman jeweller jeweler miner sailor carer caregiver porter guard security "
+        "shopkeeper storekeeper manager supervisor foreman labourer laborer joiner plasterer "
+        "painter decorator tiler glazier upholsterer restorer potter weaver seamstress "
+        "dressmaker cobbler locksmith blacksmith goldsmith auctioneer estate agent broker "
+        "trader investor entrepreneur founder ceo cto cfo executive administrator assistant "
+        "coordinator organiser organizer planner caterer sommelier brewer distiller vintner "
+        "rancher shepherd beekeeper forester arborist groundskeeper janitor caretaker "
+        "concierge housekeeper dispatcher operator conductor steward stewardess attendant "
+        "crew paramedic dentist hygienist nurse doctor surgeon professor teacher "
+        "programmer coder engineer developer designer illustrator animator producer "
+        "director presenter host dj broadcaster reporter columnist blogger influencer "
+        "streamer youtuber model athlete footballer cricketer golfer jockey referee umpire "
+        "coach scientist researcher academic lecturer postdoc phd student apprentice "
+        "trainee intern volunteer retired unemployed homemaker housewife househusband"
+    ),
+    re.compile(r"\b\w{4,}(?:ist|ician|ologist)s?\b|\b\w{3,}(?:man|woman|smith)\b", re.IGNORECASE),
+)
+"""What someone does for a living ("What does Riaan do for work?")."""
+
+AIRLINE = KindOfAnswer(
+    "airline",
+    re.compile(r"\bairlines?\b|\bwhat carrier\b", re.IGNORECASE),
+    _terms(
+        "ryanair easyjet klm lufthansa qantas jetstar emirates etihad qatar delta united "
+        "southwest jetblue westjet iberia vueling finnair swiss austrian aeromexico latam "
+        "avianca copa indigo vistara loganair flybe eurowings transavia norwegian wizz "
+        "frontier spirit allegiant icelandair aerlingus lingus cathay ana jal virgin tap "
+        "sas alitalia ita aegean pegasus turkish ethiopian kenya saudia airasia scoot "
+        "cebu garuda flydubai airbaltic condor volotea jet2 porter flair aircanada"
+    ),
+    re.compile(
+        r"\b[A-Z][\w-]+ (?:Air(?:ways|lines?)?)\b|\bAir [A-Z][\w-]+|\bBA\b|\bBritish Airways\b",
+    ),
+)
+"""Which airline someone flew ("Which airline did Priya fly to Mexico City?")."""
+
+INSTRUMENT = KindOfAnswer(
+    "instrument",
+    re.compile(r"\binstruments?\b", re.IGNORECASE),
+    _terms(
+        "guitar guitars bass drums drum drummer piano pianist keyboard keyboards violin "
+        "violinist viola cello cellist fiddle ukulele uke banjo mandolin harp harpist flute "
+        "clarinet saxophone sax trumpet trombone tuba horn oboe bassoon accordion harmonica "
+        "bagpipes organ synth sitar setar tabla djembe bodhran bouzouki oud "
+        "erhu guzheng koto shamisen marimba xylophone vibraphone percussion timpani cajon "
+        "vocals vocalist singer"
+    ),
+)
+"""A musical instrument ("What instrument does Leah play in her band?")."""
+
+CAR = KindOfAnswer(
+    "car",
+    re.compile(
+        r"\b(?:what|which) (?:(?:make|model|brand|kind|type) (?:of )?)?"
+        r"(?:car|truck|van|suv|pickup|motorbike|motorcycle)s?\b|\bmake of (?:car|truck|van)\b",
+        re.IGNORECASE,
+    ),
+    _terms(
+        "toyota honda ford volkswagen vw vauxhall opel skoda audi bmw mercedes merc benz "
+        "volvo saab nissan mazda subaru mitsubishi hyundai kia tesla fiat renault peugeot "
+        "citroen citroën dacia jeep dodge chevy chevrolet gmc chrysler buick cadillac "
+        "lincoln lexus acura infiniti porsche ferrari lamborghini jaguar suzuki cupra "
+        "polestar rivian corolla yaris camry prius rav4 sienna highlander tacoma tundra "
+        "hilux landcruiser civic accord crv odyssey jazz f150 focus fiesta mustang transit "
+        "ranger golf polo passat tiguan astra corsa fabia octavia superb leaf qashqai micra "
+        "juke outback forester impreza crosstrek wrangler corvette silverado vivaro sprinter "
+        "hatchback estate minivan campervan motorhome ute"
+    ),
+    # "a 2019 Yaris", "Land Rover": a year before a capitalised word, not "2019 and"
+    re.compile(r"\b(?:19|20)\d\d [A-Z][a-z]+|\b(?i:land rover|range rover|model [3sxy])\b"),
+)
+"""The make or model of someone's car ("What car does Evelyn drive?")."""
+
+KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR)
+"""The kinds of answer a text must say one of to answer."""
+
+
+def kind_asked(question: str) -> KindOfAnswer | None:
+    """The kind of answer ``question`` asks for, of :data:`KINDS_SAID`; ``None``
+    when it asks for none of them."""
+    return next((kind for kind in KINDS_SAID if kind.asked(question)), None)

@@ -1,0 +1,53 @@
+"""Whether an answer of the kind a question asks for was said."""
+
+from __future__ import annotations
+
+from memgraph.retrieval.kinds_said import AIRLINE, BREED, CAR, INSTRUMENT, JOB, kind_asked
+
+
+def test_each_kind_is_told_by_the_question_s_wording() -> None:
+    assert kind_asked("What breed is Isla's dog?") is BREED
+    assert kind_asked("What does Riaan do for a living?") is JOB
+    assert kind_asked("What does Precious's son Mtho do for work?") is JOB
+    assert kind_asked("What is Ana's job?") is JOB
+    assert kind_asked("Which airline did Priya fly to Mexico City?") is AIRLINE
+    assert kind_asked("What instrument does Leah play in her band?") is INSTRUMENT
+    assert kind_asked("What car does Evelyn drive?") is CAR
+    assert kind_asked("What make of car did Hamish sell?") is CAR
+    # where someone works, or what they do at a weekend, asks for none of them
+    assert kind_asked("Where does Dan work?") is None
+    assert kind_asked("What does Dan do on Sundays?") is None
+    assert kind_asked("What is the name of Isla's dog?") is None
+
+
+def test_a_breed_is_named_by_its_name_or_its_shape() -> None:
+    assert BREED.said_in(["her dog. a kelpie. very smart, slightly unhinged"])
+    assert BREED.said_in(["beagles are just garbage disposals with ears"])
+    assert BREED.said_in(["he's a staffie, he'll be grand"])
+    # one the list does not hold, said as a mix or a cross
+    assert BREED.said_in(["Shelter thinks he's a Kooikerhondje mix, about 2"])
+    assert BREED.said_in(["Collie cross, about four years old"])
+    # the dog spoken of, its breed never said
+    assert not BREED.said_in(["Bonnie's on new tablets for her joints", "walked the dog"])
+    # words a breed's name shares with everyday ones are not breeds
+    assert not BREED.said_in(["the staff were great", "Jack's in York"])
+
+
+def test_a_job_is_named_by_its_name_or_its_shape() -> None:
+    assert JOB.said_in(["a younger brother, Euan, he's a fisherman out of Oban"])
+    assert JOB.said_in(["he teaches geography. secondary school in Cabra"])
+    assert JOB.said_in(["A jeweller from Kottayam town, Mathew Chacko"])
+    assert JOB.said_in(["she's a florist now, loves it"])
+    assert not JOB.said_in(["Riaan's lovely, we met at Femke's birthday", "he works a lot"])
+
+
+def test_an_airline_an_instrument_or_a_car_is_named() -> None:
+    assert AIRLINE.said_in(["Qantas to Dallas and then a little hop to Houston"])
+    assert AIRLINE.said_in(["Yes! Qatar Airways, Lagos to Manchester through Doha"])
+    assert not AIRLINE.said_in(["I fly on the 16th. Kraków to Dublin. Alone"])
+    assert INSTRUMENT.said_in(["Viola. The instrument everyone forgets exists"])
+    assert not INSTRUMENT.said_in(["she has choir rehearsal until 5", "I lost my keys"])
+    assert CAR.said_in(["2019 corolla hybrid. silver. 48,000 on the clock"])
+    assert CAR.said_in(["Bought a 2017 Ferrari yesterday, you'd approve"])
+    # a year before any word is no car ("2019 and"), nor is a car seat
+    assert not CAR.said_in(["since 2019 and still going", "And a car seat also"])
