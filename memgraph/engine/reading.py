@@ -28,6 +28,7 @@ from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
+from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
@@ -41,6 +42,7 @@ from memgraph.retrieval.recall_text import (
 )
 from memgraph.retrieval.support import (
     LOOKED_AT,
+    Support,
     Talk,
     never_said_theirs,
     support,
@@ -345,68 +347,8 @@ class ReadMixin(MemoryCore):
                     and held.about_someone_else
                     and not asks_about_someone_described(query)
                 )
-                asking_name = asks_name(query)
-                asking_colour = asks_colour(query)
-                kind = kind_asked(query)
-                said = (
-                    {e: spoken_words(doc) for e, doc in docs.items()}
-                    if asking_name or analyzed.asks_amount or asking_colour or kind is not None
-                    else {}
-                )
-                if not unanswered and asking_name:
-                    # "What is the name of Tasha's sister?": a sister spoken of, never
-                    # named; "What is Keisha's last name?": only her first name said
-                    others = held.others if held is not None else frozenset()
-                    theirs = [text for e, text in said.items() if e not in others]
-                    voices = [
-                        Voice(docs[e].get("speaker"), indexed.addressee(e))
-                        for e in said
-                        if e not in others
-                    ]
-                    answered_by = {e: indexed.reply_to(e) for e in said if e not in others}
-                    reply_docs = self._episode_docs(
-                        graph, [r for r in answered_by.values() if r is not None]
-                    )
-                    replies = [
-                        spoken_words(reply_docs[r]) if r is not None and r in reply_docs else ""
-                        for r in answered_by.values()
-                    ]
-                    their_names = [graph.entity_name(e) or "" for e in analyzed.named]
-                    unanswered = (
-                        relative_named(
-                            analyzed,
-                            theirs,
-                            known=indexed.heard,
-                            is_name=lambda word: graph.entity_by_name(word) is not None,
-                            voices=voices,
-                            replies=replies,
-                        )
-                        is False
-                        or last_name_said(analyzed, their_names, said.values()) is False
-                    )
-                if not unanswered and analyzed.asks_amount:
-                    unanswered = not states_its_sum(
-                        said,
-                        topic_of_amount(analyzed.content_terms),
-                        talk.before,
-                        of_kind=payment_asked(query),
-                    )
-                if not unanswered and asking_colour:
-                    # "What colour is Chloe's Yaris?": a colour said of the Yaris
-                    unanswered = not states_its_colour(
-                        said, topic_of_colour(analyzed.content_terms), talk.before
-                    )
-                if not unanswered and kind is not None:
-                    # "What breed is Isla's dog?": a text naming a breed
-                    unanswered = not kind.said_in(said.values())
-            asked_age = None if unanswered else age_asked_of(query)
-            if asked_age is not None:
-                # "How old is Walt?": an age said of him, not of Gus or the furnace
-                unanswered = not states_their_age(
-                    asked_age,
-                    ((e, doc.get("speaker"), spoken_words(doc)) for e, doc in docs.items()),
-                    addressee=indexed.addressee,
-                    before=talk.before,
+                unanswered = unanswered or self._answer_unsaid(
+                    graph, query, analyzed, docs, held=held, talk=talk, indexed=indexed
                 )
             note = None
             if unanswered:
@@ -429,6 +371,74 @@ class ReadMixin(MemoryCore):
                 answers_past=indexed.after_past_question,
                 days_said=self._days_said(graph, docs),
             )
+
+    def _answer_unsaid(
+        self,
+        graph: Graph,
+        query: str,
+        analyzed: tiers.Query,
+        docs: Mapping[str, Doc],
+        *,
+        held: Support | None,
+        talk: Talk,
+        indexed: EpisodeIndex,
+    ) -> bool:
+        """Whether the kind of answer ``query`` asks for is said in none of ``docs``
+        (the texts recall found): a name ("What is the name of Tasha's sister?" when
+        a sister is spoken of, never named), a sum, a colour of the thing asked, a
+        word of a kind with words of its own (a breed, a job, an airline), or an age
+        of whom it asks about."""
+        asking_name = asks_name(query)
+        asking_colour = asks_colour(query)
+        kind = kind_asked(query)
+        said = (
+            {e: spoken_words(doc) for e, doc in docs.items()}
+            if asking_name or analyzed.asks_amount or asking_colour or kind is not None
+            else {}
+        )
+        if asking_name:
+            # "What is Keisha's last name?": only her first name said
+            others = held.others if held is not None else frozenset()
+            theirs = [e for e in said if e not in others]
+            answered_by = {e: indexed.reply_to(e) for e in theirs}
+            reply_docs = self._episode_docs(
+                graph, [r for r in answered_by.values() if r is not None]
+            )
+            their_names = [graph.entity_name(e) or "" for e in analyzed.named]
+            named = relative_named(
+                analyzed,
+                [said[e] for e in theirs],
+                known=indexed.heard,
+                is_name=lambda word: graph.entity_by_name(word) is not None,
+                voices=[Voice(docs[e].get("speaker"), indexed.addressee(e)) for e in theirs],
+                replies=[
+                    spoken_words(reply_docs[r]) if r is not None and r in reply_docs else ""
+                    for r in answered_by.values()
+                ],
+            )
+            if named is False or last_name_said(analyzed, their_names, said.values()) is False:
+                return True
+        if analyzed.asks_amount and not states_its_sum(
+            said,
+            topic_of_amount(analyzed.content_terms),
+            talk.before,
+            of_kind=payment_asked(query),
+        ):
+            return True
+        if asking_colour and not states_its_colour(
+            said, topic_of_colour(analyzed.content_terms), talk.before
+        ):
+            return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
+        if kind is not None and not kind.said_in(said.values()):
+            return True  # "What breed is Isla's dog?": no text names a breed
+        asked_age = age_asked_of(query)
+        # "How old is Walt?": an age said of him, not of Gus or the furnace
+        return asked_age is not None and not states_their_age(
+            asked_age,
+            ((e, doc.get("speaker"), spoken_words(doc)) for e, doc in docs.items()),
+            addressee=indexed.addressee,
+            before=talk.before,
+        )
 
     def _days_said(
         self, graph: Graph, docs: Mapping[str, Doc]
