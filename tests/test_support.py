@@ -973,6 +973,11 @@ def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
         (DANA, "Still recovering from the hen weekend 🥴 thank you both for coming"),
     )
     assert own == anyone > 0
+    # thanks for a thing: the thing was the addressee's to give
+    own, anyone = held(
+        "What flowers did Dana send?", (MARCUS, "thank you for the flowers!! on the counter")
+    )
+    assert own == anyone > 0
 
 
 def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() -> None:

@@ -808,13 +808,16 @@ def _split(text: str) -> list[tuple[str, set[str]]]:
 
 
 _NOT_TO_THEM = re.compile(
-    r"\b(?:thank(?:s|\s+(?:you|u))(?:\s+(?:both|all|so much|again))?|"
+    r"\b(?:thank(?:s|\s+(?:you|u))(?:\s+(?:both|all|so much|again))?"
+    # "thank you for the sunflowers": the sunflowers were the addressee's doing
+    r"(?!\s+for\s+(?:the|your|a|an|this|that|these|those|my|our|all)\b)|"
     r"(?:just\s+)?(?:like|as)\s+(?:you|u)\s+(?:said|suggested|recommended|told me|mentioned|"
     r"advised|predicted|warned|promised|guessed|say)|(?:see|miss|love)\s+(?:you|u)(?:\s+all)?)\b",
     re.IGNORECASE,
 )
 """Words to the addressee that say nothing is theirs ("got fitted like you said",
-"thank you both for coming", "see you Friday")."""
+"thank you both for coming", "see you Friday"); not thanks for a thing ("thank
+you for the sunflowers"), which was theirs to give."""
 
 
 _PRAISE = re.compile(
