@@ -54,6 +54,27 @@ def _kind(
     return AnswerKind(name, re.compile(asks), frozenset(index_terms(cues)), ranks, judges)
 
 
+_PET_WORDS = (
+    "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "
+    "turtle tortoise lizard snake horse pony rescue adopted shelter"
+)
+BREED_NAMES = (
+    "mutt retriever labrador poodle terrier husky beagle bulldog corgi "
+    "dachshund greyhound collie kelpie shiba spaniel pug chihuahua rottweiler doodle "
+    "maltese shih tzu pomeranian bernese newfoundland akita samoyed malamute "
+    "pitbull heeler weimaraner vizsla whippet schnauzer lurcher cockapoo "
+    "cavapoo cavoodle labradoodle groodle dalmatian mastiff sheepdog "
+    "bichon papillon ridgeback tabby siamese persian ragdoll bengal sphynx shorthair "
+    "tortoiseshell tortie"
+)
+"""Breeds' names, none of which stems into a common word (not "a lab", "maine
+coon", "frenchie", "westie", "yorkie", "staffie": "main", "french", "west", ...)."""
+COLOUR_NAMES = (
+    "red orange yellow green blue purple violet pink brown black white grey gray silver "
+    "gold navy teal turquoise maroon beige cream lilac lavender mint"
+)
+"""The everyday colours' names, that a colour question's answer is said in."""
+
 KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "occupation",
@@ -92,37 +113,17 @@ KINDS: tuple[AnswerKind, ...] = (
         "pet or breed",
         r"\b(?:pets?|animals?|breed|puppy|kitten|(?:kind|type|sort) of "
         r"(?:dog|cat|bird|fish|horse|snake|lizard|rabbit)s?)\b",
-        "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "
-        "turtle tortoise lizard snake horse pony rescue adopted shelter breed mix "
-        "retriever labrador lab poodle terrier shepherd husky beagle bulldog corgi "
-        "dachshund greyhound collie kelpie shiba spaniel pug chihuahua boxer "
-        "rottweiler doodle golden cocker maltese shih tzu yorkie pomeranian bernese "
-        "newfoundland dane akita samoyed malamute pitbull pit bull mutt heeler "
-        "weimaraner vizsla whippet schnauzer lurcher staffie staffy cockapoo cavapoo "
-        "cavoodle labradoodle groodle frenchie dalmatian mastiff sheepdog springer westie "
-        "bichon papillon ridgeback setter pointer tabby siamese persian ragdoll bengal "
-        "sphynx shorthair calico maine coon tortoiseshell tortie tuxedo",
+        # search also looks for the breeds said in everyday words ("a lab", "a westie")
+        f"{_PET_WORDS} breed {BREED_NAMES} mix lab shepherd boxer golden cocker yorkie dane "
+        "pit bull staffie staffy frenchie springer westie setter pointer calico maine coon "
+        "tuxedo",
         judges=False,
     ),
-    _kind(
-        "pet",
-        r"\b(?:pets?|animals?|puppy|kitten)\b",
-        "dog dogs puppy cat cats kitten fish bird parrot hamster rabbit bunny guinea "
-        "turtle tortoise lizard snake horse pony rescue adopted shelter",
-        ranks=False,
-    ),
+    _kind("pet", r"\b(?:pets?|animals?|puppy|kitten)\b", _PET_WORDS, ranks=False),
     _kind(
         "breed",
         r"\b(?:breeds?|(?:kind|type|sort) of (?:dog|cat|bird|fish|horse|snake|lizard|rabbit)s?)\b",
-        # breed names only, and none that stems into a common word ("a lab", "main" of
-        # "maine coon", "frenchie", "westie", "yorkie", "staffie": "french", "west", ...)
-        "breed mutt retriever labrador poodle terrier husky beagle bulldog corgi "
-        "dachshund greyhound collie kelpie shiba spaniel pug chihuahua rottweiler doodle "
-        "maltese shih tzu pomeranian bernese newfoundland akita samoyed malamute "
-        "pitbull heeler weimaraner vizsla whippet schnauzer lurcher cockapoo "
-        "cavapoo cavoodle labradoodle groodle dalmatian mastiff sheepdog "
-        "bichon papillon ridgeback tabby siamese persian ragdoll bengal sphynx shorthair "
-        "tortoiseshell tortie",
+        f"breed {BREED_NAMES}",
         ranks=False,
     ),
     _kind(
@@ -295,8 +296,7 @@ KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "colour",
         r"\b(?:what|which)(?: \w+)? colou?rs?\b|\bcolou?rs? (?:is|are|was|were|did|does|do)\b",
-        "red orange yellow green blue purple violet pink brown black white grey gray silver "
-        "gold navy teal turquoise maroon beige cream lilac lavender mint",
+        COLOUR_NAMES,
     ),
     _kind(
         "food",
@@ -310,6 +310,11 @@ KINDS: tuple[AnswerKind, ...] = (
     ),
 )
 """The kinds of question whose answers have everyday words of their own."""
+
+
+def kind_named(name: str) -> AnswerKind:
+    """The kind of :data:`KINDS` called ``name`` ("colour", "occupation")."""
+    return next(kind for kind in KINDS if kind.name == name)
 
 
 def answer_cues(question: str, *, judging: bool = False) -> list[str]:

@@ -962,22 +962,24 @@ def test_a_pet_only_spoken_of_in_the_plural_leaves_theirs_unnamed() -> None:
 
 
 def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
-    # "like you said" and "thank you" do not make the boots or the hen do Marcus's
-    own, anyone = held(
-        "What boots did Dana buy?",
-        (DANA, "Went to the shop and got fitted for boots like you said"),
-    )
-    assert own == anyone > 0
-    own, anyone = held(
-        "When was Dana's hen weekend?",
-        (DANA, "Still recovering from the hen weekend 🥴 thank you both for coming"),
-    )
-    assert own == anyone > 0
-    # thanks for a thing: the thing was the addressee's to give
-    own, anyone = held(
-        "What flowers did Dana send?", (MARCUS, "thank you for the flowers!! on the counter")
-    )
-    assert own == anyone > 0
+    cases = [
+        # "like you said" and "thank you" do not make the boots or the hen do Marcus's
+        (
+            "What boots did Dana buy?",
+            DANA,
+            "Went to the shop and got fitted for boots like you said",
+        ),
+        (
+            "When was Dana's hen weekend?",
+            DANA,
+            "Still recovering from the hen weekend 🥴 thank you both for coming",
+        ),
+        # thanks for a thing: the thing was the addressee's to give
+        ("What flowers did Dana send?", MARCUS, "thank you for the flowers!! on the counter"),
+    ]
+    for question, who, text in cases:
+        own, anyone = held(question, (who, text))
+        assert own == anyone > 0, text
 
 
 def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() -> None:
@@ -992,7 +994,7 @@ def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() 
     said = ["our team won again, 4-2"]
     assert relative_named(team, said, lambda _: False) is False
     replies = ["The Loose Pucks. Don't judge"]
-    assert relative_named(team, said, lambda _: False, replies=replies) is True
+    assert relative_named(team, said, lambda _: False, replies=lambda: replies) is True
     # never spoken of: left to the texts' other words; a pet is judged as a pet
     assert named_role(startup, "the weather is great") is None
     cat = ask("What is the name of the cat that moved in with Dana?")

@@ -400,10 +400,12 @@ class ReadMixin(MemoryCore):
             # "What is Keisha's last name?": only her first name said
             others = held.others if held is not None else frozenset()
             theirs = [e for e in said if e not in others]
-            answered_by = {e: indexed.reply_to(e) for e in theirs}
-            reply_docs = self._episode_docs(
-                graph, [r for r in answered_by.values() if r is not None]
-            )
+
+            def replies() -> list[str]:  # read only when a thing's name is asked
+                answered_by = [indexed.reply_to(e) for e in theirs]
+                found = self._episode_docs(graph, [r for r in answered_by if r is not None])
+                return [spoken_words(found[r]) if r in found else "" for r in answered_by]
+
             their_names = [graph.entity_name(e) or "" for e in analyzed.named]
             named = relative_named(
                 analyzed,
@@ -411,10 +413,7 @@ class ReadMixin(MemoryCore):
                 known=indexed.heard,
                 is_name=lambda word: graph.entity_by_name(word) is not None,
                 voices=[Voice(docs[e].get("speaker"), indexed.addressee(e)) for e in theirs],
-                replies=[
-                    spoken_words(reply_docs[r]) if r is not None and r in reply_docs else ""
-                    for r in answered_by.values()
-                ],
+                replies=replies,
             )
             if named is False or last_name_said(analyzed, their_names, said.values()) is False:
                 return True

@@ -8,28 +8,25 @@ found does, what it found is only the nearest, and recall says so.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from memgraph.answer_kinds import kind_named
 from memgraph.retrieval.possession import ANSWER_WORDS
 from memgraph.text import index_terms
 
 __all__ = ["COLOUR_REACH", "asks_colour", "states_its_colour", "topic_of_colour"]
 
-_ASKS_COLOUR = re.compile(
-    r"\b(?:what|which)(?: \w+)? colou?rs?\b|\bcolou?rs? (?:is|are|was|were|did|does|do)\b",
-    re.IGNORECASE,
+_COLOUR = kind_named("colour")
+COLOURS = _COLOUR.cues | frozenset(
+    index_terms(
+        "golden olive khaki tan ivory charcoal coral peach blush champagne plum ruby scarlet "
+        "crimson indigo magenta cyan aqua burgundy wine mustard rust amber mauve taupe slate "
+        "cobalt emerald jade bronze copper ginger tabby brindle tortoiseshell tortie sand "
+        "sandy chestnut blonde blond auburn terracotta ochre lime cherry rose fuchsia sage"
+    )
 )
-_COLOUR_WORDS = (
-    "red orange yellow green blue purple violet pink brown black white grey gray silver "
-    "gold golden navy teal turquoise maroon beige cream lilac lavender mint sage olive "
-    "khaki tan ivory charcoal coral peach blush champagne plum ruby scarlet crimson indigo "
-    "magenta cyan aqua burgundy wine mustard rust amber mauve taupe slate cobalt emerald "
-    "jade bronze copper ginger tabby brindle tortoiseshell tortie sand sandy chestnut "
-    "blonde blond auburn bottle terracotta ochre lime cherry rose fuchsia"
-)
-COLOURS = frozenset(t for word in _COLOUR_WORDS.split() for t in index_terms(word))
-"""The index terms of colours' names ("sage", "wine", "brindle")."""
+"""The index terms of colours' names: the everyday ones and more ("sage", "wine",
+"brindle")."""
 _ASKING_WORDS = frozenset(index_terms("colour color colours colors shade"))
 COLOUR_REACH = 3
 """How many turns before a text naming a colour may say what has it ("we got the
@@ -39,7 +36,7 @@ lehenga!" ... "a deep maroon one")."""
 def asks_colour(question: str) -> bool:
     """Whether ``question`` asks what colour something is ("What colour is
     Chloe's Yaris?", "Which colour did Ren paint the nursery?")."""
-    return _ASKS_COLOUR.search(question) is not None
+    return _COLOUR.asks.search(question.lower().replace("’", "'")) is not None
 
 
 def topic_of_colour(content_terms: Iterable[str]) -> frozenset[str]:

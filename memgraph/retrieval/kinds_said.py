@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memgraph.answer_kinds import KINDS
+from memgraph.answer_kinds import BREED_NAMES, kind_named
 from memgraph.text import index_terms
 
 __all__ = ["KINDS_SAID", "KindOfAnswer", "kind_asked"]
@@ -59,17 +59,9 @@ BREED = KindOfAnswer(
     "breed",
     re.compile(r"\bbreeds?\b", re.IGNORECASE),
     _terms(
-        # dogs
-        "labrador retriever labradoodle goldendoodle cockapoo cavapoo cavachon poodle spaniel "
-        "cocker cavalier terrier pitbull bulldog beagle basset greyhound whippet lurcher "
-        "saluki collie sheepdog shepherd alsatian husky malamute samoyed akita shiba corgi "
-        "dachshund chihuahua pug pomeranian maltese bichon schnauzer dalmatian rottweiler "
-        "doberman mastiff newfoundland bernese setter vizsla weimaraner kelpie heeler "
-        "ridgeback pinscher papillon havanese bloodhound foxhound deerhound wolfhound mutt "
-        "mongrel crossbreed boxer "
-        # cats
-        "tabby siamese ragdoll sphynx shorthair longhair moggy moggie tortie tortoiseshell "
-        "calico burmese abyssinian birman"
+        BREED_NAMES + " goldendoodle cavachon cocker cavalier basset saluki shepherd "
+        "alsatian setter doberman pinscher havanese bloodhound foxhound deerhound wolfhound "
+        "mongrel crossbreed boxer longhair moggy moggie calico burmese abyssinian birman"
     ),
     re.compile(
         r"\b(?:\w+(?:hond|hondje|hound|doodle|poo)s?|\w+ (?:mix|cross)|staff(?:ie|y|ies)|"
@@ -88,7 +80,7 @@ JOB = KindOfAnswer(
         r"\w+['’]s (?:(?:current|new) )?job\b)",
         re.IGNORECASE,
     ),
-    next(kind.cues for kind in KINDS if kind.name == "occupation")
+    kind_named("occupation").cues
     | _terms(
         "fisherman jeweller jeweler miner sailor carer caregiver porter guard security "
         "shopkeeper storekeeper manager supervisor foreman labourer laborer joiner plasterer "

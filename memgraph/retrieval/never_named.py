@@ -69,6 +69,8 @@ OWNER_REACH = 3
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
 THING_REACH = 1000
+"""A thing's name may be anywhere in a text that speaks of it or in its reply ("the
+Kharcha app", "what's the team called?" / "The Loose Pucks.")."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
@@ -247,7 +249,7 @@ def relative_named(
     is_name: Callable[[str], bool] = lambda _word: False,
     *,
     voices: Sequence[Voice] = (),
-    replies: Sequence[str] = (),
+    replies: Callable[[], Sequence[str]] = tuple,
 ) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
@@ -272,7 +274,11 @@ def relative_named(
     same way,
     and a word after "called", "named" or a title is a name in any case ("an old
     guy called jim", "dr wiśniewska"); a role no text speaks of is left to the
-    texts' other words. ``None`` when the question asks no relative's name, names the
+    texts' other words. ``voices`` says who said each text and to whom, so a
+    relative a text says is someone else's ("Rosamma's son", another's "my son") is
+    not theirs; ``replies`` reads the turn after each text, where a thing asked by
+    name ("the name of the startup Kiran worked at") is often named alone.
+    ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     _things, head = possessed(query, anyones=True)
     head = PETS.get(head or "", head)
@@ -289,8 +295,10 @@ def relative_named(
         if thing is not None and thing not in STOP_WORDS and not kinds([thing]) & PETS.keys():
             # its name is often said alone, in the reply ("what's the team called?"
             # "The Loose Pucks."), and after "the" ("the Kharcha app")
+            texts = list(texts)
+            answers = replies()
             told = [
-                text + "\n" + (replies[n] if n < len(replies) else "")
+                text + "\n" + (answers[n] if n < len(answers) else "")
                 for n, text in enumerate(texts)
             ]
             named, spoken_of = _named_near(
