@@ -75,6 +75,26 @@ COLOUR_NAMES = (
 )
 """The everyday colours' names, that a colour question's answer is said in."""
 
+OCCUPATION_WORDS = (
+    "teaches teacher nurse doctor dentist surgeon pharmacist "
+    "engineer developer programmer designer architect lawyer accountant manager "
+    "lead director chef cook baker barista waiter waitress server cashier "
+    "electrician plumber carpenter roofer mechanic driver pilot firefighter "
+    "officer police paramedic therapist counselor social worker scientist "
+    "researcher professor lecturer tutor librarian writer journalist editor "
+    "artist musician photographer consultant analyst recruiter realtor "
+    "vet veterinarian student intern retired freelance freelancer owner tester qa "
+    "ranger farmer midwife physio physiotherapist hygienist receptionist secretary clerk "
+    "banker cleaner builder bricklayer welder technician biologist chemist physicist "
+    "economist actor actress dancer singer comedian coach trainer instructor soldier "
+    "bartender butcher florist gardener landscaper hairdresser barber stylist tailor "
+    "translator interpreter pastor priest vicar rabbi imam politician councillor judge "
+    "solicitor barrister paralegal nanny childminder postman courier lifeguard optometrist "
+    "optician radiographer sonographer psychiatrist psychologist pediatrician paediatrician "
+    "gp surveyor pharmacy tech principal headteacher headmaster headmistress"
+)
+"""Occupations' everyday names, that a job question's answer is said in."""
+
 KINDS: tuple[AnswerKind, ...] = (
     _kind(
         "occupation",
@@ -92,22 +112,7 @@ KINDS: tuple[AnswerKind, ...] = (
         r"where (?:does|do|did) [\w ]{1,40}? work|who (?:does|do|did) [\w ]{1,40}? work for|"
         r"what (?:company|firm|employer|organi[sz]ation|business) (?:does|do|did) [\w ]{1,40}? "
         r"work (?:for|at))\b",
-        "teaches teacher nurse doctor dentist surgeon pharmacist "
-        "engineer developer programmer designer architect lawyer accountant manager "
-        "lead director chef cook baker barista waiter waitress server cashier "
-        "electrician plumber carpenter roofer mechanic driver pilot firefighter "
-        "officer police paramedic therapist counselor social worker scientist "
-        "researcher professor lecturer tutor librarian writer journalist editor "
-        "artist musician photographer consultant analyst recruiter realtor "
-        "vet veterinarian student intern retired freelance freelancer owner tester qa "
-        "ranger farmer midwife physio physiotherapist hygienist receptionist secretary clerk "
-        "banker cleaner builder bricklayer welder technician biologist chemist physicist "
-        "economist actor actress dancer singer comedian coach trainer instructor soldier "
-        "bartender butcher florist gardener landscaper hairdresser barber stylist tailor "
-        "translator interpreter pastor priest vicar rabbi imam politician councillor judge "
-        "solicitor barrister paralegal nanny childminder postman courier lifeguard optometrist "
-        "optician radiographer sonographer psychiatrist psychologist pediatrician paediatrician "
-        "gp surveyor pharmacy tech principal headteacher headmaster headmistress",
+        OCCUPATION_WORDS,
     ),
     _kind(
         "pet or breed",

@@ -39,6 +39,14 @@ def test_a_job_is_named_by_its_name_or_its_shape() -> None:
     assert JOB.said_in(["A jeweller from Kottayam town, Mathew Chacko"])
     assert JOB.said_in(["she's a florist now, loves it"])
     assert not JOB.said_in(["Riaan's lovely, we met at Femke's birthday", "he works a lot"])
+    assert JOB.said_in(["both nurses on the same ward now"])
+
+
+def test_a_job_word_is_a_whole_word_not_a_stem() -> None:
+    # "pottery", "office", "bakery", "manage": not a potter, an officer, a baker, a manager
+    assert not JOB.said_in(["Noémie is making me take pottery classes with her"])
+    assert not JOB.said_in(["back in the office on Monday", "a bakery downstairs"])
+    assert not JOB.said_in(["we'll manage somehow"])
 
 
 def test_an_airline_an_instrument_or_a_car_is_named() -> None:

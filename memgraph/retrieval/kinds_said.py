@@ -20,14 +20,30 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memgraph.answer_kinds import BREED_NAMES, kind_named
-from memgraph.text import index_terms
+from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 
 __all__ = ["KINDS_SAID", "KindOfAnswer", "kind_asked"]
 
 
-def _terms(words: str) -> frozenset[str]:
-    return frozenset(t for word in words.split() for t in index_terms(word))
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.lower().split())
+
+
+def _said(text: str) -> set[str]:
+    """The words of ``text``, lowercased, each also without a plural ending
+    ("kelpies", "nurses"): whole words, as a stem would join "pottery" to
+    "potter" and "office" to "officer"."""
+    found: set[str] = set()
+    for word in _WORD.findall(text.lower().replace("’", "'")):
+        found.add(word)
+        if word.endswith("s") and len(word) > 3:
+            found.add(word[:-1])
+            if word.endswith("es"):
+                found.add(word[:-2])
+    return found
 
 
 @dataclass(frozen=True)
@@ -38,7 +54,7 @@ class KindOfAnswer:
     asks: re.Pattern[str]
     """A pattern over the question that asks for this kind."""
     words: frozenset[str]
-    """The index terms of words of this kind ("kelpie", "nurse")."""
+    """Words of this kind, lowercased ("kelpie", "nurse")."""
     shapes: re.Pattern[str] | None = None
     """A pattern over a text for words of this kind not listed by name."""
 
@@ -49,7 +65,7 @@ class KindOfAnswer:
     def said_in(self, texts: Iterable[str]) -> bool:
         """Whether any of ``texts`` says a word of this kind."""
         return any(
-            self.words & set(index_terms(text))
+            self.words & _said(text)
             or (self.shapes is not None and self.shapes.search(text) is not None)
             for text in texts
         )
@@ -58,7 +74,7 @@ class KindOfAnswer:
 BREED = KindOfAnswer(
     "breed",
     re.compile(r"\bbreeds?\b", re.IGNORECASE),
-    _terms(
+    _words(
         BREED_NAMES + " goldendoodle cavachon cocker cavalier basset saluki shepherd "
         "alsatian setter doberman pinscher havanese bloodhound foxhound deerhound wolfhound "
         "mongrel crossbreed boxer longhair moggy moggie calico burmese abyssinian birman"
@@ -80,9 +96,10 @@ JOB = KindOfAnswer(
         r"\w+['’]s (?:(?:current|new) )?job\b)",
         re.IGNORECASE,
     ),
-    kind_named("occupation").cues
-    | _terms(
-        "fisherman jeweller jeweler miner sailor carer caregiver porter guard security "
+    _words(
+        OCCUPATION_WORDS
+        + " "
+        + "fisherman jeweller jeweler miner sailor carer caregiver porter guard security "
         "shopkeeper storekeeper manager supervisor foreman labourer laborer joiner plasterer "
         "painter decorator tiler glazier upholsterer restorer potter weaver seamstress "
         "dressmaker cobbler locksmith blacksmith goldsmith auctioneer estate agent broker "
@@ -104,7 +121,7 @@ JOB = KindOfAnswer(
 AIRLINE = KindOfAnswer(
     "airline",
     re.compile(r"\bairlines?\b|\bwhat carrier\b", re.IGNORECASE),
-    _terms(
+    _words(
         "ryanair easyjet klm lufthansa qantas jetstar emirates etihad qatar delta united "
         "southwest jetblue westjet iberia vueling finnair swiss austrian aeromexico latam "
         "avianca copa indigo vistara loganair flybe eurowings transavia norwegian wizz "
@@ -121,7 +138,7 @@ AIRLINE = KindOfAnswer(
 INSTRUMENT = KindOfAnswer(
     "instrument",
     re.compile(r"\binstruments?\b", re.IGNORECASE),
-    _terms(
+    _words(
         "guitar guitars bass drums drum drummer piano pianist keyboard keyboards violin "
         "violinist viola cello cellist fiddle ukulele uke banjo mandolin harp harpist flute "
         "clarinet saxophone sax trumpet trombone tuba horn oboe bassoon accordion harmonica "
@@ -139,7 +156,7 @@ CAR = KindOfAnswer(
         r"(?:car|truck|van|suv|pickup|motorbike|motorcycle)s?\b|\bmake of (?:car|truck|van)\b",
         re.IGNORECASE,
     ),
-    _terms(
+    _words(
         "toyota honda ford volkswagen vw vauxhall opel skoda audi bmw mercedes merc benz "
         "volvo saab nissan mazda subaru mitsubishi hyundai kia tesla fiat renault peugeot "
         "citroen citroën dacia jeep dodge chevy chevrolet gmc chrysler buick cadillac "
