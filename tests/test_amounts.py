@@ -79,6 +79,9 @@ def test_a_text_stating_a_sum(text: str) -> None:
         "ran 10 miles on Sunday",
         "the flights were expensive",
         "the r2 unit is broken",
+        "ran 18k on sunday. my left shin is making noises",
+        "we walked 28k steps on saturday",
+        "I submitted the mushroom game. 40k words, two days early",
     ],
 )
 def test_a_text_stating_no_sum(text: str) -> None:
