@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memgraph.answer_kinds import answer_cues
 from memgraph.graph.graph import Graph
 from memgraph.retrieval.never_named import _ROLE_NAMED, Voice, last_name_said, relative_named
 from memgraph.retrieval.possession import possessed
@@ -532,6 +533,21 @@ def test_a_shared_photo_s_caption_is_the_sharer_s() -> None:
         (MARCUS, "[shared image: a canoe on a lake at sunset]"),
     )
     assert own < anyone
+    # the words after a caption ("on your nan's couch") do not make it the addressee's
+    question = "What kind of dog does Dana have?"
+    found = judged(
+        question,
+        [
+            (MARCUS, "how old is he now?"),
+            (
+                DANA,
+                "Here is one that worked. [shared image: a black labrador asleep on a green "
+                "couch] That is Bosun on your nan's couch where he is not supposed to be.",
+            ),
+        ],
+        cues=answer_cues(question, judging=True),
+    )
+    assert found is not None and found.own == found.anyone > 0
 
 
 def test_a_word_the_question_writes_in_lower_case_names_no_one() -> None:

@@ -89,7 +89,10 @@ HARDLY_THEIRS = 0.15
 :attr:`Support.theirs`), the topic is someone else's, however much of it one text
 of theirs happens to hold."""
 
-_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_CLAUSE = re.compile(CAPTION.pattern + r"|[^.!?;\n\[]+[.!?;]*", re.IGNORECASE)
+"""A clause: a sentence's part up to its stop, or the caption of a photo shared
+("[shared image: a black labrador asleep on a couch]"), which is the sharer's
+whatever the words after it say ("That is Bosun on your nan's couch")."""
 _SECOND_PERSON = frozenset(
     {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll", "youd"}
 )
