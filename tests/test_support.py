@@ -998,6 +998,17 @@ def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
         assert own == anyone > 0, text
 
 
+def test_someone_asked_of_by_their_role_is_named_in_the_reply_to_a_question() -> None:
+    landlord = ask("What is the name of Dana's landlord in Dublin?")
+    asked = ["Worth every cent. Is the landlord nice?"]
+    assert relative_named(landlord, asked, lambda _: False) is False
+    answered = ["Older guy called Declan who asked three questions about the cat"]
+    assert relative_named(landlord, asked, lambda _: False, replies=lambda: answered) is True
+    # the reply to a text that only speaks of the landlord names no landlord
+    told = ["the landlord is putting the rent up again"]
+    assert relative_named(landlord, told, lambda _: False, replies=lambda: answered) is False
+
+
 def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() -> None:
     startup = ask("What is the name of the startup Dana worked at before Beaumont?")
     # spoken of, never named: nothing remembered says its name

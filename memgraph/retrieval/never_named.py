@@ -277,7 +277,9 @@ def relative_named(
     texts' other words. ``voices`` says who said each text and to whom, so a
     relative a text says is someone else's ("Rosamma's son", another's "my son") is
     not theirs; ``replies`` reads the turn after each text, where a thing asked by
-    name ("the name of the startup Kiran worked at") is often named alone.
+    name ("the name of the startup Kiran worked at") is often named alone, and
+    someone asked of by their role is named in answer to a question ("Is the
+    landlord nice?" "Older guy called Declan").
     ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     _things, head = possessed(query, anyones=True)
@@ -286,9 +288,19 @@ def relative_named(
     if role is not None and (head is None or head not in RELATIONS | PETS.keys()):
         roles = index_terms(role.group(1) or role.group(2) or role.group(3))
         if roles:
+            texts = list(texts)
             named, spoken_of = _named_near(
-                roles[0], list(texts), query, known, is_name, called=True, voices=voices
+                roles[0], texts, query, known, is_name, called=True, voices=voices
             )
+            if named is False:
+                # "Is the landlord nice?" "Older guy called Declan": named in the reply
+                answers = replies()
+                asked = [
+                    text + "\n" + answers[n]
+                    for n, text in enumerate(texts)
+                    if n < len(answers) and text.rstrip().endswith("?")
+                ]
+                named, _ = _named_near(roles[0], asked, query, known, is_name, called=True)
             return named if named is not False else (False if spoken_of else None)
     if head not in RELATIONS and head not in PETS and _ASKS_A_NAME_OF.search(query.text):
         thing = head or _thing_named(query.text)
