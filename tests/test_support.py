@@ -356,6 +356,11 @@ def test_a_relative_not_said_to_be_anyone_s_is_not_theirs() -> None:
     found = judged("How often does Dana go to the beach with her kids?", said)
     assert found is not None and found.own == found.anyone > 0.5
     assert not found.about_someone_else
+    # and so are "the kids" in her own turn
+    said = [(DANA, "Femke took the kids to the beach yesterday morning")]
+    found = judged("How often does Dana go to the beach with her kids?", said)
+    assert found is not None and found.own == found.anyone > 0.5
+    assert not found.about_someone_else
 
 
 def test_a_relative_only_ever_spoken_of_as_nobody_s_says_nothing_of_theirs() -> None:

@@ -28,6 +28,7 @@ is theirs when the turn or one before it names them ("Nomsa is expecting!" ...
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -588,8 +589,15 @@ def _clauses(
                 whose = speaker in named if to is None else to in named
             else:  # "RIP Subaru, the car's dead" after "are you getting a new car?"
                 whose = speaker in named
-        if head in KIN_TERMS and head in held and owner is None and not named_in_text:
-            # "a home for kids who need it" says nothing of whose kids they are
+        if (
+            head in KIN_TERMS
+            and head in held
+            and owner is None
+            and not named_in_text
+            and not (speaker in named and _definite(clause, head))
+        ):
+            # "a home for kids who need it" says nothing of whose kids they are ("the
+            # kids" in their own turn are theirs)
             owned.setdefault(None, set()).add(head)
             held = held - {head}
         elif (
@@ -645,6 +653,15 @@ def _wished_for(clause: str, head: str) -> bool:
         ):
             return True
     return False
+
+
+def _definite(clause: str, head: str) -> bool:
+    """Whether the clause says ``head`` after "the" ("took the kids to the beach")."""
+    tokens = words(clause)
+    return any(
+        before == "the" and head in kin(in_any_form(index_terms(word)))
+        for before, word in itertools.pairwise(tokens)
+    )
 
 
 def _plural(clause: str, head: str) -> bool:
