@@ -29,7 +29,7 @@ from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.kinds_said import kind_asked
+from memgraph.retrieval.kinds_said import JOB, kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
@@ -47,6 +47,7 @@ from memgraph.retrieval.support import (
     never_said_theirs,
     support,
 )
+from memgraph.retrieval.whose_job import Turn, job_asked_of, job_said_of
 from memgraph.speakers import spoken_words
 from memgraph.sums import payment_asked
 from memgraph.text import STOP_WORDS, index_terms, words
@@ -386,8 +387,8 @@ class ReadMixin(MemoryCore):
         """Whether the kind of answer ``query`` asks for is said in none of ``docs``
         (the texts recall found): a name ("What is the name of Tasha's sister?" when
         a sister is spoken of, never named), a sum, a colour of the thing asked, a
-        word of a kind with words of its own (a breed, a job, an airline), or an age
-        of whom it asks about."""
+        word of a kind with words of its own (a breed, a job, an airline), a job
+        said of whom it asks about, or an age of whom it asks about."""
         asking_name = asks_name(query)
         asking_colour = asks_colour(query)
         kind = kind_asked(query)
@@ -430,6 +431,23 @@ class ReadMixin(MemoryCore):
             return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
+        person = job_asked_of(query) if kind is JOB else None
+        if person is not None and not job_said_of(
+            person,
+            (
+                Turn(
+                    docs[e].get("speaker"),
+                    indexed.addressee(e),
+                    words,
+                    [t for _, t in talk.before(e)],
+                )
+                for e, words in said.items()
+            ),
+            is_person=lambda word: (
+                indexed.heard(word) or (graph.entity_by_name(word) or {}).get("type") == "person"
+            ),
+        ):
+            return True  # "What does Farida's husband Tom do?": only her job is said
         asked_age = age_asked_of(query)
         # "How old is Walt?": an age said of him, not of Gus or the furnace
         return asked_age is not None and not states_their_age(

@@ -1,0 +1,123 @@
+"""Whether a job said is the job of whom a question asks about.
+
+"What does Farida's husband Tom do for work?" is not answered by Farida's "being
+a vet nurse makes it worse", nor by "he's a pharmacist" when the turn before
+spoke of her brother Sami: a job word found is someone else's unless the
+sentence saying it names Tom, is Tom's own ("I'm a ..."), is said to him ("you
+...") or, naming no one, goes on about him ("What does Tom do?" "Pharmacist.").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+from memgraph.retrieval.kinds_said import JOB
+
+__all__ = ["Turn", "job_asked_of", "job_said_of"]
+
+
+class Turn(NamedTuple):
+    """A text as said in a conversation."""
+
+    speaker: str | None
+    addressee: str | None
+    text: str
+    before: Sequence[str]
+    """The turns it goes on from, nearest first."""
+
+
+_ASKED_JOB_OF = re.compile(
+    r"^\s*(?:what|which)\s+(?:does|did|do)\s+(?P<does>[^?]+?)\s+do\s+for\s+(?:a\s+)?"
+    r"(?:living|work|job)\b"
+    r"|^\s*what\s+(?:is|was)\s+(?P<whose>[^?]+?)['’]s\s+(?:(?:current|new|old)\s+)?"
+    r"(?:job|occupation|profession|trade)\b",
+    re.IGNORECASE,
+)
+_NAMED_SUBJECT = re.compile(
+    r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[a-z-]+\s+){1,2})?(?P<name>[A-Z][\w-]*)"
+)
+"""Whom a job question asks about by name: "Tom", "Farida's husband Tom"."""
+_SENTENCE = re.compile(r"[^.!?\n]+")
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
+_POSSESSIVE = re.compile(r"['’]s$")
+_FIRST = frozenset({"i", "i'm", "im", "my", "me", "i've", "ive", "i'd", "i'll"})
+_SECOND = frozenset({"you", "your", "you're", "youre", "u", "ur"})
+_THIRD = frozenset({"he", "she", "he's", "she's", "hes", "shes", "his", "her"})
+_PERSONS = _FIRST | _SECOND | _THIRD
+
+
+def job_asked_of(question: str) -> str | None:
+    """The name of whom a job question asks about, when its subject is a name
+    ("What does Farida's husband Tom do for work?": Tom); ``None`` otherwise
+    ("What does Kofi's dad do for a living?")."""
+    found = _ASKED_JOB_OF.search(question)
+    if found is None:
+        return None
+    subject = _NAMED_SUBJECT.fullmatch((found["does"] or found["whose"] or "").strip())
+    return subject["name"] if subject is not None else None
+
+
+def _first_name(name: str | None) -> str:
+    return name.split()[0].lower() if name and name.split() else ""
+
+
+def job_said_of(person: str, turns: Iterable[Turn], is_person: Callable[[str], bool]) -> bool:
+    """Whether a job word (:data:`memgraph.retrieval.kinds_said.JOB`) is said of
+    ``person`` in ``turns``: in a sentence naming them, in their own turn in the
+    first person, to them in the second, or in a sentence naming no one when it
+    goes on about them. Who a sentence naming no one is about: for "he" or
+    "she", whom the text, or else the nearest turn before naming anyone, named
+    last (when no one, it may be them); for a bare one ("Forensic accountant.",
+    "First job is mixing an album"), whom the text named last, or else the turn
+    it answers ("What does Daniel do?"), or else its speaker. ``is_person`` says
+    whether a capitalised word names someone; the two talking are left out, as
+    "he" and "she" are neither."""
+    key = person.lower()
+    for turn in turns:
+        talking = {_first_name(turn.speaker), _first_name(turn.addressee)}
+
+        def named_in(words: str, talking: set[str] = talking) -> set[str]:
+            found = set()
+            for word in _CAPITALISED.findall(words):
+                bare = _POSSESSIVE.sub("", word)
+                if bare.lower() == key or is_person(bare):
+                    found.add(bare.lower())
+            return found - talking
+
+        earlier: set[str] = set()  # whom the text named last before this sentence
+        for sentence in _SENTENCE.findall(turn.text):
+            names = named_in(sentence)
+            if JOB.said_in([sentence]) and _of_them(key, sentence, names, earlier, turn, named_in):
+                return True
+            earlier = names or earlier
+    return False
+
+
+def _of_them(
+    key: str,
+    sentence: str,
+    names: set[str],
+    earlier: set[str],
+    turn: Turn,
+    named_in: Callable[[str], set[str]],
+) -> bool:
+    """Whether a sentence of ``turn`` saying a job says it of ``key`` (see
+    :func:`job_said_of`)."""
+    if key in names:
+        return True
+    tokens = re.findall(r"[a-z']+", sentence.lower().replace("’", "'"))
+    subject = next((token for token in tokens if token in _PERSONS), None)
+    if subject in _FIRST:
+        return _first_name(turn.speaker) == key
+    if subject in _SECOND:
+        return _first_name(turn.addressee) == key
+    if names:
+        return False  # "Sami's a pharmacist"
+    if subject in _THIRD:  # "he's a pharmacist"
+        told = earlier or next((found for found in map(named_in, turn.before) if found), set())
+        return not told or key in told
+    # "Forensic accountant.": of whom the text, or the turn it answers, named last
+    told = earlier or (named_in(turn.before[0]) if turn.before else set())
+    return key in (told or {_first_name(turn.speaker)})

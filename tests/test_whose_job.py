@@ -1,0 +1,97 @@
+"""Whether a job said is the job of whom a question asks about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgraph.retrieval.recall_text import NOTHING_SAID
+from memgraph.retrieval.whose_job import Turn, job_asked_of, job_said_of
+from tests.test_recall_quality import recalled
+
+PEOPLE = {"Farida", "Gus", "Tom", "Sami", "Daniel", "Derek", "Elliot", "Ruth"}
+
+
+def said_of(person: str, *turns: Turn) -> bool:
+    return job_said_of(person, turns, is_person=lambda word: word in PEOPLE)
+
+
+@pytest.mark.parametrize(
+    ("question", "person"),
+    [
+        ("What does Tom do for work?", "Tom"),
+        ("What does Farida's husband Tom do for a living?", "Tom"),
+        ("What did Ruth's ex-husband Alan do for a living?", "Alan"),
+        ("What is Thijs's job?", "Thijs"),
+        ("What is Anouk's current job at the hospital?", "Anouk"),
+        # no name: who is asked about is left to the texts' other words
+        ("What does Kofi's dad do for a living?", None),
+        ("What does the mother of the architecture graduate Kemi do for a living?", None),
+        ("What does the relative who dogsat Pickles in November do for a living?", None),
+        ("Where does Tom work?", None),
+    ],
+)
+def test_whom_a_job_question_asks_about(question: str, person: str | None) -> None:
+    assert job_asked_of(question) == person
+
+
+def test_a_job_in_a_sentence_naming_them_is_theirs() -> None:
+    assert said_of("Daniel", Turn("Ruth", "Gus", "Daniel's a physiotherapist now", ()))
+    assert said_of("Derek", Turn("Gus", "Ruth", "Derek from plot 24 helped. Retired postman.", ()))
+    # another's name in the sentence: another's job
+    assert not said_of("Tom", Turn("Farida", "Gus", "Sami's a pharmacist in Didsbury", ()))
+
+
+def test_a_job_in_the_first_or_second_person_is_the_speaker_s_or_the_addressee_s() -> None:
+    assert said_of("Farida", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
+    assert not said_of("Tom", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
+    assert said_of("Farida", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
+    assert not said_of("Tom", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
+
+
+def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
+    sami = Turn(
+        "Farida",
+        "Gus",
+        "Yeah he's a pharmacist in Didsbury now",
+        ("Is he still at the pharmacy?", "Sami does what he can but he works crazy hours"),
+    )
+    assert said_of("Sami", sami)
+    assert not said_of("Tom", sami)
+    asked = Turn("Ruth", "Gus", "He's a physiotherapist", ("What does Daniel do?",))
+    assert said_of("Daniel", asked)
+    # no one named before: it may be them
+    assert said_of("Tom", Turn("Farida", "Gus", "he's a plumber, loves it", ()))
+
+
+def test_a_bare_job_is_of_whom_the_turn_answers_or_else_the_speaker_s_own() -> None:
+    answer = Turn("Ruth", "Gus", "Forensic accountant. We met at a dinner party", ("And Elliot?",))
+    assert said_of("Elliot", answer)
+    own = Turn("Gus", "Farida", "First job is mixing an album for a fado singer", ())
+    assert not said_of("Tom", own)
+    nurse = Turn("Farida", "Gus", "Being a vet nurse makes it worse honestly", ())
+    assert said_of("Farida", nurse)
+    assert not said_of("Tom", nurse)
+
+
+CHAT = [
+    ("Gus", "How's work? Still at the practice?"),
+    ("Farida", "Being a vet nurse makes it worse honestly, kennel cough everywhere"),
+    ("Gus", "And Tom? Still loving the new house?"),
+    ("Farida", "Tom's obsessed with the garden. He built a shed on Saturday"),
+    ("Gus", "Ha. And Sami?"),
+    ("Farida", "He's a pharmacist in Didsbury now, manages the whole branch"),
+]
+
+
+def test_recall_says_when_only_someone_else_s_job_is_remembered(tmp_path: Path) -> None:
+    tom, sami = recalled(
+        tmp_path,
+        CHAT,
+        "What does Farida's husband Tom do for work?",
+        "What does Farida's brother Sami do for a living?",
+    )
+    assert tom.startswith(NOTHING_SAID), tom
+    assert "vet nurse" in tom  # the nearest matches still follow
+    assert "pharmacist" in sami and not sami.startswith(NOTHING_SAID), sami
