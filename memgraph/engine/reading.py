@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -29,7 +29,7 @@ from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.kinds_said import JOB, kind_asked
+from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
@@ -40,6 +40,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
+from memgraph.retrieval.said_of import Turn, asked_of, said_of
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -47,10 +48,9 @@ from memgraph.retrieval.support import (
     never_said_theirs,
     support,
 )
-from memgraph.retrieval.whose_job import Turn, job_asked_of, job_said_of
 from memgraph.speakers import spoken_words
 from memgraph.sums import payment_asked
-from memgraph.text import STOP_WORDS, index_terms, words
+from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
 
@@ -431,21 +431,29 @@ class ReadMixin(MemoryCore):
             return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
-        person = job_asked_of(query) if kind is JOB else None
-        if person is not None and not job_said_of(
-            person,
-            (
-                Turn(
-                    docs[e].get("speaker"),
-                    indexed.addressee(e),
-                    words,
-                    [t for _, t in talk.before(e)],
-                )
-                for e, words in said.items()
-            ),
-            is_person=lambda word: (
-                indexed.heard(word) or (graph.entity_by_name(word) or {}).get("type") == "person"
-            ),
+        person = asked_of(kind, query) if kind is not None else None
+        if (
+            kind is not None
+            and person is not None
+            # a short name for a speaker ("Tobi" for Tobenna) cannot be told apart
+            and not _short_for_a_voice(person, indexed.voices)
+            and not said_of(
+                kind,
+                person,
+                (
+                    Turn(
+                        docs[e].get("speaker"),
+                        indexed.addressee(e),
+                        words,
+                        [t for _, t in talk.before(e)],
+                    )
+                    for e, words in said.items()
+                ),
+                is_person=lambda word: (
+                    indexed.heard(word)
+                    or (graph.entity_by_name(word) or {}).get("type") == "person"
+                ),
+            )
         ):
             return True  # "What does Farida's husband Tom do?": only her job is said
         asked_age = age_asked_of(query)
@@ -820,3 +828,11 @@ def _person_named(graph: Graph, word: str) -> str | None:
     if entity is None or str(entity.get("type") or "").lower() in _NOT_PEOPLE:
         return None
     return str(entity["name"])
+
+
+def _short_for_a_voice(name: str, voices: Iterable[str]) -> bool:
+    """Whether ``name`` is no speaker's but begins as one's first name does ("Tobi"
+    of Tobenna): a short name memory cannot tell is theirs."""
+    key = name_key(name)
+    firsts = {voice.split()[0] for voice in voices if voice.split()}
+    return key not in firsts and any(first.startswith(key[:3]) and first != key for first in firsts)

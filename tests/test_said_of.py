@@ -6,15 +6,17 @@ from pathlib import Path
 
 import pytest
 
+from memgraph.engine.reading import _short_for_a_voice
+from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB, KindOfAnswer
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.whose_job import Turn, job_asked_of, job_said_of
+from memgraph.retrieval.said_of import Turn, asked_of, said_of
 from tests.test_recall_quality import recalled
 
 PEOPLE = {"Farida", "Gus", "Tom", "Sami", "Daniel", "Derek", "Elliot", "Ruth"}
 
 
-def said_of(person: str, *turns: Turn) -> bool:
-    return job_said_of(person, turns, is_person=lambda word: word in PEOPLE)
+def job_of(person: str, *turns: Turn) -> bool:
+    return said_of(JOB, person, turns, is_person=lambda word: word in PEOPLE)
 
 
 @pytest.mark.parametrize(
@@ -33,21 +35,45 @@ def said_of(person: str, *turns: Turn) -> bool:
     ],
 )
 def test_whom_a_job_question_asks_about(question: str, person: str | None) -> None:
-    assert job_asked_of(question) == person
+    assert asked_of(JOB, question) == person
+
+
+@pytest.mark.parametrize(
+    ("kind", "question", "person"),
+    [
+        (INSTRUMENT, "What instrument does Marco play?", "Marco"),
+        (CAR, "What type of car did Sam get after his old Prius broke down?", "Sam"),
+        (CAR, "What car does Evelyn drive?", "Evelyn"),
+        (AIRLINE, "Which airline did Gérard fly from Lyon to Porto?", "Gérard"),
+        (AIRLINE, "Which airline did Farida's brother Sami book?", "Sami"),
+        (AIRLINE, "Which airline did they fly?", None),
+    ],
+)
+def test_whom_an_instrument_car_or_airline_question_asks_about(
+    kind: KindOfAnswer, question: str, person: str | None
+) -> None:
+    assert asked_of(kind, question) == person
+
+
+def test_an_airline_said_in_another_s_own_turn_is_theirs() -> None:
+    qatar = Turn("Tobenna", "Amara", "Qatar moved my flight. I'm now leaving Lagos on Sunday", ())
+    people = PEOPLE.__contains__
+    assert said_of(AIRLINE, "Tobenna", [qatar], people)
+    assert not said_of(AIRLINE, "Amara", [qatar], people)
 
 
 def test_a_job_in_a_sentence_naming_them_is_theirs() -> None:
-    assert said_of("Daniel", Turn("Ruth", "Gus", "Daniel's a physiotherapist now", ()))
-    assert said_of("Derek", Turn("Gus", "Ruth", "Derek from plot 24 helped. Retired postman.", ()))
+    assert job_of("Daniel", Turn("Ruth", "Gus", "Daniel's a physiotherapist now", ()))
+    assert job_of("Derek", Turn("Gus", "Ruth", "Derek from plot 24 helped. Retired postman.", ()))
     # another's name in the sentence: another's job
-    assert not said_of("Tom", Turn("Farida", "Gus", "Sami's a pharmacist in Didsbury", ()))
+    assert not job_of("Tom", Turn("Farida", "Gus", "Sami's a pharmacist in Didsbury", ()))
 
 
 def test_a_job_in_the_first_or_second_person_is_the_speaker_s_or_the_addressee_s() -> None:
-    assert said_of("Farida", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
-    assert not said_of("Tom", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
-    assert said_of("Farida", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
-    assert not said_of("Tom", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
+    assert job_of("Farida", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
+    assert not job_of("Tom", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
+    assert job_of("Farida", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
+    assert not job_of("Tom", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
 
 
 def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
@@ -57,22 +83,22 @@ def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
         "Yeah he's a pharmacist in Didsbury now",
         ("Is he still at the pharmacy?", "Sami does what he can but he works crazy hours"),
     )
-    assert said_of("Sami", sami)
-    assert not said_of("Tom", sami)
+    assert job_of("Sami", sami)
+    assert not job_of("Tom", sami)
     asked = Turn("Ruth", "Gus", "He's a physiotherapist", ("What does Daniel do?",))
-    assert said_of("Daniel", asked)
+    assert job_of("Daniel", asked)
     # no one named before: it may be them
-    assert said_of("Tom", Turn("Farida", "Gus", "he's a plumber, loves it", ()))
+    assert job_of("Tom", Turn("Farida", "Gus", "he's a plumber, loves it", ()))
 
 
 def test_a_bare_job_is_of_whom_the_turn_answers_or_else_the_speaker_s_own() -> None:
     answer = Turn("Ruth", "Gus", "Forensic accountant. We met at a dinner party", ("And Elliot?",))
-    assert said_of("Elliot", answer)
+    assert job_of("Elliot", answer)
     own = Turn("Gus", "Farida", "First job is mixing an album for a fado singer", ())
-    assert not said_of("Tom", own)
+    assert not job_of("Tom", own)
     nurse = Turn("Farida", "Gus", "Being a vet nurse makes it worse honestly", ())
-    assert said_of("Farida", nurse)
-    assert not said_of("Tom", nurse)
+    assert job_of("Farida", nurse)
+    assert not job_of("Tom", nurse)
 
 
 CHAT = [
@@ -95,3 +121,10 @@ def test_recall_says_when_only_someone_else_s_job_is_remembered(tmp_path: Path) 
     assert tom.startswith(NOTHING_SAID), tom
     assert "vet nurse" in tom  # the nearest matches still follow
     assert "pharmacist" in sami and not sami.startswith(NOTHING_SAID), sami
+
+
+def test_a_short_name_for_a_speaker_is_not_judged() -> None:
+    voices = {"tobenna okonkwo", "amara okonkwo"}
+    assert _short_for_a_voice("Tobi", voices)  # Tobenna, as memory cannot tell
+    assert not _short_for_a_voice("Tobenna", voices)
+    assert not _short_for_a_voice("Kemi", voices)  # nobody's: judged

@@ -1,10 +1,12 @@
-"""Whether a job said is the job of whom a question asks about.
+"""Whether an answer's word said is said of whom the question asks about.
 
 "What does Farida's husband Tom do for work?" is not answered by Farida's "being
 a vet nurse makes it worse", nor by "he's a pharmacist" when the turn before
 spoke of her brother Sami: a job word found is someone else's unless the
 sentence saying it names Tom, is Tom's own ("I'm a ..."), is said to him ("you
 ...") or, naming no one, goes on about him ("What does Tom do?" "Pharmacist.").
+So too an instrument ("What instrument does Leah play?"), a car ("What car does
+Evelyn drive?") and an airline ("Which airline did Priya fly?").
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memgraph.retrieval.kinds_said import JOB
+from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB, KindOfAnswer
 
-__all__ = ["Turn", "job_asked_of", "job_said_of"]
+__all__ = ["Turn", "asked_of", "said_of"]
 
 
 class Turn(NamedTuple):
@@ -28,13 +30,37 @@ class Turn(NamedTuple):
     """The turns it goes on from, nearest first."""
 
 
-_ASKED_JOB_OF = re.compile(
-    r"^\s*(?:what|which)\s+(?:does|did|do)\s+(?P<does>[^?]+?)\s+do\s+for\s+(?:a\s+)?"
-    r"(?:living|work|job)\b"
-    r"|^\s*what\s+(?:is|was)\s+(?P<whose>[^?]+?)['’]s\s+(?:(?:current|new|old)\s+)?"
-    r"(?:job|occupation|profession|trade)\b",
-    re.IGNORECASE,
-)
+_WHO = r"(?P<who>[^?]+?)"
+_ASKED_OF: dict[str, tuple[str, ...]] = {
+    JOB.name: (
+        r"^\s*(?:what|which)\s+(?:does|did|do)\s+" + _WHO + r"\s+do\s+for\s+(?:a\s+)?"
+        r"(?:living|work|job)\b",
+        r"^\s*what\s+(?:is|was)\s+" + _WHO + r"['’]s\s+(?:(?:current|new|old)\s+)?"
+        r"(?:job|occupation|profession|trade)\b",
+    ),
+    INSTRUMENT.name: (
+        r"^\s*(?:what|which)\s+(?:musical\s+)?instruments?\s+(?:does|did|do|can)\s+"
+        + _WHO
+        + r"\s+(?:play|learn|practi[sc]e|teach)\b",
+    ),
+    CAR.name: (
+        r"^\s*(?:what|which)\s+(?:(?:make|model|brand|kind|type)\s+(?:of\s+)?)?"
+        r"(?:car|truck|van|suv|pickup|motorbike|motorcycle)s?\s+(?:does|did|do)\s+"
+        + _WHO
+        + r"\s+(?:drive|own|have|buy|get)\b",
+    ),
+    AIRLINE.name: (
+        r"^\s*(?:what|which)\s+airlines?\s+(?:does|did|do|will)\s+"
+        + _WHO
+        + r"\s+(?:fly|take|book|use)\b",
+    ),
+}
+_ASKED = {
+    name: tuple(re.compile(pattern, re.IGNORECASE) for pattern in patterns)
+    for name, patterns in _ASKED_OF.items()
+}
+"""For each kind of answer, a question asking it of someone, and whom ("What
+instrument does Leah play?": Leah)."""
 _NAMED_SUBJECT = re.compile(
     r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[a-z-]+\s+){1,2})?(?P<name>[A-Z][\w-]*)"
 )
@@ -48,14 +74,16 @@ _THIRD = frozenset({"he", "she", "he's", "she's", "hes", "shes", "his", "her"})
 _PERSONS = _FIRST | _SECOND | _THIRD
 
 
-def job_asked_of(question: str) -> str | None:
-    """The name of whom a job question asks about, when its subject is a name
-    ("What does Farida's husband Tom do for work?": Tom); ``None`` otherwise
-    ("What does Kofi's dad do for a living?")."""
-    found = _ASKED_JOB_OF.search(question)
+def asked_of(kind: KindOfAnswer, question: str) -> str | None:
+    """The name of whom ``question`` asks an answer of ``kind`` of, when its subject
+    is a name ("What does Farida's husband Tom do for work?": Tom); ``None``
+    otherwise ("What does Kofi's dad do for a living?")."""
+    found = next(
+        (m for pattern in _ASKED.get(kind.name, ()) if (m := pattern.search(question))), None
+    )
     if found is None:
         return None
-    subject = _NAMED_SUBJECT.fullmatch((found["does"] or found["whose"] or "").strip())
+    subject = _NAMED_SUBJECT.fullmatch(found["who"].strip())
     return subject["name"] if subject is not None else None
 
 
@@ -63,9 +91,11 @@ def _first_name(name: str | None) -> str:
     return name.split()[0].lower() if name and name.split() else ""
 
 
-def job_said_of(person: str, turns: Iterable[Turn], is_person: Callable[[str], bool]) -> bool:
-    """Whether a job word (:data:`memgraph.retrieval.kinds_said.JOB`) is said of
-    ``person`` in ``turns``: in a sentence naming them, in their own turn in the
+def said_of(
+    kind: KindOfAnswer, person: str, turns: Iterable[Turn], is_person: Callable[[str], bool]
+) -> bool:
+    """Whether a word of ``kind`` (a job, an instrument, ...) is said of ``person``
+    in ``turns``: in a sentence naming them, in their own turn in the
     first person, to them in the second, or in a sentence naming no one when it
     goes on about them. Who a sentence naming no one is about: for "he" or
     "she", whom the text, or else the nearest turn before naming anyone, named
@@ -89,7 +119,7 @@ def job_said_of(person: str, turns: Iterable[Turn], is_person: Callable[[str], b
         earlier: set[str] = set()  # whom the text named last before this sentence
         for sentence in _SENTENCE.findall(turn.text):
             names = named_in(sentence)
-            if JOB.said_in([sentence]) and _of_them(key, sentence, names, earlier, turn, named_in):
+            if kind.said_in([sentence]) and _of_them(key, sentence, names, earlier, turn, named_in):
                 return True
             earlier = names or earlier
     return False
@@ -103,8 +133,8 @@ def _of_them(
     turn: Turn,
     named_in: Callable[[str], set[str]],
 ) -> bool:
-    """Whether a sentence of ``turn`` saying a job says it of ``key`` (see
-    :func:`job_said_of`)."""
+    """Whether a sentence of ``turn`` saying an answer's word says it of ``key``
+    (see :func:`said_of`)."""
     if key in names:
         return True
     tokens = re.findall(r"[a-z']+", sentence.lower().replace("’", "'"))
