@@ -9,14 +9,15 @@ import pytest
 from memgraph.engine.reading import _short_for_a_voice
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB, KindOfAnswer
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.said_of import Turn, asked_of, said_of
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
+from memgraph.sums import states_amount
 from tests.test_recall_quality import recalled
 
 PEOPLE = {"Farida", "Gus", "Tom", "Sami", "Daniel", "Derek", "Elliot", "Ruth"}
 
 
 def job_of(person: str, *turns: Turn) -> bool:
-    return said_of(JOB, person, turns, is_person=lambda word: word in PEOPLE)
+    return said_of(lambda s: JOB.said_in([s]), person, turns, is_person=PEOPLE.__contains__)
 
 
 @pytest.mark.parametrize(
@@ -35,7 +36,7 @@ def job_of(person: str, *turns: Turn) -> bool:
     ],
 )
 def test_whom_a_job_question_asks_about(question: str, person: str | None) -> None:
-    assert asked_of(JOB, question) == person
+    assert asked_of(JOB.name, question) == person
 
 
 @pytest.mark.parametrize(
@@ -52,14 +53,14 @@ def test_whom_a_job_question_asks_about(question: str, person: str | None) -> No
 def test_whom_an_instrument_car_or_airline_question_asks_about(
     kind: KindOfAnswer, question: str, person: str | None
 ) -> None:
-    assert asked_of(kind, question) == person
+    assert asked_of(kind.name, question) == person
 
 
 def test_an_airline_said_in_another_s_own_turn_is_theirs() -> None:
     qatar = Turn("Tobenna", "Amara", "Qatar moved my flight. I'm now leaving Lagos on Sunday", ())
     people = PEOPLE.__contains__
-    assert said_of(AIRLINE, "Tobenna", [qatar], people)
-    assert not said_of(AIRLINE, "Amara", [qatar], people)
+    assert said_of(lambda s: AIRLINE.said_in([s]), "Tobenna", [qatar], people)
+    assert not said_of(lambda s: AIRLINE.said_in([s]), "Amara", [qatar], people)
 
 
 def test_a_job_in_a_sentence_naming_them_is_theirs() -> None:
@@ -128,3 +129,32 @@ def test_a_short_name_for_a_speaker_is_not_judged() -> None:
     assert _short_for_a_voice("Tobi", voices)  # Tobenna, as memory cannot tell
     assert not _short_for_a_voice("Tobenna", voices)
     assert not _short_for_a_voice("Kemi", voices)  # nobody's: judged
+
+
+def test_a_sum_after_their_own_words_is_theirs() -> None:
+    ape = Turn(
+        "Marco",
+        "Ingrid",
+        "A week ago I drove to Bagheria with Davide and bought the Ape. €4,800, the guy "
+        "wouldn't go lower",
+        (),
+    )
+    people = {"Marco", "Ingrid", "Davide"}.__contains__
+    assert said_of(states_amount, "Marco", [ape], people)
+    assert not said_of(states_amount, "Ingrid", [ape], people)
+    # "she" after the speaker's own words is still not the speaker
+    physio = Turn("Arjun", "Wiktor", "way better than me. she's a physio", ("her name is Maaike",))
+    assert said_of(lambda s: JOB.said_in([s]), "Maaike", [physio], {"Maaike"}.__contains__)
+
+
+@pytest.mark.parametrize(
+    ("question", "person"),
+    [
+        ("How much did Gus pay for his car?", "Gus"),
+        ("How much rent does Mateus pay for his studio?", "Mateus"),
+        ("How much money did Ren lend Teo to cover his rent?", "Ren"),
+        ("How much did the oven repair cost?", None),
+    ],
+)
+def test_whom_a_sum_question_asks_about(question: str, person: str | None) -> None:
+    assert asked_of(SUM, question) == person

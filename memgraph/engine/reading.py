@@ -40,7 +40,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.said_of import Turn, asked_of, said_of
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -49,7 +49,7 @@ from memgraph.retrieval.support import (
     support,
 )
 from memgraph.speakers import spoken_words
-from memgraph.sums import payment_asked
+from memgraph.sums import payment_asked, states_amount
 from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
@@ -431,31 +431,22 @@ class ReadMixin(MemoryCore):
             return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
-        person = asked_of(kind, query) if kind is not None else None
-        if (
-            kind is not None
-            and person is not None
-            # a short name for a speaker ("Tobi" for Tobenna) cannot be told apart
-            and not _short_for_a_voice(person, indexed.voices)
-            and not said_of(
-                kind,
-                person,
-                (
-                    Turn(
-                        docs[e].get("speaker"),
-                        indexed.addressee(e),
-                        words,
-                        [t for _, t in talk.before(e)],
-                    )
-                    for e, words in said.items()
-                ),
-                is_person=lambda word: (
-                    indexed.heard(word)
-                    or (graph.entity_by_name(word) or {}).get("type") == "person"
-                ),
-            )
+        if kind is not None and not self._said_of_them(
+            lambda sentence: kind.said_in([sentence]),
+            asked_of(kind.name, query),
+            said,
+            graph,
+            talk,
+            indexed,
         ):
             return True  # "What does Farida's husband Tom do?": only her job is said
+        payer = asked_of(SUM, query)
+        if payer is not None and not self._a_person(graph, indexed, payer):
+            payer = None  # "How much does Solecito charge?": a shop's sums are its owner's words
+        if analyzed.asks_amount and not self._said_of_them(
+            states_amount, payer, said, graph, talk, indexed
+        ):
+            return True  # "How much did Gus pay for his car?": only Farida's sum is said
         asked_age = age_asked_of(query)
         # "How old is Walt?": an age said of him, not of Gus or the furnace
         return asked_age is not None and not states_their_age(
@@ -464,6 +455,42 @@ class ReadMixin(MemoryCore):
             addressee=indexed.addressee,
             before=talk.before,
         )
+
+    def _said_of_them(
+        self,
+        says: Callable[[str], bool],
+        person: str | None,
+        said: Mapping[str, str],
+        graph: Graph,
+        talk: Talk,
+        indexed: EpisodeIndex,
+    ) -> bool:
+        """Whether one of the texts ``said`` (episode id -> words) says an answer
+        (``says``) of ``person``, whom the question asks it of (see
+        :func:`memgraph.retrieval.said_of.said_of`); true when no one is named, or
+        only by a short name for a speaker ("Tobi" of Tobenna) memory cannot tell."""
+        if person is None or _short_for_a_voice(person, indexed.voices):
+            return True
+        docs = self._episode_docs(graph, list(said))
+        return said_of(
+            says,
+            person,
+            (
+                Turn(
+                    docs[e].get("speaker") if e in docs else None,
+                    indexed.addressee(e),
+                    words,
+                    [text for _, text in talk.before(e)],
+                )
+                for e, words in said.items()
+            ),
+            is_person=lambda word: self._a_person(graph, indexed, word),
+        )
+
+    @staticmethod
+    def _a_person(graph: Graph, indexed: EpisodeIndex, name: str) -> bool:
+        """Whether ``name`` is someone's: a speaker's, or a person's memory holds."""
+        return indexed.heard(name) or (graph.entity_by_name(name) or {}).get("type") == "person"
 
     def _days_said(
         self, graph: Graph, docs: Mapping[str, Doc]

@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB, KindOfAnswer
+from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB
 
-__all__ = ["Turn", "asked_of", "said_of"]
+__all__ = ["SUM", "Turn", "asked_of", "said_of"]
 
 
 class Turn(NamedTuple):
@@ -31,6 +31,8 @@ class Turn(NamedTuple):
 
 
 _WHO = r"(?P<who>[^?]+?)"
+SUM = "sum"
+"""The kind of answer a sum of money is ("How much did Gus pay for his car?")."""
 _ASKED_OF: dict[str, tuple[str, ...]] = {
     JOB.name: (
         r"^\s*(?:what|which)\s+(?:does|did|do)\s+" + _WHO + r"\s+do\s+for\s+(?:a\s+)?"
@@ -54,6 +56,13 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         + _WHO
         + r"\s+(?:fly|take|book|use)\b",
     ),
+    SUM: (
+        r"^\s*(?:(?:roughly|about|approximately)\s+)?how\s+much\s+(?:money\s+|rent\s+)?"
+        r"(?:did|does|do|will|would|has|have)\s+"
+        + _WHO
+        + r"\s+(?:pay|spend|spent|charge|earn|make|get|lend|borrow|owe|send|give|donate|save"
+        r"|raise|sell|bid|offer)\b",
+    ),
 }
 _ASKED = {
     name: tuple(re.compile(pattern, re.IGNORECASE) for pattern in patterns)
@@ -68,23 +77,45 @@ _NAMED_SUBJECT = re.compile(
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
-_FIRST = frozenset({"i", "i'm", "im", "my", "me", "i've", "ive", "i'd", "i'll"})
+_FIRST = frozenset(
+    {
+        "i",
+        "i'm",
+        "im",
+        "my",
+        "me",
+        "i've",
+        "ive",
+        "i'd",
+        "i'll",
+        "we",
+        "we're",
+        "we've",
+        "our",
+        "us",
+    }
+)
 _SECOND = frozenset({"you", "your", "you're", "youre", "u", "ur"})
 _THIRD = frozenset({"he", "she", "he's", "she's", "hes", "shes", "his", "her"})
 _PERSONS = _FIRST | _SECOND | _THIRD
 
 
-def asked_of(kind: KindOfAnswer, question: str) -> str | None:
-    """The name of whom ``question`` asks an answer of ``kind`` of, when its subject
+def asked_of(kind: str, question: str) -> str | None:
+    """The name of whom ``question`` asks an answer of ``kind`` (the name of a
+    :class:`~memgraph.retrieval.kinds_said.KindOfAnswer`, or :data:`SUM`) of, when its subject
     is a name ("What does Farida's husband Tom do for work?": Tom); ``None``
     otherwise ("What does Kofi's dad do for a living?")."""
-    found = next(
-        (m for pattern in _ASKED.get(kind.name, ()) if (m := pattern.search(question))), None
-    )
+    found = next((m for pattern in _ASKED.get(kind, ()) if (m := pattern.search(question))), None)
     if found is None:
         return None
     subject = _NAMED_SUBJECT.fullmatch(found["who"].strip())
     return subject["name"] if subject is not None else None
+
+
+def _subject(sentence: str) -> str | None:
+    """The first personal pronoun of a sentence ("he's", "I", "your"), if any."""
+    tokens = re.findall(r"[a-z']+", sentence.lower().replace("’", "'"))
+    return next((token for token in tokens if token in _PERSONS), None)
 
 
 def _first_name(name: str | None) -> str:
@@ -92,10 +123,13 @@ def _first_name(name: str | None) -> str:
 
 
 def said_of(
-    kind: KindOfAnswer, person: str, turns: Iterable[Turn], is_person: Callable[[str], bool]
+    says: Callable[[str], bool],
+    person: str,
+    turns: Iterable[Turn],
+    is_person: Callable[[str], bool],
 ) -> bool:
-    """Whether a word of ``kind`` (a job, an instrument, ...) is said of ``person``
-    in ``turns``: in a sentence naming them, in their own turn in the
+    """Whether a sentence that ``says`` an answer (a job, an instrument, a sum) is
+    said of ``person`` in ``turns``: in a sentence naming them, in their own turn in the
     first person, to them in the second, or in a sentence naming no one when it
     goes on about them. Who a sentence naming no one is about: for "he" or
     "she", whom the text, or else the nearest turn before naming anyone, named
@@ -117,11 +151,22 @@ def said_of(
             return found - talking
 
         earlier: set[str] = set()  # whom the text named last before this sentence
+        spoken_of: set[str] = set()  # and whom it spoke of, the two talking too
         for sentence in _SENTENCE.findall(turn.text):
             names = named_in(sentence)
-            if kind.said_in([sentence]) and _of_them(key, sentence, names, earlier, turn, named_in):
+            if says(sentence) and _of_them(
+                key, sentence, names, (earlier, spoken_of), turn, named_in
+            ):
                 return True
+            # "I drove to Bagheria with Davide and bought the Ape. €4,800": the
+            # speaker's, as much as Davide's (but "she" is not the speaker's, and
+            # "you" may be a car's: "Goodbye Fiesta, you served us well")
+            subject = _subject(sentence)
+            talked_of = names
+            if subject in _FIRST:
+                talked_of = names | {_first_name(turn.speaker)}
             earlier = names or earlier
+            spoken_of = talked_of or spoken_of
     return False
 
 
@@ -129,25 +174,26 @@ def _of_them(
     key: str,
     sentence: str,
     names: set[str],
-    earlier: set[str],
+    earlier: tuple[set[str], set[str]],
     turn: Turn,
     named_in: Callable[[str], set[str]],
 ) -> bool:
-    """Whether a sentence of ``turn`` saying an answer's word says it of ``key``
-    (see :func:`said_of`)."""
+    """Whether a sentence of ``turn`` saying an answer says it of ``key`` (see
+    :func:`said_of`); ``earlier``: whom the text named before it, and whom it
+    spoke of (the two talking too)."""
     if key in names:
         return True
-    tokens = re.findall(r"[a-z']+", sentence.lower().replace("’", "'"))
-    subject = next((token for token in tokens if token in _PERSONS), None)
+    subject = _subject(sentence)
     if subject in _FIRST:
         return _first_name(turn.speaker) == key
     if subject in _SECOND:
         return _first_name(turn.addressee) == key
     if names:
         return False  # "Sami's a pharmacist"
+    named, spoken_of = earlier
     if subject in _THIRD:  # "he's a pharmacist"
-        told = earlier or next((found for found in map(named_in, turn.before) if found), set())
+        told = named or next((found for found in map(named_in, turn.before) if found), set())
         return not told or key in told
-    # "Forensic accountant.": of whom the text, or the turn it answers, named last
-    told = earlier or (named_in(turn.before[0]) if turn.before else set())
+    # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
+    told = spoken_of or (named_in(turn.before[0]) if turn.before else set())
     return key in (told or {_first_name(turn.speaker)})
