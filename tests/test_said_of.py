@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.engine.reading import _short_for_a_voice
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB, KindOfAnswer
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of, short_for_a_voice
 from memgraph.sums import states_amount
 from tests.test_recall_quality import recalled
 
@@ -126,9 +125,9 @@ def test_recall_says_when_only_someone_else_s_job_is_remembered(tmp_path: Path) 
 
 def test_a_short_name_for_a_speaker_is_not_judged() -> None:
     voices = {"tobenna okonkwo", "amara okonkwo"}
-    assert _short_for_a_voice("Tobi", voices)  # Tobenna, as memory cannot tell
-    assert not _short_for_a_voice("Tobenna", voices)
-    assert not _short_for_a_voice("Kemi", voices)  # nobody's: judged
+    assert short_for_a_voice("Tobi", voices)  # Tobenna, as memory cannot tell
+    assert not short_for_a_voice("Tobenna", voices)
+    assert not short_for_a_voice("Kemi", voices)  # nobody's: judged
 
 
 def test_a_sum_after_their_own_words_is_theirs() -> None:

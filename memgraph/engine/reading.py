@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -40,7 +40,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of, short_for_a_voice
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -50,7 +50,7 @@ from memgraph.retrieval.support import (
 )
 from memgraph.speakers import spoken_words
 from memgraph.sums import payment_asked, states_amount
-from memgraph.text import STOP_WORDS, index_terms, name_key, words
+from memgraph.text import STOP_WORDS, index_terms, words
 
 __all__ = ["ReadMixin"]
 
@@ -387,8 +387,8 @@ class ReadMixin(MemoryCore):
         """Whether the kind of answer ``query`` asks for is said in none of ``docs``
         (the texts recall found): a name ("What is the name of Tasha's sister?" when
         a sister is spoken of, never named), a sum, a colour of the thing asked, a
-        word of a kind with words of its own (a breed, a job, an airline), a job
-        said of whom it asks about, or an age of whom it asks about."""
+        word of a kind with words of its own (a breed, a job, an airline), or an age;
+        a job, an instrument, a car, an airline or a sum said of whom it asks about."""
         asking_name = asks_name(query)
         asking_colour = asks_colour(query)
         kind = kind_asked(query)
@@ -435,6 +435,7 @@ class ReadMixin(MemoryCore):
             lambda sentence: kind.said_in([sentence]),
             asked_of(kind.name, query),
             said,
+            docs,
             graph,
             talk,
             indexed,
@@ -444,7 +445,7 @@ class ReadMixin(MemoryCore):
         if payer is not None and not self._a_person(graph, indexed, payer):
             payer = None  # "How much does Solecito charge?": a shop's sums are its owner's words
         if analyzed.asks_amount and not self._said_of_them(
-            states_amount, payer, said, graph, talk, indexed
+            states_amount, payer, said, docs, graph, talk, indexed
         ):
             return True  # "How much did Gus pay for his car?": only Farida's sum is said
         asked_age = age_asked_of(query)
@@ -461,23 +462,24 @@ class ReadMixin(MemoryCore):
         says: Callable[[str], bool],
         person: str | None,
         said: Mapping[str, str],
+        docs: Mapping[str, Doc],
         graph: Graph,
         talk: Talk,
         indexed: EpisodeIndex,
     ) -> bool:
-        """Whether one of the texts ``said`` (episode id -> words) says an answer
-        (``says``) of ``person``, whom the question asks it of (see
-        :func:`memgraph.retrieval.said_of.said_of`); true when no one is named, or
-        only by a short name for a speaker ("Tobi" of Tobenna) memory cannot tell."""
-        if person is None or _short_for_a_voice(person, indexed.voices):
+        """Whether one of the texts ``said`` (episode id -> words; ``docs``, the
+        episodes) says an answer (``says``) of ``person``, whom the question asks
+        it of (see :func:`memgraph.retrieval.said_of.said_of`); true when no one
+        is named, or only by a short name for a speaker ("Tobi" of Tobenna)
+        memory cannot tell."""
+        if person is None or short_for_a_voice(person, indexed.voices):
             return True
-        docs = self._episode_docs(graph, list(said))
         return said_of(
             says,
             person,
             (
                 Turn(
-                    docs[e].get("speaker") if e in docs else None,
+                    docs[e].get("speaker"),
                     indexed.addressee(e),
                     words,
                     [text for _, text in talk.before(e)],
@@ -855,11 +857,3 @@ def _person_named(graph: Graph, word: str) -> str | None:
     if entity is None or str(entity.get("type") or "").lower() in _NOT_PEOPLE:
         return None
     return str(entity["name"])
-
-
-def _short_for_a_voice(name: str, voices: Iterable[str]) -> bool:
-    """Whether ``name`` is no speaker's but begins as one's first name does ("Tobi"
-    of Tobenna): a short name memory cannot tell is theirs."""
-    key = name_key(name)
-    firsts = {voice.split()[0] for voice in voices if voice.split()}
-    return key not in firsts and any(first.startswith(key[:3]) and first != key for first in firsts)

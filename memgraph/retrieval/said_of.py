@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB
+from memgraph.text import name_key
 
-__all__ = ["SUM", "Turn", "asked_of", "said_of"]
+__all__ = ["SUM", "Turn", "asked_of", "said_of", "short_for_a_voice"]
 
 
 class Turn(NamedTuple):
@@ -73,7 +74,7 @@ instrument does Leah play?": Leah)."""
 _NAMED_SUBJECT = re.compile(
     r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[a-z-]+\s+){1,2})?(?P<name>[A-Z][\w-]*)"
 )
-"""Whom a job question asks about by name: "Tom", "Farida's husband Tom"."""
+"""Whom a question asks about by name: "Tom", "Farida's husband Tom"."""
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -197,3 +198,12 @@ def _of_them(
     # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
     told = spoken_of or (named_in(turn.before[0]) if turn.before else set())
     return key in (told or {_first_name(turn.speaker)})
+
+
+def short_for_a_voice(name: str, voices: Iterable[str]) -> bool:
+    """Whether ``name`` is no speaker's (``voices``: their names as name keys) but
+    begins as one's first name does ("Tobi" of Tobenna): a short name memory
+    cannot tell is theirs."""
+    key = name_key(name)
+    firsts = {voice.split()[0] for voice in voices if voice.split()}
+    return key not in firsts and any(first.startswith(key[:3]) and first != key for first in firsts)
