@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from memgraph.retrieval.kinds_said import AIRLINE, BREED, CAR, INSTRUMENT, JOB, kind_asked
+from memgraph.retrieval.kinds_said import (
+    AIRLINE,
+    BREED,
+    CAR,
+    FINISH_TIME,
+    INSTRUMENT,
+    JOB,
+    kind_asked,
+)
 
 
 def test_each_kind_is_told_by_the_question_s_wording() -> None:
@@ -59,3 +67,12 @@ def test_an_airline_an_instrument_or_a_car_is_named() -> None:
     assert CAR.said_in(["Bought a 2017 Ferrari yesterday, you'd approve"])
     # a year before any word is no car ("2019 and"), nor is a car seat
     assert not CAR.said_in(["since 2019 and still going", "And a car seat also"])
+
+
+def test_a_finishing_time_is_said_as_a_clock_or_a_duration() -> None:
+    assert kind_asked("What was Dana's finishing time in the half marathon?") is FINISH_TIME
+    assert FINISH_TIME.said_in(["I finished the 10K!!! 58:12. my goal was under an hour"])
+    assert FINISH_TIME.said_in(["just under four hours, I'll take it"])
+    assert FINISH_TIME.said_in(["4h12 in the end, legs destroyed"])
+    # "Ah" is no "a h", and a distance is no time
+    assert not FINISH_TIME.said_in(["Ah more time to prepare at least", "ran 10k on sunday"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB, KindOfAnswer
+from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, KindOfAnswer
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of, short_for_a_voice
 from memgraph.sums import states_amount
@@ -47,9 +47,11 @@ def test_whom_a_job_question_asks_about(question: str, person: str | None) -> No
         (AIRLINE, "Which airline did Gérard fly from Lyon to Porto?", "Gérard"),
         (AIRLINE, "Which airline did Farida's brother Sami book?", "Sami"),
         (AIRLINE, "Which airline did they fly?", None),
+        (FINISH_TIME, "What was Gus's finishing time in the Leeds 10K?", "Gus"),
+        (FINISH_TIME, "What finishing time was Wanjiru aiming for in her half?", "Wanjiru"),
     ],
 )
-def test_whom_an_instrument_car_or_airline_question_asks_about(
+def test_whom_an_instrument_car_airline_or_time_question_asks_about(
     kind: KindOfAnswer, question: str, person: str | None
 ) -> None:
     assert asked_of(kind.name, question) == person

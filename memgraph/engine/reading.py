@@ -388,7 +388,8 @@ class ReadMixin(MemoryCore):
         (the texts recall found): a name ("What is the name of Tasha's sister?" when
         a sister is spoken of, never named), a sum, a colour of the thing asked, a
         word of a kind with words of its own (a breed, a job, an airline), or an age;
-        a job, an instrument, a car, an airline or a sum said of whom it asks about."""
+        a job, an instrument, a car, an airline, a finishing time or a sum said of
+        whom it asks about."""
         asking_name = asks_name(query)
         asking_colour = asks_colour(query)
         kind = kind_asked(query)

@@ -4,7 +4,8 @@ Some questions are answered by a word of a kind: "What breed is Isla's dog?" by
 a breed ("a kelpie"), "What does Riaan do for a living?" by a job ("a
 fisherman"), "Which airline did Priya fly?" by an airline ("Qantas"), "What
 instrument does Leah play?" by an instrument, "What car does Evelyn drive?" by
-a car's make or model. When none of what recall found says a word of that kind,
+a car's make or model, "What was Dana's finishing time?" by a time ("1:58:40",
+"just under four hours"). When none of what recall found says a word of that kind,
 what it found is only the nearest (the dog's walks, the flight's date), and
 recall says so instead of handing it over as the answer.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 
-__all__ = ["KINDS_SAID", "KindOfAnswer", "kind_asked"]
+__all__ = ["FINISH_TIME", "KINDS_SAID", "KindOfAnswer", "kind_asked"]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -172,7 +173,26 @@ CAR = KindOfAnswer(
 )
 """The make or model of someone's car ("What car does Evelyn drive?")."""
 
-KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR)
+FINISH_TIME = KindOfAnswer(
+    "finishing time",
+    re.compile(
+        r"\bfinish(?:ing)? time\b|\bwhat time did [\w ]{1,40}? (?:run|finish|do|get)\b|"
+        r"\bhow (?:long|fast) did [\w ]{1,40}? take to (?:run|finish|complete)\b",
+        re.IGNORECASE,
+    ),
+    frozenset(),
+    re.compile(
+        r"\b\d{1,2}:\d{2}(?::\d{2})?\b|\b\d{1,2}h\s?\d{1,2}\b|"
+        r"\b\d+(?:\.\d+)?\s?(?:h|hrs?|hours?|mins?|minutes)\b|"
+        r"\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)(?: and a half)?\s+"
+        r"(?:hrs?|hours?|mins?|minutes)\b",
+        re.IGNORECASE,
+    ),
+)
+"""The time someone finished a race in ("What was Dana's finishing time in the
+half marathon?": "1:58:40", "just under four hours")."""
+
+KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME)
 """The kinds of answer a text must say one of to answer."""
 
 

@@ -6,7 +6,9 @@ spoke of her brother Sami: a job word found is someone else's unless the
 sentence saying it names Tom, is Tom's own ("I'm a ..."), is said to him ("you
 ...") or, naming no one, goes on about him ("What does Tom do?" "Pharmacist.").
 So too an instrument ("What instrument does Leah play?"), a car ("What car does
-Evelyn drive?") and an airline ("Which airline did Priya fly?").
+Evelyn drive?"), an airline ("Which airline did Priya fly?"), a finishing time
+("What was Gus's finishing time in the Leeds 10K?") and a sum ("How much did Gus
+pay for his car?").
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memgraph.retrieval.kinds_said import AIRLINE, CAR, INSTRUMENT, JOB
+from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB
 from memgraph.text import name_key
 
 __all__ = ["SUM", "Turn", "asked_of", "said_of", "short_for_a_voice"]
@@ -56,6 +58,10 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*(?:what|which)\s+airlines?\s+(?:does|did|do|will)\s+"
         + _WHO
         + r"\s+(?:fly|take|book|use)\b",
+    ),
+    FINISH_TIME.name: (
+        r"^\s*what\s+(?:was|is)\s+" + _WHO + r"['’]s\s+finish(?:ing)?\s+time\b",
+        r"^\s*what\s+finish(?:ing)?\s+time\s+(?:did|does|was)\s+" + _WHO + r"\s+\w+",
     ),
     SUM: (
         r"^\s*(?:(?:roughly|about|approximately)\s+)?how\s+much\s+(?:money\s+|rent\s+)?"
