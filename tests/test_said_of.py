@@ -7,12 +7,18 @@ from pathlib import Path
 import pytest
 
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, KindOfAnswer
+from memgraph.retrieval.nicknames import FirstNames
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of, short_for_a_voice
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
 from memgraph.sums import states_amount
 from tests.test_recall_quality import recalled
 
 PEOPLE = {"Farida", "Gus", "Tom", "Sami", "Daniel", "Derek", "Elliot", "Ruth"}
+
+
+def said_as(speaker: str, addressee: str, text: str, *before: str) -> Turn:
+    """A turn said by ``speaker`` to ``addressee`` after the turns ``before``."""
+    return Turn(speaker, addressee, text, lambda: before)
 
 
 def job_of(person: str, *turns: Turn) -> bool:
@@ -58,47 +64,48 @@ def test_whom_an_instrument_car_airline_or_time_question_asks_about(
 
 
 def test_an_airline_said_in_another_s_own_turn_is_theirs() -> None:
-    qatar = Turn("Tobenna", "Amara", "Qatar moved my flight. I'm now leaving Lagos on Sunday", ())
+    qatar = said_as("Tobenna", "Amara", "Qatar moved my flight. I'm now leaving Lagos on Sunday")
     people = PEOPLE.__contains__
     assert said_of(lambda s: AIRLINE.said_in([s]), "Tobenna", [qatar], people)
     assert not said_of(lambda s: AIRLINE.said_in([s]), "Amara", [qatar], people)
 
 
 def test_a_job_in_a_sentence_naming_them_is_theirs() -> None:
-    assert job_of("Daniel", Turn("Ruth", "Gus", "Daniel's a physiotherapist now", ()))
-    assert job_of("Derek", Turn("Gus", "Ruth", "Derek from plot 24 helped. Retired postman.", ()))
+    assert job_of("Daniel", said_as("Ruth", "Gus", "Daniel's a physiotherapist now"))
+    assert job_of("Derek", said_as("Gus", "Ruth", "Derek from plot 24 helped. Retired postman."))
     # another's name in the sentence: another's job
-    assert not job_of("Tom", Turn("Farida", "Gus", "Sami's a pharmacist in Didsbury", ()))
+    assert not job_of("Tom", said_as("Farida", "Gus", "Sami's a pharmacist in Didsbury"))
 
 
 def test_a_job_in_the_first_or_second_person_is_the_speaker_s_or_the_addressee_s() -> None:
-    assert job_of("Farida", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
-    assert not job_of("Tom", Turn("Farida", "Gus", "I had to organise it as lead nurse", ()))
-    assert job_of("Farida", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
-    assert not job_of("Tom", Turn("Gus", "Farida", "congrats, you're lead nurse now!", ()))
+    assert job_of("Farida", said_as("Farida", "Gus", "I had to organise it as lead nurse"))
+    assert not job_of("Tom", said_as("Farida", "Gus", "I had to organise it as lead nurse"))
+    assert job_of("Farida", said_as("Gus", "Farida", "congrats, you're lead nurse now!"))
+    assert not job_of("Tom", said_as("Gus", "Farida", "congrats, you're lead nurse now!"))
 
 
 def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
-    sami = Turn(
+    sami = said_as(
         "Farida",
         "Gus",
         "Yeah he's a pharmacist in Didsbury now",
-        ("Is he still at the pharmacy?", "Sami does what he can but he works crazy hours"),
+        "Is he still at the pharmacy?",
+        "Sami does what he can but he works crazy hours",
     )
     assert job_of("Sami", sami)
     assert not job_of("Tom", sami)
-    asked = Turn("Ruth", "Gus", "He's a physiotherapist", ("What does Daniel do?",))
+    asked = said_as("Ruth", "Gus", "He's a physiotherapist", "What does Daniel do?")
     assert job_of("Daniel", asked)
     # no one named before: it may be them
-    assert job_of("Tom", Turn("Farida", "Gus", "he's a plumber, loves it", ()))
+    assert job_of("Tom", said_as("Farida", "Gus", "he's a plumber, loves it"))
 
 
 def test_a_bare_job_is_of_whom_the_turn_answers_or_else_the_speaker_s_own() -> None:
-    answer = Turn("Ruth", "Gus", "Forensic accountant. We met at a dinner party", ("And Elliot?",))
+    answer = said_as("Ruth", "Gus", "Forensic accountant. We met at a dinner party", "And Elliot?")
     assert job_of("Elliot", answer)
-    own = Turn("Gus", "Farida", "First job is mixing an album for a fado singer", ())
+    own = said_as("Gus", "Farida", "First job is mixing an album for a fado singer")
     assert not job_of("Tom", own)
-    nurse = Turn("Farida", "Gus", "Being a vet nurse makes it worse honestly", ())
+    nurse = said_as("Farida", "Gus", "Being a vet nurse makes it worse honestly")
     assert job_of("Farida", nurse)
     assert not job_of("Tom", nurse)
 
@@ -126,25 +133,24 @@ def test_recall_says_when_only_someone_else_s_job_is_remembered(tmp_path: Path) 
 
 
 def test_a_short_name_for_a_speaker_is_not_judged() -> None:
-    voices = {"tobenna okonkwo", "amara okonkwo"}
-    assert short_for_a_voice("Tobi", voices)  # Tobenna, as memory cannot tell
-    assert not short_for_a_voice("Tobenna", voices)
-    assert not short_for_a_voice("Kemi", voices)  # nobody's: judged
+    speakers = FirstNames({"tobenna okonkwo", "amara okonkwo"})
+    assert speakers.begun_like("tobi")  # Tobenna, as memory cannot tell
+    assert not speakers.begun_like("tobenna")
+    assert not speakers.begun_like("kemi")  # nobody's: judged
 
 
 def test_a_sum_after_their_own_words_is_theirs() -> None:
-    ape = Turn(
+    ape = said_as(
         "Marco",
         "Ingrid",
         "A week ago I drove to Bagheria with Davide and bought the Ape. €4,800, the guy "
         "wouldn't go lower",
-        (),
     )
     people = {"Marco", "Ingrid", "Davide"}.__contains__
     assert said_of(states_amount, "Marco", [ape], people)
     assert not said_of(states_amount, "Ingrid", [ape], people)
     # "she" after the speaker's own words is still not the speaker
-    physio = Turn("Arjun", "Wiktor", "way better than me. she's a physio", ("her name is Maaike",))
+    physio = said_as("Arjun", "Wiktor", "way better than me. she's a physio", "her name is Maaike")
     assert said_of(lambda s: JOB.said_in([s]), "Maaike", [physio], {"Maaike"}.__contains__)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,7 +41,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of, short_for_a_voice
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -50,7 +51,7 @@ from memgraph.retrieval.support import (
 )
 from memgraph.speakers import spoken_words
 from memgraph.sums import payment_asked, states_amount
-from memgraph.text import STOP_WORDS, index_terms, words
+from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
 
@@ -419,13 +420,19 @@ class ReadMixin(MemoryCore):
             )
             if named is False or last_name_said(analyzed, their_names, said.values()) is False:
                 return True
-        if analyzed.asks_amount and not states_its_sum(
-            said,
-            topic_of_amount(analyzed.content_terms),
-            talk.before,
-            of_kind=payment_asked(query),
-        ):
-            return True
+        if analyzed.asks_amount:
+            if not states_its_sum(
+                said,
+                topic_of_amount(analyzed.content_terms),
+                talk.before,
+                of_kind=payment_asked(query),
+            ):
+                return True
+            payer = asked_of(SUM, query)
+            if payer is not None and not self._a_person(graph, indexed, payer):
+                payer = None  # "How much does Solecito charge?": a shop's, said by its owner
+            if not self._said_of_them(states_amount, payer, said, docs, graph, talk, indexed):
+                return True  # "How much did Gus pay for his car?": only Farida's sum is said
         if asking_colour and not states_its_colour(
             said, topic_of_colour(analyzed.content_terms), talk.before
         ):
@@ -442,13 +449,6 @@ class ReadMixin(MemoryCore):
             indexed,
         ):
             return True  # "What does Farida's husband Tom do?": only her job is said
-        payer = asked_of(SUM, query)
-        if payer is not None and not self._a_person(graph, indexed, payer):
-            payer = None  # "How much does Solecito charge?": a shop's sums are its owner's words
-        if analyzed.asks_amount and not self._said_of_them(
-            states_amount, payer, said, docs, graph, talk, indexed
-        ):
-            return True  # "How much did Gus pay for his car?": only Farida's sum is said
         asked_age = age_asked_of(query)
         # "How old is Walt?": an age said of him, not of Gus or the furnace
         return asked_age is not None and not states_their_age(
@@ -473,7 +473,7 @@ class ReadMixin(MemoryCore):
         it of (see :func:`memgraph.retrieval.said_of.said_of`); true when no one
         is named, or only by a short name for a speaker ("Tobi" of Tobenna)
         memory cannot tell."""
-        if person is None or short_for_a_voice(person, indexed.voices):
+        if person is None or indexed.first_names().begun_like(name_key(person)):
             return True
         return said_of(
             says,
@@ -483,7 +483,7 @@ class ReadMixin(MemoryCore):
                     docs[e].get("speaker"),
                     indexed.addressee(e),
                     words,
-                    [text for _, text in talk.before(e)],
+                    functools.partial(_texts_before, talk, e),
                 )
                 for e, words in said.items()
             ),
@@ -523,16 +523,17 @@ class ReadMixin(MemoryCore):
             # someone with no entity of their own is still not the one asked about
             return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
 
-        def before(episode_id: str) -> list[tuple[str, str]]:
+        @functools.cache  # asked again of the same turn by each check of one recall
+        def before(episode_id: str) -> tuple[tuple[str, str], ...]:
             if index.speaker_of(episode_id) is None:
-                return []  # a note, not a turn of a conversation
+                return ()  # a note, not a turn of a conversation
             turns: list[str] = []
             previous = index.context_of(episode_id)
             while previous is not None and len(turns) < 2:
                 turns.append(previous)
                 previous = index.context_of(previous)
             docs = self._episode_docs(graph, turns)
-            return [(t, spoken_words(docs[t])) for t in turns if t in docs]
+            return tuple((t, spoken_words(docs[t])) for t in turns if t in docs)
 
         return Talk(addressee, before)
 
@@ -858,3 +859,8 @@ def _person_named(graph: Graph, word: str) -> str | None:
     if entity is None or str(entity.get("type") or "").lower() in _NOT_PEOPLE:
         return None
     return str(entity["name"])
+
+
+def _texts_before(talk: Talk, episode_id: str) -> list[str]:
+    """The texts of the turns ``episode_id`` goes on from, nearest first."""
+    return [text for _, text in talk.before(episode_id)]

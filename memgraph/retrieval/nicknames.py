@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Collection
 
 from memgraph.dates import CALENDAR_WORDS
-from memgraph.speakers import short_for
+from memgraph.speakers import SHORTEST_NAME, short_for
 from memgraph.text import STOP_WORDS, words
 
 __all__ = ["FirstNames", "called_names", "with_names_written_out"]
@@ -60,6 +60,15 @@ class FirstNames:
         if at < len(self.firsts) and self.firsts[at] == word:
             return []
         return [name for name in self.firsts[at : at + 2] if short_for(word, name)]
+
+    def begun_like(self, word: str) -> bool:
+        """Whether ``word`` is no speaker's first name but its first letters start
+        one ("tobi" of "tobenna"): a short form :meth:`started_by` cannot read,
+        which may still be theirs."""
+        at = bisect.bisect_left(self.firsts, word)
+        if at < len(self.firsts) and self.firsts[at] == word:
+            return False
+        return bool(self.started_by(word[:SHORTEST_NAME]))
 
 
 def called_names(text: str) -> list[str]:

@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB
-from memgraph.text import name_key
+from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
+from memgraph.text import words
 
-__all__ = ["SUM", "Turn", "asked_of", "said_of", "short_for_a_voice"]
+__all__ = ["SUM", "Turn", "asked_of", "said_of"]
 
 
 class Turn(NamedTuple):
@@ -29,8 +30,9 @@ class Turn(NamedTuple):
     speaker: str | None
     addressee: str | None
     text: str
-    before: Sequence[str]
-    """The turns it goes on from, nearest first."""
+    before: Callable[[], Sequence[str]]
+    """The turns it goes on from, nearest first (read only when a sentence needs
+    them)."""
 
 
 _WHO = r"(?P<who>[^?]+?)"
@@ -84,27 +86,9 @@ _NAMED_SUBJECT = re.compile(
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
-_FIRST = frozenset(
-    {
-        "i",
-        "i'm",
-        "im",
-        "my",
-        "me",
-        "i've",
-        "ive",
-        "i'd",
-        "i'll",
-        "we",
-        "we're",
-        "we've",
-        "our",
-        "us",
-    }
-)
-_SECOND = frozenset({"you", "your", "you're", "youre", "u", "ur"})
-_THIRD = frozenset({"he", "she", "he's", "she's", "hes", "shes", "his", "her"})
-_PERSONS = _FIRST | _SECOND | _THIRD
+_HE_OR_SHE = THIRD_PERSON_WORDS - {"they", "them", "their"}
+"""Someone else, one person ("he's a pharmacist"; "they quoted £900" is a garage)."""
+_PERSONS = FIRST_PERSON_WORDS | SECOND_PERSON_WORDS | _HE_OR_SHE
 
 
 def asked_of(kind: str, question: str) -> str | None:
@@ -120,9 +104,8 @@ def asked_of(kind: str, question: str) -> str | None:
 
 
 def _subject(sentence: str) -> str | None:
-    """The first personal pronoun of a sentence ("he's", "I", "your"), if any."""
-    tokens = re.findall(r"[a-z']+", sentence.lower().replace("’", "'"))
-    return next((token for token in tokens if token in _PERSONS), None)
+    """The first personal pronoun of a sentence ("he" of "he's", "I", "your"), if any."""
+    return next((word for word in words(sentence) if word in _PERSONS), None)
 
 
 def _first_name(name: str | None) -> str:
@@ -170,7 +153,7 @@ def said_of(
             # "you" may be a car's: "Goodbye Fiesta, you served us well")
             subject = _subject(sentence)
             talked_of = names
-            if subject in _FIRST:
+            if subject in FIRST_PERSON_WORDS:
                 talked_of = names | {_first_name(turn.speaker)}
             earlier = names or earlier
             spoken_of = talked_of or spoken_of
@@ -191,25 +174,16 @@ def _of_them(
     if key in names:
         return True
     subject = _subject(sentence)
-    if subject in _FIRST:
+    if subject in FIRST_PERSON_WORDS:
         return _first_name(turn.speaker) == key
-    if subject in _SECOND:
+    if subject in SECOND_PERSON_WORDS:
         return _first_name(turn.addressee) == key
     if names:
         return False  # "Sami's a pharmacist"
     named, spoken_of = earlier
-    if subject in _THIRD:  # "he's a pharmacist"
-        told = named or next((found for found in map(named_in, turn.before) if found), set())
+    if subject in _HE_OR_SHE:  # "he's a pharmacist"
+        told = named or next((found for found in map(named_in, turn.before()) if found), set())
         return not told or key in told
     # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
-    told = spoken_of or (named_in(turn.before[0]) if turn.before else set())
+    told = spoken_of or next(map(named_in, turn.before()[:1]), set())
     return key in (told or {_first_name(turn.speaker)})
-
-
-def short_for_a_voice(name: str, voices: Iterable[str]) -> bool:
-    """Whether ``name`` is no speaker's (``voices``: their names as name keys) but
-    begins as one's first name does ("Tobi" of Tobenna): a short name memory
-    cannot tell is theirs."""
-    key = name_key(name)
-    firsts = {voice.split()[0] for voice in voices if voice.split()}
-    return key not in firsts and any(first.startswith(key[:3]) and first != key for first in firsts)

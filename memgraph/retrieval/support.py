@@ -55,12 +55,15 @@ from memgraph.text import WORD_FORMS, in_any_form, index_terms, words
 
 __all__ = [
     "CLEAR_MARGIN",
+    "FIRST_PERSON_WORDS",
     "HARDLY_THEIRS",
     "LESS_THAN_HALF",
     "LOOKED_AT",
     "MOSTLY_THEIRS",
     "OWN_SHARE",
+    "SECOND_PERSON_WORDS",
     "SWAP_MARGIN",
+    "THIRD_PERSON_WORDS",
     "WHOLE_TOPIC",
     "Support",
     "Talk",
@@ -94,11 +97,13 @@ _CLAUSE = re.compile(CAPTION.pattern + r"|[^.!?;\n\[]+[.!?;]*", re.IGNORECASE)
 """A clause: a sentence's part up to its stop, or the caption of a photo shared
 ("[shared image: a black labrador asleep on a couch]"), which is the sharer's
 whatever the words after it say ("That is Bosun on your nan's couch")."""
-_SECOND_PERSON = frozenset(
+SECOND_PERSON_WORDS = frozenset(
     {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll", "youd"}
 )
-_FIRST_PERSON = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
-_THIRD_PERSON = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their"})
+FIRST_PERSON_WORDS = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
+THIRD_PERSON_WORDS = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their"})
+"""The words (as :func:`memgraph.text.words` gives them) that say a clause is the
+speaker's own ("I", "we"), the addressee's ("you") or someone else's ("she")."""
 _KIND = "\x00kind"
 """The term that stands for any of the everyday words of the answer asked for."""
 _GREETINGS = frozenset(
@@ -280,7 +285,7 @@ def support(
                 if others:
                     parts.append((others, False))
                     said = said - others
-            if quiet and not mine and set(words(content)) & _THIRD_PERSON:
+            if quiet and not mine and set(words(content)) & THIRD_PERSON_WORDS:
                 # of someone who never speaks, "scattered his ashes" on the widow's
                 # entity may well be theirs: it says nothing of whose
                 parts.append((said, None))
@@ -534,7 +539,7 @@ def _clauses(
                 # "I'm hooked on this game called FIFA 23. This is a great football
                 # game": what follows goes on from the speaker's own
                 spoken = set(words(clause))
-                telling_own = bool(spoken & _FIRST_PERSON) and not spoken & _SECOND_PERSON
+                telling_own = bool(spoken & FIRST_PERSON_WORDS) and not spoken & SECOND_PERSON_WORDS
             continue
         spoken = set(words(clause))
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
@@ -554,7 +559,7 @@ def _clauses(
             # and "what did you make?" that they made something
             asks_them = (
                 "your" in spoken
-                or (_ASKS_WHAT.match(clause) is not None and bool(spoken & _SECOND_PERSON))
+                or (_ASKS_WHAT.match(clause) is not None and bool(spoken & SECOND_PERSON_WORDS))
                 or asks_how
             )
             whose = to_them if asks_them else None
@@ -566,9 +571,9 @@ def _clauses(
             # "I bet you never thought you'd be getting a third turtle": the
             # addressee's, though the clause also says "I"
             whose = to_them
-        elif spoken & _FIRST_PERSON or their_words:
+        elif spoken & FIRST_PERSON_WORDS or their_words:
             whose = speaker in named
-            telling_own = telling_own or bool(spoken & _FIRST_PERSON)
+            telling_own = telling_own or bool(spoken & FIRST_PERSON_WORDS)
         elif telling_own or CAPTION.search(clause):
             # "here's a picture I snapped. It's a waterfall", or the caption of a
             # photo they shared: the speaker's, whatever the turn before held
@@ -606,7 +611,7 @@ def _clauses(
             and owner is None
             and not named_in_text
             and not asks_how
-            and not spoken & (_FIRST_PERSON | _SECOND_PERSON)
+            and not spoken & (FIRST_PERSON_WORDS | SECOND_PERSON_WORDS)
             and _plural(clause, head)
         ):
             # "the rescue says no cats": no one's pet ("I have a dog", "we got a cat",
@@ -623,7 +628,7 @@ def _clauses(
             and whose is False
             and owner is None
             and not named_in_text
-            and (spoken & _THIRD_PERSON or not spoken & _FIRST_PERSON)
+            and (spoken & THIRD_PERSON_WORDS or not spoken & FIRST_PERSON_WORDS)
         ):
             # of someone who never speaks, "appointment is on the 11th, I'm going with
             # her" may well be theirs: only "I" and "my" alone say it is not
@@ -887,7 +892,7 @@ def _reacts(clause: str, spoken: set[str]) -> bool:
     sorry or glad to hear it, or says how it sounds (without "I" or "my")."""
     if _REACTION.search(clause):
         return True
-    return not spoken & _FIRST_PERSON and _SOUNDS.search(clause) is not None
+    return not spoken & FIRST_PERSON_WORDS and _SOUNDS.search(clause) is not None
 
 
 def _yours_nearest(clause: str, held: set[str]) -> bool:
@@ -895,16 +900,16 @@ def _yours_nearest(clause: str, held: set[str]) -> bool:
     the first word of ``held`` in its phrase is "you" ("I bet you'd be getting a third turtle"),
     not "I" or "my" ("you know I got a third turtle")."""
     spoken = set(words(clause))
-    if not spoken & _SECOND_PERSON or not spoken & _FIRST_PERSON:
+    if not spoken & SECOND_PERSON_WORDS or not spoken & FIRST_PERSON_WORDS:
         return False
     for part in _PHRASE.split(clause):  # "since you only got the short version: I signed it"
         tokens = words(part)
         for at, token in enumerate(tokens):
             if in_any_form(index_terms(token)) & held:
                 for before in reversed(tokens[:at]):
-                    if before in _SECOND_PERSON:
+                    if before in SECOND_PERSON_WORDS:
                         return True
-                    if before in _FIRST_PERSON:
+                    if before in FIRST_PERSON_WORDS:
                         return False
                 return False
     return False
@@ -916,7 +921,7 @@ _PHRASE = re.compile(r"[,:;–—]|\s-\s")
 
 def _to_them(spoken: set[str]) -> bool:
     """Whether a clause speaks of its addressee's ("you have a dog"), not its own."""
-    return bool(spoken & _SECOND_PERSON) and not spoken & _FIRST_PERSON
+    return bool(spoken & SECOND_PERSON_WORDS) and not spoken & FIRST_PERSON_WORDS
 
 
 def _is(entity: str | None, named: set[str]) -> bool | None:
