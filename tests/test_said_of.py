@@ -73,6 +73,7 @@ def test_an_airline_said_in_another_s_own_turn_is_theirs() -> None:
 def test_a_job_in_a_sentence_naming_them_is_theirs() -> None:
     assert job_of("Daniel", said_as("Ruth", "Gus", "Daniel's a physiotherapist now"))
     assert job_of("Derek", said_as("Gus", "Ruth", "Derek from plot 24 helped. Retired postman."))
+    assert job_of("Tom", said_as("Farida", "Gus", "tom's a plumber now lol"))  # in lower case
     # another's name in the sentence: another's job
     assert not job_of("Tom", said_as("Farida", "Gus", "Sami's a pharmacist in Didsbury"))
 

@@ -171,7 +171,7 @@ def _of_them(
     """Whether a sentence of ``turn`` saying an answer says it of ``key`` (see
     :func:`said_of`); ``earlier``: whom the text named before it, and whom it
     spoke of (the two talking too)."""
-    if key in names:
+    if key in names or key in words(sentence):  # "Tom's a plumber", "tom's a plumber"
         return True
     subject = _subject(sentence)
     if subject in FIRST_PERSON_WORDS:
