@@ -76,7 +76,7 @@ COLOUR_NAMES = (
 """The everyday colours' names, that a colour question's answer is said in."""
 
 OCCUPATION_WORDS = (
-    "teaches teacher nurse doctor dentist surgeon pharmacist "
+    "teaches teacher teaching nurse doctor dentist surgeon pharmacist "
     "engineer developer programmer designer architect lawyer accountant manager "
     "lead director chef cook baker barista waiter waitress server cashier "
     "electrician plumber carpenter roofer mechanic driver pilot firefighter "

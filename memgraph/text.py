@@ -278,10 +278,10 @@ def _verb_groups() -> list[list[str]]:
 
 
 KIN_WORDS: dict[str, str] = {
-    "mother": "mom mum mama mommy",
+    "mother": "mom mum mama mommy mam",
     "father": "dad papa daddy",
-    "grandmother": "grandma nana granny",
-    "grandfather": "grandpa",
+    "grandmother": "grandma nana granny nan nanna gran",
+    "grandfather": "grandpa grandad granddad",
     "brother": "bro",
     "sister": "sis",
     "husband": "hubby",

@@ -9,7 +9,7 @@ import pytest
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, KindOfAnswer
 from memgraph.retrieval.nicknames import FirstNames
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, kin_asked, said_of
 from memgraph.sums import states_amount
 from tests.test_recall_quality import recalled
 
@@ -33,8 +33,12 @@ def job_of(person: str, *turns: Turn) -> bool:
         ("What did Ruth's ex-husband Alan do for a living?", "Alan"),
         ("What is Thijs's job?", "Thijs"),
         ("What is Anouk's current job at the hospital?", "Anouk"),
-        # no name: who is asked about is left to the texts' other words
-        ("What does Kofi's dad do for a living?", None),
+        ("What job is Kiri moving to Wellington for?", "Kiri"),
+        # a relative: their word, said of them
+        ("What does Kofi's dad do for a living?", "Kofi's dad"),
+        ("What did Tessa's nan do for a living?", "Tessa's nan"),
+        # no one, or someone described: left to the texts' other words
+        ("What does Kofi's neighbour do for a living?", None),
         ("What does the mother of the architecture graduate Kemi do for a living?", None),
         ("What does the relative who dogsat Pickles in November do for a living?", None),
         ("Where does Tom work?", None),
@@ -161,8 +165,48 @@ def test_a_sum_after_their_own_words_is_theirs() -> None:
         ("How much did Gus pay for his car?", "Gus"),
         ("How much rent does Mateus pay for his studio?", "Mateus"),
         ("How much money did Ren lend Teo to cover his rent?", "Ren"),
+        ("How much does Priya currently pay each month as her share of the rent?", "Priya"),
         ("How much did the oven repair cost?", None),
     ],
 )
 def test_whom_a_sum_question_asks_about(question: str, person: str | None) -> None:
     assert asked_of(SUM, question) == person
+
+
+def test_a_relative_is_asked_about_by_their_word_and_whose_they_are() -> None:
+    assert kin_asked("Tessa's nan") == kin_asked("Tessa's grandmother") == ("tessa", "grandmoth")
+    assert kin_asked("Kofi's mum") == ("kofi", "mother")
+    assert kin_asked("Kofi's neighbour") is None
+    assert kin_asked("Tom") is None
+
+
+def test_a_relative_s_job_is_said_with_their_word_and_their_owner() -> None:
+    dad = "Olivier's father"
+    assert job_of(dad, said_as("Camille", "Dre", "Olivier's dad is a retired electrician"))
+    assert job_of(dad, said_as("Olivier", "Camille", "my dad was an electrician for 40 years"))
+    assert job_of(dad, said_as("Camille", "Olivier", "your dad said he was an electrician?"))
+    # someone else's father, or no father at all
+    assert not job_of(dad, said_as("Camille", "Dre", "my dad is an electrician"))
+    assert not job_of(dad, said_as("Camille", "Dre", "Sami's dad is an electrician"))
+    assert not job_of(dad, said_as("Camille", "Dre", "I'm an electrician now, can you believe"))
+    # "he" after the turn that spoke of him
+    assert job_of(
+        dad, said_as("Camille", "Dre", "he's an electrician", "Olivier's father came to lunch")
+    )
+
+
+def test_a_he_only_after_the_job_is_the_job_s_own() -> None:
+    manager = said_as(
+        "Claire",
+        "Nadia",
+        "New manager since December and he's obsessed with metrics",
+        "Not sure yet, Tom's parents have offered us their spare rooms",
+    )
+    assert not job_of("Tom", manager)
+    assert job_of("Tom", said_as("Claire", "Nadia", "he's a manager now", "Tom got promoted"))
+
+
+def test_a_name_owning_a_relative_is_not_who_the_sentence_is_about() -> None:
+    parents = said_as("Claire", "Nadia", "Builders started Monday and we're at Tom's parents'")
+    assert not job_of("Tom", parents)
+    assert job_of("Tom", said_as("Claire", "Nadia", "Tom's a builder, so he's in his element"))

@@ -708,6 +708,15 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert named("Owen's sister wants a string quartet") is False
     assert named("Big news though. The wedding moved! my sister can't travel") is False
     assert named("Big news though. my sister Layla can't travel") is True
+    # "Happy Mother's Day", "she bossed him around": no mother, no boss spoken of
+    mother = ask("What is the name of Dana's mother?")
+    assert (
+        relative_named(mother, ["Happy Mother's Day Marcus, call Layla"], lambda _: False)
+        is not True
+    )
+    boss = ask("What is the name of Dana's manager?")
+    assert named_role(boss, "Layla's sister bossed him around for a year") is not True
+    assert named_role(boss, "my manager Layla is lovely") is True
     # someone asked her name: the answer may follow in lower case ("yumiko 🙂")
     assert named("What's your sister's name? I want to write her a note") is None
     # no text speaks of a sister Dana is said to have: none is remembered

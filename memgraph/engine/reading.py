@@ -41,7 +41,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, said_of
+from memgraph.retrieval.said_of import SUM, Turn, asked_of, kin_asked, said_of
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -429,7 +429,9 @@ class ReadMixin(MemoryCore):
             ):
                 return True
             payer = asked_of(SUM, query)
-            if payer is not None and not self._a_person(graph, indexed, payer):
+            if payer is not None and not self._a_person(
+                graph, indexed, payer if (kin := kin_asked(payer)) is None else kin[0]
+            ):
                 payer = None  # "How much does Solecito charge?": a shop's, said by its owner
             if not self._said_of_them(states_amount, payer, said, docs, graph, talk, indexed):
                 return True  # "How much did Gus pay for his car?": only Farida's sum is said
@@ -473,7 +475,14 @@ class ReadMixin(MemoryCore):
         it of (see :func:`memgraph.retrieval.said_of.said_of`); true when no one
         is named, or only by a short name for a speaker ("Tobi" of Tobenna)
         memory cannot tell."""
-        if person is None or indexed.first_names().begun_like(name_key(person)):
+        if person is None:
+            return True
+        kin = kin_asked(person)
+        if kin is not None and (indexed.heard(kin[0]) or indexed.first_names().begun_like(kin[0])):
+            # a speaker's own relatives are "she" and "my wife" over many turns, and
+            # what answers is as often a fact drawn from them as a sentence
+            return True
+        if kin is None and indexed.first_names().begun_like(name_key(person)):
             return True
         return said_of(
             says,

@@ -76,6 +76,17 @@ RELATIVE_REACH = 8
 sister Layla", "her husband? Dev would love it")."""
 
 
+_VERB_ENDING = re.compile(r"ed$", re.IGNORECASE)
+_A_HOLIDAY = re.compile(r"(?:['’]?s)?\s+Day\b")
+
+
+def _not_a_noun(token: str, after: str) -> bool:
+    """Whether a word that says a relative or a role in some form says none here:
+    a verb ("she bossed him around", "he photographed it") or a holiday
+    ("Happy Mother's Day")."""
+    return _VERB_ENDING.search(token) is not None or _A_HOLIDAY.match(after) is not None
+
+
 def _named_near(
     head: str,
     texts: list[str],
@@ -112,7 +123,12 @@ def _named_near(
     for number, text in enumerate(texts):
         tokens = list(WORD.finditer(text))
         place = {t.start(): n for n, t in enumerate(tokens)}
-        at = [n for n, t in enumerate(tokens) if head in kinds(in_any_form(index_terms(t.group())))]
+        at = [
+            n
+            for n, t in enumerate(tokens)
+            if head in kinds(in_any_form(index_terms(t.group())))
+            and not _not_a_noun(t.group(), text[t.end() :])
+        ]
         if number < len(voices):
             # "Rosamma's son", Leah's "his mum": a relative of someone else's
             at = [n for n in at if _whose(tokens, n, voices[number], query) is not False]

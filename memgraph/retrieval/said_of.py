@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB
+from memgraph.retrieval.possession import KIN, RELATIONS
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
-from memgraph.text import words
+from memgraph.text import index_terms, words
 
-__all__ = ["SUM", "Turn", "asked_of", "said_of"]
+__all__ = ["SUM", "Turn", "asked_of", "kin_asked", "said_of"]
 
 
 class Turn(NamedTuple):
@@ -44,6 +45,10 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"(?:living|work|job)\b",
         r"^\s*what\s+(?:is|was)\s+" + _WHO + r"['’]s\s+(?:(?:current|new|old)\s+)?"
         r"(?:job|occupation|profession|trade)\b",
+        # "What job is Kiri moving to Wellington for?"
+        r"^\s*what\s+(?:(?:kind|sort)\s+of\s+)?(?:job|work)\s+(?:is|was|does|did|has|had|will)\s+"
+        + _WHO
+        + r"\s+(?:\w+ing|do|have|get|start|take|want|apply|move|leave)\b",
     ),
     INSTRUMENT.name: (
         r"^\s*(?:what|which)\s+(?:musical\s+)?instruments?\s+(?:does|did|do|can)\s+"
@@ -83,6 +88,13 @@ _NAMED_SUBJECT = re.compile(
     r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[a-z-]+\s+){1,2})?(?P<name>[A-Z][\w-]*)"
 )
 """Whom a question asks about by name: "Tom", "Farida's husband Tom"."""
+_KIN_SUBJECT = re.compile(r"(?P<owner>[A-Z][\w-]*)['’]s\s+(?P<kin>[^\W\d_][\w-]*)")
+"""Whom a question asks about as someone's relative: "Tessa's nan", "Kofi's dad"."""
+_ADVERB_AFTER = re.compile(
+    r"\s+(?:currently|now|still|finally|originally|actually|really|usually|ever|first)$",
+    re.IGNORECASE,
+)
+"""A word after the subject that is not part of it ("How much does Priya currently pay")."""
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -99,8 +111,32 @@ def asked_of(kind: str, question: str) -> str | None:
     found = next((m for pattern in _ASKED.get(kind, ()) if (m := pattern.search(question))), None)
     if found is None:
         return None
-    subject = _NAMED_SUBJECT.fullmatch(found["who"].strip())
-    return subject["name"] if subject is not None else None
+    who = _ADVERB_AFTER.sub("", found["who"].strip())
+    subject = _NAMED_SUBJECT.fullmatch(who)
+    if subject is not None:
+        return subject["name"]
+    return who if kin_asked(who) is not None else None
+
+
+def kin_asked(person: str) -> tuple[str, str] | None:
+    """Whose relative, and which, ``person`` is when it is one ("Tessa's nan":
+    ``("tessa", "grandmoth")``, the relative as an index term in its formal word);
+    ``None`` for a name."""
+    found = _KIN_SUBJECT.fullmatch(person.strip())
+    if found is None:
+        return None
+    kin = _kin_term(found["kin"])
+    return (found["owner"].lower(), kin) if kin is not None else None
+
+
+def _kin_term(word: str) -> str | None:
+    """The relative a word says, as :data:`~memgraph.retrieval.possession.RELATIONS`
+    holds it ("mum": "mother"), or ``None``."""
+    term = next(iter(index_terms(word)), None)
+    if term is None:
+        return None
+    term = KIN.get(term, term)
+    return term if term in RELATIONS else None
 
 
 def _subject(sentence: str) -> str | None:
@@ -110,6 +146,10 @@ def _subject(sentence: str) -> str | None:
 
 def _first_name(name: str | None) -> str:
     return name.split()[0].lower() if name and name.split() else ""
+
+
+_KIN_KEY = "\x00relative"
+"""Who a sentence is about, when it speaks of the relative asked about."""
 
 
 def said_of(
@@ -127,17 +167,27 @@ def said_of(
     "First job is mixing an album"), whom the text named last, or else the turn
     it answers ("What does Daniel do?"), or else its speaker. ``is_person`` says
     whether a capitalised word names someone; the two talking are left out, as
-    "he" and "she" are neither."""
-    key = person.lower()
+    "he" and "she" are neither. A relative ("Tessa's nan") is spoken of where
+    their word is said of them: "my nan" in Tessa's own turn, "your nan" to her,
+    "Tessa's nan", "her nan"; not "my nan" in another's turn. A "he" or "she"
+    only after the answer is the answer's own ("New manager since December and
+    he's obsessed with metrics": the manager, not whom "he" would be)."""
+    kin = kin_asked(person)
+    key = person.lower() if kin is None else _KIN_KEY
     for turn in turns:
         talking = {_first_name(turn.speaker), _first_name(turn.addressee)}
 
-        def named_in(words: str, talking: set[str] = talking) -> set[str]:
+        def named_in(words: str, turn: Turn = turn, talking: set[str] = talking) -> set[str]:
             found = set()
-            for word in _CAPITALISED.findall(words):
+            for said in _CAPITALISED.finditer(words):
+                word = said.group()
                 bare = _POSSESSIVE.sub("", word)
+                if bare != word and _relative_next(words[said.end() :]):
+                    continue  # "Tom's parents": his parents are spoken of, not Tom
                 if bare.lower() == key or is_person(bare):
                     found.add(bare.lower())
+            if kin is not None and _relative_said(kin, words, turn):
+                found.add(key)
             return found - talking
 
         earlier: set[str] = set()  # whom the text named last before this sentence
@@ -145,7 +195,7 @@ def said_of(
         for sentence in _SENTENCE.findall(turn.text):
             names = named_in(sentence)
             if says(sentence) and _of_them(
-                key, sentence, names, (earlier, spoken_of), turn, named_in
+                key, sentence, names, (earlier, spoken_of), turn, named_in, says
             ):
                 return True
             # "I drove to Bagheria with Davide and bought the Ape. €4,800": the
@@ -167,13 +217,16 @@ def _of_them(
     earlier: tuple[set[str], set[str]],
     turn: Turn,
     named_in: Callable[[str], set[str]],
+    says: Callable[[str], bool],
 ) -> bool:
-    """Whether a sentence of ``turn`` saying an answer says it of ``key`` (see
-    :func:`said_of`); ``earlier``: whom the text named before it, and whom it
-    spoke of (the two talking too)."""
-    if key in names or key in words(sentence):  # "Tom's a plumber", "tom's a plumber"
-        return True
+    """Whether a sentence of ``turn`` saying an answer (``says``) says it of
+    ``key`` (see :func:`said_of`); ``earlier``: whom the text named before it,
+    and whom it spoke of (the two talking too)."""
+    if key in names or key in words(_without_owners(sentence)):
+        return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents'""
     subject = _subject(sentence)
+    if subject in _HE_OR_SHE and _subject(_up_to_answer(sentence, says)) is None:
+        subject = None  # "New manager since December and he's obsessed with metrics"
     if subject in FIRST_PERSON_WORDS:
         return _first_name(turn.speaker) == key
     if subject in SECOND_PERSON_WORDS:
@@ -187,3 +240,61 @@ def _of_them(
     # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
     told = spoken_of or next(map(named_in, turn.before()[:1]), set())
     return key in (told or {_first_name(turn.speaker)})
+
+
+_WORD_END = re.compile(r"\S+")
+
+
+def _up_to_answer(sentence: str, says: Callable[[str], bool]) -> str:
+    """The sentence up to the end of the first words that say the answer."""
+    for word in _WORD_END.finditer(sentence):
+        if says(sentence[: word.end()]):
+            return sentence[: word.end()]
+    return sentence
+
+
+_NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
+_OWNED = re.compile(r"\b[\w-]+['’]s\s+([^\W\d_]+)")
+
+
+def _without_owners(sentence: str) -> str:
+    """``sentence`` with each "Name's" before a relative's word left out ("Tom's
+    parents" as "parents"): whose relatives they are is no one it speaks of."""
+    return _OWNED.sub(
+        lambda found: found[1] if _relative_next(found[1]) else found.group(), sentence
+    )
+
+
+def _relative_next(after: str) -> bool:
+    """Whether the words ``after`` a name's possessive begin with a relative's
+    word ("Tom's parents", "Tom's mum")."""
+    found = _NEXT_WORD.match(after)
+    return found is not None and (
+        _kin_term(found[1]) is not None or found[1].lower() in ("parents", "family", "folks")
+    )
+
+
+_OWNER = re.compile(r"([\w-]+)['’]s$")
+
+
+def _relative_said(kin: tuple[str, str], text: str, turn: Turn) -> bool:
+    """Whether ``text`` of ``turn`` speaks of the relative ``kin`` (whose, and which):
+    their word, said of them ("my nan" in the owner's own turn, "your nan" to
+    them, "Tessa's nan", "her nan")."""
+    owner, relative = kin
+    said = text.split()
+    for at, word in enumerate(said):
+        if _kin_term(word.strip(".,!?;:()\"'’")) != relative:
+            continue
+        before = said[at - 1].lower() if at else ""
+        if before == "my":
+            whose = _first_name(turn.speaker)
+        elif before in ("your", "ur"):
+            whose = _first_name(turn.addressee)
+        elif (possessor := _OWNER.search(before)) is not None:
+            whose = possessor[1]
+        else:  # "her nan", "the dad"
+            return True
+        if whose == owner:
+            return True
+    return False
