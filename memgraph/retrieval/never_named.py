@@ -167,6 +167,8 @@ def _named_near(
                 continue
             if kin(index_terms(word)) & RELATIONS:
                 continue  # "Mum" is a relative, not their name
+            if word.lower() in _NEVER_NAMES:
+                continue  # "taking him tues Anyone up for it?", "5 seeds Haha": no full stop
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
                 word.lower() in lower
                 or word.lower() in STOP_WORDS
@@ -388,6 +390,12 @@ _ASKS_A_NAME_OF = re.compile(
 )
 """A question asking what a thing is called ("the name of the B&B Chloe stayed
 at", "What is Kevin's food truck called?")."""
+_NEVER_NAMES = (STOP_WORDS - {"will", "may", "june", "april", "august", "mark", "bill"}) | {
+    "haha", "hahaha", "lol", "omg", "ok", "okay", "yes", "yeah", "yep", "nope", "wow", "ooh",
+    "aww", "hey", "hi", "hello", "thanks", "please", "sorry", "anyway", "anyone", "someone",
+    "everyone", "nobody", "tell", "also",
+}  # fmt: skip
+"""Words a chat capitalises where a full stop was not typed, that name no one."""
 _NAME_OF_THING = re.compile(
     r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )((?:[a-z&-]+ ?){1,4})"
 )
