@@ -474,7 +474,7 @@ class ReadMixin(MemoryCore):
         episodes) says an answer (``says``) of ``person``, whom the question asks
         it of (see :func:`memgraph.retrieval.said_of.said_of`); true when no one
         is named, or only by a short name for a speaker ("Tobi" of Tobenna)
-        memory cannot tell."""
+        memory cannot tell, or when the question asks of a speaker's relative."""
         if person is None:
             return True
         kin = kin_asked(person)

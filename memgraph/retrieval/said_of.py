@@ -223,7 +223,7 @@ def _of_them(
     ``key`` (see :func:`said_of`); ``earlier``: whom the text named before it,
     and whom it spoke of (the two talking too)."""
     if key in names or key in words(_without_owners(sentence)):
-        return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents'""
+        return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents"
     subject = _subject(sentence)
     if subject in _HE_OR_SHE and _subject(_up_to_answer(sentence, says)) is None:
         subject = None  # "New manager since December and he's obsessed with metrics"
