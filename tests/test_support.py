@@ -97,6 +97,19 @@ def held(question: str, *said: tuple[dict[str, str], str]) -> tuple[float, float
     return found.own, found.anyone
 
 
+def test_a_topic_of_light_verbs_alone_is_no_one_s() -> None:
+    # "Where did Claire spend Christmas?" with Christmas an entity: "spend" is all
+    # that is asked, and "he spends his days at the mosque" is not it
+    assert (
+        judged("Where did Dana spend it?", [(MARCUS, "he spends his days at the mosque")]) is None
+    )
+    # a word of its own beside the verb is still judged
+    own, anyone = held(
+        "Where did Dana spend her sabbatical?", (MARCUS, "I spent my sabbatical in Lisbon")
+    )
+    assert own == 0.0 and anyone == 1.0
+
+
 def test_a_clause_said_to_someone_is_theirs() -> None:
     own, anyone = held(
         "What is the name of Dana's dog?",

@@ -58,6 +58,7 @@ __all__ = [
     "FIRST_PERSON_WORDS",
     "HARDLY_THEIRS",
     "LESS_THAN_HALF",
+    "LIGHT_VERBS",
     "LOOKED_AT",
     "MOSTLY_THEIRS",
     "OWN_SHARE",
@@ -203,6 +204,17 @@ class Support:
         return self.own < OWN_SHARE and self.anyone - self.own >= SWAP_MARGIN
 
 
+LIGHT_VERBS = frozenset(
+    index_terms(
+        "spend spent go going went come came do did get got make made take took have had see "
+        "saw say said tell told keep kept put use used find found give gave want need like "
+        "love think feel know try plan start stay visit live work happen end turn call look bring"
+    )
+)
+"""Verbs said of anything: a topic of these alone ("Where did Claire spend
+Christmas?" once the day is set aside) says nothing of whose it is."""
+
+
 def support(
     graph: Graph,
     ranked: Sequence[Candidate],
@@ -256,6 +268,8 @@ def support(
         weights[_KIND] = max(weights.values(), default=0.0) or 1.0
     if math.fsum(weights.values()) <= 0:
         return None
+    if not kind and all(t in LIGHT_VERBS for t in topic if weights[t] > 0):
+        return None  # "Where did Claire spend Christmas?": "spends his days" is no one's Christmas
     wanted = [*topic, *kind]
     things, head = possessed(query)
     possessions = {t for t in things & set(topic) if weights[t] > 0}
