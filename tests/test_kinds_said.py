@@ -9,6 +9,7 @@ from memgraph.retrieval.kinds_said import (
     FINISH_TIME,
     INSTRUMENT,
     JOB,
+    another_race,
     kind_asked,
 )
 
@@ -76,3 +77,26 @@ def test_a_finishing_time_is_said_as_a_clock_or_a_duration() -> None:
     assert FINISH_TIME.said_in(["4h12 in the end, legs destroyed"])
     # "Ah" is no "a h", and a distance is no time
     assert not FINISH_TIME.said_in(["Ah more time to prepare at least", "ran 10k on sunday"])
+    # nor a pace, nor how long something went on
+    assert not FINISH_TIME.said_in(["5:38/km average", "we rowed round the bay for an hour"])
+    assert FINISH_TIME.said_in(["did it in 52 mins"])
+
+
+def test_a_race_time_is_asked_in_other_words_too() -> None:
+    for question in (
+        "What was Marcus's half marathon time?",
+        "What was Sam's time in the Manchester half marathon?",
+        "What was Kenji's swim time at the Issaquah Sprint triathlon?",
+    ):
+        assert kind_asked(question) is FINISH_TIME, question
+    assert kind_asked("What was Dana's time in Berlin like?") is None
+    assert kind_asked("What time is Dana's flight?") is None
+
+
+def test_a_time_for_another_distance_is_another_race_s() -> None:
+    half = "What was Ingrid's time in the Midnight Sun half marathon?"
+    assert another_race("I did the 10k in 52:40, my best ever", half)
+    assert not another_race("1:49:12!! half marathon done", half)
+    assert not another_race("1:49:12, legs gone", half)  # no distance said: may be it
+    assert another_race("6:21:40 for the 56k", "What was Nadia's time in the Two Bays 28k?")
+    assert not another_race("52:40 for the 10k", "What was Gus's finishing time?")

@@ -59,6 +59,8 @@ def test_whom_a_job_question_asks_about(question: str, person: str | None) -> No
         (AIRLINE, "Which airline did they fly?", None),
         (FINISH_TIME, "What was Gus's finishing time in the Leeds 10K?", "Gus"),
         (FINISH_TIME, "What finishing time was Wanjiru aiming for in her half?", "Wanjiru"),
+        (FINISH_TIME, "What was Sam's time in the Manchester half marathon?", "Sam"),
+        (FINISH_TIME, "What was Marcus's half marathon time?", "Marcus"),
     ],
 )
 def test_whom_an_instrument_car_airline_or_time_question_asks_about(
@@ -210,3 +212,20 @@ def test_a_name_owning_a_relative_is_not_who_the_sentence_is_about() -> None:
     parents = said_as("Claire", "Nadia", "Builders started Monday and we're at Tom's parents'")
     assert not job_of("Tom", parents)
     assert job_of("Tom", said_as("Claire", "Nadia", "Tom's a builder, so he's in his element"))
+
+
+def test_recall_says_when_only_another_race_s_time_is_remembered(tmp_path: Path) -> None:
+    chat = [
+        ("Marco", "How did the running go this summer?"),
+        ("Ingrid", "I did the 10k in 52:40, my best ever"),
+        ("Marco", "Amazing!"),
+        ("Ingrid", "Next is the Midnight Sun half marathon. Ran it today, Håkon cheered"),
+    ]
+    half, ten = recalled(
+        tmp_path,
+        chat,
+        "What was Ingrid's time in the Midnight Sun half marathon?",
+        "What was Ingrid's time in the 10k?",
+    )
+    assert half.startswith(NOTHING_SAID), half
+    assert "52:40" in ten and not ten.startswith(NOTHING_SAID), ten

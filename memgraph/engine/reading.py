@@ -30,7 +30,7 @@ from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.kinds_said import kind_asked
+from memgraph.retrieval.kinds_said import FINISH_TIME, another_race, kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
@@ -442,7 +442,11 @@ class ReadMixin(MemoryCore):
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
         if kind is not None and not self._said_of_them(
-            lambda sentence: kind.said_in([sentence]),
+            # "What was Ingrid's time in the half marathon?": not "I did the 10k in 52:40"
+            lambda sentence: (
+                kind.said_in([sentence])
+                and not (kind is FINISH_TIME and another_race(sentence, query))
+            ),
             asked_of(kind.name, query),
             said,
             docs,

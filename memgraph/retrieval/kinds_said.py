@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 
-__all__ = ["FINISH_TIME", "KINDS_SAID", "KindOfAnswer", "kind_asked"]
+__all__ = ["FINISH_TIME", "KINDS_SAID", "KindOfAnswer", "another_race", "kind_asked"]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -177,20 +177,50 @@ FINISH_TIME = KindOfAnswer(
     "finishing time",
     re.compile(
         r"\bfinish(?:ing)? time\b|\bwhat time did [\w ]{1,40}? (?:run|finish|do|get)\b|"
-        r"\bhow (?:long|fast) did [\w ]{1,40}? take to (?:run|finish|complete)\b",
+        r"\bhow (?:long|fast) did [\w ]{1,40}? take to (?:run|finish|complete)\b|"
+        # "What was Sam's time in the Manchester half marathon?", "Kenji's swim time"
+        r"\bwhat (?:was|is) [\w ]{1,40}?['’]s (?:(?:half )?marathon |race |run |swim |bike |"
+        r"\d+k )?time (?:in|at|for)\b[^?]*\b(?:marathon|race|run|\d+k|triathlon|parkrun|ultra|"
+        r"relay|sprint|duathlon|heat)s?\b|"
+        r"\bwhat (?:was|is) [\w ]{1,40}?['’]s (?:(?:half )?marathon|race|run|swim|bike|\d+k) time\b",
         re.IGNORECASE,
     ),
     frozenset(),
     re.compile(
-        r"\b\d{1,2}:\d{2}(?::\d{2})?\b|\b\d{1,2}h\s?\d{1,2}\b|"
-        r"\b\d+(?:\.\d+)?\s?(?:h|hrs?|hours?|mins?|minutes)\b|"
-        r"\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)(?: and a half)?\s+"
+        # not a pace ("5:38/km") nor how long something went on ("for an hour")
+        r"\b\d{1,2}:\d{2}(?::\d{2})?\b(?!\s*(?:/|per\s)\s*(?:km|k|mi|mile)\b)|"
+        r"\b\d{1,2}h\s?\d{1,2}\b|"
+        r"(?<!\bfor )\b\d+(?:\.\d+)?\s?(?:h|hrs?|hours?|mins?|minutes)\b|"
+        r"(?<!\bfor )\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)(?: and a half)?\s+"
         r"(?:hrs?|hours?|mins?|minutes)\b",
         re.IGNORECASE,
     ),
 )
 """The time someone finished a race in ("What was Dana's finishing time in the
 half marathon?": "1:58:40", "just under four hours")."""
+
+_DISTANCE = re.compile(
+    r"\b(?P<half>half[\s-]?marathon|half\b)|\b(?P<full>marathon)\b|\b(?P<km>\d+)\s?(?:k|km)\b",
+    re.IGNORECASE,
+)
+
+
+def distances(text: str) -> set[str]:
+    """The race distances ``text`` names, as kilometres ("half marathon": "21",
+    "a 10k": "10", "marathon": "42")."""
+    found = set()
+    for said in _DISTANCE.finditer(text):
+        found.add("21" if said["half"] else "42" if said["full"] else said["km"])
+    return found
+
+
+def another_race(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` gives a time for a race of another distance than the
+    one ``question`` asks of ("I did the 10k in 52:40" for "the half marathon")."""
+    asked = distances(question)
+    said = distances(sentence)
+    return bool(asked and said and not asked & said)
+
 
 KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME)
 """The kinds of answer a text must say one of to answer."""

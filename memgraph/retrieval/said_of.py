@@ -69,6 +69,8 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
     FINISH_TIME.name: (
         r"^\s*what\s+(?:was|is)\s+" + _WHO + r"['’]s\s+finish(?:ing)?\s+time\b",
         r"^\s*what\s+finish(?:ing)?\s+time\s+(?:did|does|was)\s+" + _WHO + r"\s+\w+",
+        r"^\s*what\s+(?:was|is)\s+" + _WHO + r"['’]s\s+(?:(?:half\s+)?marathon\s+|race\s+|"
+        r"run\s+|swim\s+|bike\s+|\d+k\s+)?time\b",
     ),
     SUM: (
         r"^\s*(?:(?:roughly|about|approximately)\s+)?how\s+much\s+(?:money\s+|rent\s+)?"
