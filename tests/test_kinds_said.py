@@ -9,6 +9,7 @@ from memgraph.retrieval.kinds_said import (
     FINISH_TIME,
     INSTRUMENT,
     JOB,
+    STUDY,
     another_race,
     kind_asked,
 )
@@ -100,3 +101,19 @@ def test_a_time_for_another_distance_is_another_race_s() -> None:
     assert not another_race("1:49:12, legs gone", half)  # no distance said: may be it
     assert another_race("6:21:40 for the 56k", "What was Nadia's time in the Two Bays 28k?")
     assert not another_race("52:40 for the 10k", "What was Gus's finishing time?")
+
+
+def test_what_someone_studies_is_a_field() -> None:
+    for question in (
+        "What did Meera study at university?",
+        "What is Chidi studying?",
+        "What did Walt major in at college?",
+        "What did Ingrid study for her master's degree in Edinburgh?",
+    ):
+        assert kind_asked(question) is STUDY, question
+    # what is asked of a study that is no field is left alone
+    assert kind_asked("What language is Tessa studying at night class?") is None
+    assert kind_asked("What animal does Sung-min study for his PhD?") is None
+    assert STUDY.said_in(["she's doing civil engineering at Monash"])
+    assert STUDY.said_in(["first year of criminology, loving it"])
+    assert not STUDY.said_in(["uni is so much work, I never sleep"])

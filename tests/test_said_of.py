@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, KindOfAnswer
+from memgraph.retrieval.kinds_said import (
+    AIRLINE,
+    CAR,
+    FINISH_TIME,
+    INSTRUMENT,
+    JOB,
+    STUDY,
+    KindOfAnswer,
+)
 from memgraph.retrieval.nicknames import FirstNames
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.retrieval.said_of import SUM, Turn, asked_of, kin_asked, said_of
@@ -60,6 +68,8 @@ def test_whom_a_job_question_asks_about(question: str, person: str | None) -> No
         (FINISH_TIME, "What was Gus's finishing time in the Leeds 10K?", "Gus"),
         (FINISH_TIME, "What finishing time was Wanjiru aiming for in her half?", "Wanjiru"),
         (FINISH_TIME, "What was Sam's time in the Manchester half marathon?", "Sam"),
+        (STUDY, "What did Meera study at university?", "Meera"),
+        (STUDY, "What is Bea's brother Tiago studying?", "Tiago"),
         (FINISH_TIME, "What was Marcus's half marathon time?", "Marcus"),
     ],
 )

@@ -5,9 +5,10 @@ a breed ("a kelpie"), "What does Riaan do for a living?" by a job ("a
 fisherman"), "Which airline did Priya fly?" by an airline ("Qantas"), "What
 instrument does Leah play?" by an instrument, "What car does Evelyn drive?" by
 a car's make or model, "What was Dana's finishing time?" by a time ("1:58:40",
-"just under four hours"). When none of what recall found says a word of that kind,
-what it found is only the nearest (the dog's walks, the flight's date), and
-recall says so instead of handing it over as the answer.
+"just under four hours"), "What did Meera study?" by a field ("civil
+engineering"). When none of what recall found says a word of that kind, what it
+found is only the nearest (the dog's walks, the flight's date), and recall says
+so instead of handing it over as the answer.
 
 Each kind is its words (:attr:`KindOfAnswer.words`) and the shapes words of it
 often have (:attr:`KindOfAnswer.shapes`: "a Kooikerhondje mix", "a florist"),
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 
-__all__ = ["FINISH_TIME", "KINDS_SAID", "KindOfAnswer", "another_race", "kind_asked"]
+__all__ = ["FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "another_race", "kind_asked"]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -199,6 +200,32 @@ FINISH_TIME = KindOfAnswer(
 """The time someone finished a race in ("What was Dana's finishing time in the
 half marathon?": "1:58:40", "just under four hours")."""
 
+STUDY = KindOfAnswer(
+    "field of study",
+    re.compile(
+        r"^\s*what\s+(?:did|does|do|is|was|will)\s+[\w'’ -]{1,40}?\s+(?:stud(?:y|ying)|major(?:ing)?"
+        r"(?:\s+in)?|read)(?:\s+(?:at|in|for)\s+[^?]{1,50})?\s*\??\s*$",
+        re.IGNORECASE,
+    ),
+    _words(
+        "architecture engineering engineer medicine medical law nursing pharmacy psychology "
+        "physio physiotherapy music geography history biology chemistry physics maths math "
+        "mathematics economics econ accounting accountancy finance business marketing management "
+        "computing cs software philosophy politics sociology anthropology english literature "
+        "languages linguistics art arts design fashion film media journalism education teaching "
+        "veterinary vet dentistry neuroscience science sciences environmental agriculture "
+        "forestry marine geology astronomy statistics stats data nutrition dietetics sport sports "
+        "kinesiology theatre drama dance photography culinary hospitality tourism midwifery "
+        "criminology classics theology archaeology ecology zoology botany genetics biochemistry "
+        "biomedical mechanical civil electrical chemical aerospace robotics planning surveying "
+        "animation illustration interior textiles nanny healthcare optometry radiography "
+        "paramedic paramedicine chem bio psych french spanish german italian japanese mandarin "
+        "chinese korean arabic russian portuguese dutch"
+    ),
+    re.compile(r"\b\w{3,}(?:ology|onomy|ography|istry)\b", re.IGNORECASE),
+)
+"""What someone studies ("What did Meera study at university?")."""
+
 _DISTANCE = re.compile(
     r"\b(?P<half>half[\s-]?marathon|half\b)|\b(?P<full>marathon)\b|\b(?P<km>\d+)\s?(?:k|km)\b",
     re.IGNORECASE,
@@ -222,7 +249,7 @@ def another_race(sentence: str, question: str) -> bool:
     return bool(asked and said and not asked & said)
 
 
-KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME)
+KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY)
 """The kinds of answer a text must say one of to answer."""
 
 

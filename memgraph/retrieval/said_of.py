@@ -7,8 +7,8 @@ sentence saying it names Tom, is Tom's own ("I'm a ..."), is said to him ("you
 ...") or, naming no one, goes on about him ("What does Tom do?" "Pharmacist.").
 So too an instrument ("What instrument does Leah play?"), a car ("What car does
 Evelyn drive?"), an airline ("Which airline did Priya fly?"), a finishing time
-("What was Gus's finishing time in the Leeds 10K?") and a sum ("How much did Gus
-pay for his car?").
+("What was Gus's finishing time in the Leeds 10K?"), a field of study ("What did
+Meera study at university?") and a sum ("How much did Gus pay for his car?").
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB
+from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, STUDY
 from memgraph.retrieval.possession import KIN, RELATIONS
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
@@ -49,6 +49,9 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*what\s+(?:(?:kind|sort)\s+of\s+)?(?:job|work)\s+(?:is|was|does|did|has|had|will)\s+"
         + _WHO
         + r"\s+(?:\w+ing|do|have|get|start|take|want|apply|move|leave)\b",
+    ),
+    STUDY.name: (
+        r"^\s*what\s+(?:did|does|do|is|was|will)\s+" + _WHO + r"\s+(?:stud(?:y|ying)|major|read)\b",
     ),
     INSTRUMENT.name: (
         r"^\s*(?:what|which)\s+(?:musical\s+)?instruments?\s+(?:does|did|do|can)\s+"
