@@ -117,3 +117,12 @@ def test_what_someone_studies_is_a_field() -> None:
     assert STUDY.said_in(["she's doing civil engineering at Monash"])
     assert STUDY.said_in(["first year of criminology, loving it"])
     assert not STUDY.said_in(["uni is so much work, I never sleep"])
+
+
+def test_a_job_word_said_as_a_verb_a_likeness_or_of_someone_else_at_work_is_none() -> None:
+    assert not JOB.said_in(["Theo got takeout because we still can't cook"])
+    assert not JOB.said_in(["she drags herself along like a little soldier"])
+    assert not JOB.said_in(["the doctor moved the due date to the 14th"])
+    assert JOB.said_in(["works as a cook at Nando's"])
+    assert JOB.said_in(["he's the manager now"])
+    assert JOB.said_in(["I want to be a teacher"])

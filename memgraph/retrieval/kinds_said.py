@@ -59,6 +59,8 @@ class KindOfAnswer:
     """Words of this kind, lowercased ("kelpie", "nurse")."""
     shapes: re.Pattern[str] | None = None
     """A pattern over a text for words of this kind not listed by name."""
+    not_of_it: re.Pattern[str] | None = None
+    """Where a word of this kind says none ("can't cook", "like a little soldier")."""
 
     def asked(self, question: str) -> bool:
         """Whether ``question`` asks for an answer of this kind."""
@@ -66,6 +68,8 @@ class KindOfAnswer:
 
     def said_in(self, texts: Iterable[str]) -> bool:
         """Whether any of ``texts`` says a word of this kind."""
+        if self.not_of_it is not None:
+            texts = [self.not_of_it.sub(" ", text) for text in texts]
         return any(
             self.words & _said(text)
             or (self.shapes is not None and self.shapes.search(text) is not None)
@@ -117,6 +121,16 @@ JOB = KindOfAnswer(
         "trainee intern volunteer retired unemployed homemaker housewife househusband"
     ),
     re.compile(r"\b\w{4,}(?:ist|ician|ologist)s?\b|\b\w{3,}(?:man|woman|smith)\b", re.IGNORECASE),
+    # a verb ("we still can't cook", "I'll host"), a likeness ("like a little soldier"),
+    # someone else at work ("the doctor moved her due date")
+    re.compile(
+        r"\b(?:can|can['’]?t|cannot|could|couldn['’]?t|will|won['’]?t|would|wouldn['’]?t|to|"
+        r"don['’]?t|didn['’]?t|doesn['’]?t|never|should|must|gonna|wanna|i['’]ll|we['’]ll)\s+\w+|"
+        r"\blike\s+(?:an?\s+)?(?:little\s+|old\s+|real\s+|proper\s+)?\w+|"
+        r"\bthe\s+\w+\s+(?:said|says|told|tells|came|comes|moved|thinks|thought|wants|wanted|"
+        r"called|calls|asked|asks|gave|gives|reckons|reckoned|rang)\b",
+        re.IGNORECASE,
+    ),
 )
 """What someone does for a living ("What does Riaan do for work?")."""
 
