@@ -126,3 +126,11 @@ def test_a_job_word_said_as_a_verb_a_likeness_or_of_someone_else_at_work_is_none
     assert JOB.said_in(["works as a cook at Nando's"])
     assert JOB.said_in(["he's the manager now"])
     assert JOB.said_in(["I want to be a teacher"])
+
+
+def test_a_mix_or_a_lab_is_a_breed_only_when_said_as_one() -> None:
+    assert BREED.said_in(["she's a collie mix"])
+    assert BREED.said_in(["a black lab, total sweetheart"])
+    assert BREED.said_in(["some kind of huntaway cross"])
+    assert not BREED.said_in(["a rotating roster, a mix of days and nights"])
+    assert not BREED.said_in(["you all look the same in lab coats", "our skills lab"])

@@ -86,8 +86,13 @@ BREED = KindOfAnswer(
         "mongrel crossbreed boxer longhair moggy moggie calico burmese abyssinian birman"
     ),
     re.compile(
-        r"\b(?:\w+(?:hond|hondje|hound|doodle|poo)s?|\w+ (?:mix|cross)|staff(?:ie|y|ies)|"
-        r"westies?|yorkies?|frenchies?|labs?|aussies?|jack russells?|golden retrievers?|"
+        # "a collie mix", not "a mix of days and nights"; "a black lab", "lab cross", not
+        # "lab coats" nor "our skills lab"
+        r"\b(?:\w+(?:hond|hondje|hound|doodle|poo)s?|"
+        r"(?!(?:a|an|the|of|in|good|nice|big|great|bit|whole|weird|total|perfect|real)\b)"
+        r"\w+ (?:mix|cross)|staff(?:ie|y|ies)|westies?|yorkies?|frenchies?|"
+        r"(?:black|yellow|chocolate|golden|fox red) labs?|labs? (?:mix|cross|x|pup|puppy)|"
+        r"aussies?|jack russells?|golden retrievers?|"
         r"pit bulls?|maine coons?|great danes?|shih tzus?|springers?)\b",
         re.IGNORECASE,
     ),
