@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from memgraph.retrieval.colours import names_a_colour
 from memgraph.retrieval.kinds_said import (
     AIRLINE,
     CAR,
@@ -17,7 +18,7 @@ from memgraph.retrieval.kinds_said import (
 )
 from memgraph.retrieval.nicknames import FirstNames
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, kin_asked, said_of
+from memgraph.retrieval.said_of import COLOUR, SUM, Turn, asked_of, kin_asked, said_of
 from memgraph.sums import states_amount
 from tests.test_recall_quality import recalled
 
@@ -239,3 +240,18 @@ def test_recall_says_when_only_another_race_s_time_is_remembered(tmp_path: Path)
     )
     assert half.startswith(NOTHING_SAID), half
     assert "52:40" in ten and not ten.startswith(NOTHING_SAID), ten
+
+
+def test_a_colour_asked_of_someone_s_thing_is_said_of_them() -> None:
+    assert asked_of(COLOUR, "What colour was Rosie's cast?") == "Rosie"
+    assert asked_of(COLOUR, "What colour is Mossy the pony?") is None
+    boy = said_as(
+        "Bridget",
+        "Rosie",
+        "He's fine, very proud of the blue cast actually",
+        "How's Tom's arm?",
+    )
+    people = {"Tom", "Rosie", "Bridget"}.__contains__
+    assert not said_of(names_a_colour, "Rosie", [boy], people)
+    own = said_as("Rosie", "Bridget", "mine was bright pink, everyone signed it")
+    assert said_of(names_a_colour, "Rosie", [own], people)

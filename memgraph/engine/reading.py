@@ -27,7 +27,12 @@ from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.ages import age_asked_of, states_their_age
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
-from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
+from memgraph.retrieval.colours import (
+    asks_colour,
+    names_a_colour,
+    states_its_colour,
+    topic_of_colour,
+)
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.kinds_said import FINISH_TIME, another_race, kind_asked
@@ -41,7 +46,7 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.said_of import SUM, Turn, asked_of, kin_asked, said_of
+from memgraph.retrieval.said_of import COLOUR, SUM, Turn, asked_of, kin_asked, said_of
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -439,6 +444,10 @@ class ReadMixin(MemoryCore):
             said, topic_of_colour(analyzed.content_terms), talk.before
         ):
             return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
+        if asking_colour and not self._said_of_them(
+            names_a_colour, asked_of(COLOUR, query), said, docs, graph, talk, indexed
+        ):
+            return True  # "What colour was Julien's cast?": only Bridget's boy's is said
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
         if kind is not None and not self._said_of_them(

@@ -14,7 +14,7 @@ from memgraph.answer_kinds import kind_named
 from memgraph.retrieval.possession import ANSWER_WORDS
 from memgraph.text import index_terms
 
-__all__ = ["COLOUR_REACH", "asks_colour", "states_its_colour", "topic_of_colour"]
+__all__ = ["COLOUR_REACH", "asks_colour", "names_a_colour", "states_its_colour", "topic_of_colour"]
 
 _COLOUR = kind_named("colour")
 COLOURS = _COLOUR.cues | frozenset(
@@ -43,6 +43,11 @@ def topic_of_colour(content_terms: Iterable[str]) -> frozenset[str]:
     """What has the colour: the question's content terms without the words that
     ask for a colour or for any answer ("yaris", "nurseri"; not "colour", "paint")."""
     return frozenset(t for t in content_terms if t not in _ASKING_WORDS and t not in ANSWER_WORDS)
+
+
+def names_a_colour(text: str) -> bool:
+    """Whether ``text`` names a colour ("a bright green cast")."""
+    return not COLOURS.isdisjoint(index_terms(text))
 
 
 def states_its_colour(

@@ -22,7 +22,7 @@ from memgraph.retrieval.possession import KIN, RELATIONS
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
 
-__all__ = ["SUM", "Turn", "asked_of", "kin_asked", "said_of"]
+__all__ = ["COLOUR", "SUM", "Turn", "asked_of", "kin_asked", "said_of"]
 
 
 class Turn(NamedTuple):
@@ -39,7 +39,10 @@ class Turn(NamedTuple):
 _WHO = r"(?P<who>[^?]+?)"
 SUM = "sum"
 """The kind of answer a sum of money is ("How much did Gus pay for his car?")."""
+COLOUR = "colour"
+"""The kind of answer a colour is ("What colour was Julien's cast?")."""
 _ASKED_OF: dict[str, tuple[str, ...]] = {
+    COLOUR: (r"^\s*what\s+colou?r\s+(?:is|was|are|were)\s+" + _WHO + r"['’]s\s+\w",),
     JOB.name: (
         r"^\s*(?:what|which)\s+(?:does|did|do)\s+" + _WHO + r"\s+do\s+for\s+(?:a\s+)?"
         r"(?:living|work|job)\b",
