@@ -237,7 +237,7 @@ STUDY = KindOfAnswer(
         "kinesiology theatre drama dance photography culinary hospitality tourism midwifery "
         "criminology classics theology archaeology ecology zoology botany genetics biochemistry "
         "biomedical mechanical civil electrical chemical aerospace robotics planning surveying "
-        "animation illustration interior textiles nanny healthcare optometry radiography "
+        "animation illustration interior textiles healthcare optometry radiography "
         "paramedic paramedicine chem bio psych french spanish german italian japanese mandarin "
         "chinese korean arabic russian portuguese dutch"
     ),
@@ -251,7 +251,7 @@ _DISTANCE = re.compile(
 )
 
 
-def distances(text: str) -> set[str]:
+def _distances(text: str) -> set[str]:
     """The race distances ``text`` names, as kilometres ("half marathon": "21",
     "a 10k": "10", "marathon": "42")."""
     found = set()
@@ -263,8 +263,8 @@ def distances(text: str) -> set[str]:
 def another_race(sentence: str, question: str) -> bool:
     """Whether ``sentence`` gives a time for a race of another distance than the
     one ``question`` asks of ("I did the 10k in 52:40" for "the half marathon")."""
-    asked = distances(question)
-    said = distances(sentence)
+    asked = _distances(question)
+    said = _distances(sentence)
     return bool(asked and said and not asked & said)
 
 
