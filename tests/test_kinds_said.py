@@ -114,6 +114,7 @@ def test_what_someone_studies_is_a_field() -> None:
     # what is asked of a study that is no field is left alone
     assert kind_asked("What language is Tessa studying at night class?") is None
     assert kind_asked("What animal does Sung-min study for his PhD?") is None
+    assert kind_asked("What did Ingrid read on the plane?") is None
     assert STUDY.said_in(["she's doing civil engineering at Monash"])
     assert STUDY.said_in(["first year of criminology, loving it"])
     assert not STUDY.said_in(["uni is so much work, I never sleep"])

@@ -54,7 +54,7 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         + r"\s+(?:\w+ing|do|have|get|start|take|want|apply|move|leave)\b",
     ),
     STUDY.name: (
-        r"^\s*what\s+(?:did|does|do|is|was|will)\s+" + _WHO + r"\s+(?:stud(?:y|ying)|major|read)\b",
+        r"^\s*what\s+(?:did|does|do|is|was|will)\s+" + _WHO + r"\s+(?:stud(?:y|ying)|major)\b",
     ),
     INSTRUMENT.name: (
         r"^\s*(?:what|which)\s+(?:musical\s+)?instruments?\s+(?:does|did|do|can)\s+"
