@@ -127,6 +127,7 @@ def test_a_job_word_said_as_a_verb_a_likeness_or_of_someone_else_at_work_is_none
     assert JOB.said_in(["works as a cook at Nando's"])
     assert JOB.said_in(["he's the manager now"])
     assert JOB.said_in(["I want to be a teacher"])
+    assert JOB.said_in(["then she goes back to teaching"])
 
 
 def test_a_mix_or_a_lab_is_a_breed_only_when_said_as_one() -> None:

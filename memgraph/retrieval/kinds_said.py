@@ -130,7 +130,7 @@ JOB = KindOfAnswer(
     # someone else at work ("the doctor moved her due date")
     re.compile(
         r"\b(?:can|can['’]?t|cannot|could|couldn['’]?t|will|won['’]?t|would|wouldn['’]?t|to|"
-        r"don['’]?t|didn['’]?t|doesn['’]?t|never|should|must|gonna|wanna|i['’]ll|we['’]ll)\s+\w+|"
+        r"don['’]?t|didn['’]?t|doesn['’]?t|never|should|must|gonna|wanna|i['’]ll|we['’]ll)\s+(?!\w+ing\b)\w+|"
         r"\blike\s+(?:an?\s+)?(?:little\s+|old\s+|real\s+|proper\s+)?\w+|"
         r"\bthe\s+\w+\s+(?:said|says|told|tells|came|comes|moved|thinks|thought|wants|wanted|"
         r"called|calls|asked|asks|gave|gives|reckons|reckoned|rang)\b",
