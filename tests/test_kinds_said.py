@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memgraph.retrieval.kinds_said import (
     AIRLINE,
     BREED,
@@ -10,7 +12,7 @@ from memgraph.retrieval.kinds_said import (
     INSTRUMENT,
     JOB,
     STUDY,
-    another_race,
+    KindOfAnswer,
     kind_asked,
 )
 
@@ -83,38 +85,40 @@ def test_a_finishing_time_is_said_as_a_clock_or_a_duration() -> None:
     assert FINISH_TIME.said_in(["did it in 52 mins"])
 
 
-def test_a_race_time_is_asked_in_other_words_too() -> None:
-    for question in (
-        "What was Marcus's half marathon time?",
-        "What was Sam's time in the Manchester half marathon?",
-        "What was Kenji's swim time at the Issaquah Sprint triathlon?",
-    ):
-        assert kind_asked(question) is FINISH_TIME, question
-    assert kind_asked("What was Dana's time in Berlin like?") is None
-    assert kind_asked("What time is Dana's flight?") is None
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # a race's time in other words
+        ("What was Marcus's half marathon time?", FINISH_TIME),
+        ("What was Sam's time in the Manchester half marathon?", FINISH_TIME),
+        ("What was Kenji's swim time at the Issaquah Sprint triathlon?", FINISH_TIME),
+        ("What was Dana's time in Berlin like?", None),
+        ("What time is Dana's flight?", None),
+        # what someone studies is a field; what is asked of a study that is no field is not
+        ("What did Meera study at university?", STUDY),
+        ("What is Chidi studying?", STUDY),
+        ("What did Walt major in at college?", STUDY),
+        ("What did Ingrid study for her master's degree in Edinburgh?", STUDY),
+        ("What language is Tessa studying at night class?", None),
+        ("What animal does Sung-min study for his PhD?", None),
+        ("What did Ingrid read on the plane?", None),
+    ],
+)
+def test_the_kind_a_question_asks_in_other_words(question: str, kind: KindOfAnswer | None) -> None:
+    assert kind_asked(question) is kind
 
 
 def test_a_time_for_another_distance_is_another_race_s() -> None:
     half = "What was Ingrid's time in the Midnight Sun half marathon?"
-    assert another_race("I did the 10k in 52:40, my best ever", half)
-    assert not another_race("1:49:12!! half marathon done", half)
-    assert not another_race("1:49:12, legs gone", half)  # no distance said: may be it
-    assert another_race("6:21:40 for the 56k", "What was Nadia's time in the Two Bays 28k?")
-    assert not another_race("52:40 for the 10k", "What was Gus's finishing time?")
+    assert not FINISH_TIME.answers("I did the 10k in 52:40, my best ever", half)
+    assert FINISH_TIME.answers("1:49:12!! half marathon done", half)
+    assert FINISH_TIME.answers("1:49:12, legs gone", half)  # no distance said: may be it
+    nadia = "What was Nadia's time in the Two Bays 28k?"
+    assert not FINISH_TIME.answers("6:21:40 for the 56k", nadia)
+    assert FINISH_TIME.answers("52:40 for the 10k", "What was Gus's finishing time?")
 
 
 def test_what_someone_studies_is_a_field() -> None:
-    for question in (
-        "What did Meera study at university?",
-        "What is Chidi studying?",
-        "What did Walt major in at college?",
-        "What did Ingrid study for her master's degree in Edinburgh?",
-    ):
-        assert kind_asked(question) is STUDY, question
-    # what is asked of a study that is no field is left alone
-    assert kind_asked("What language is Tessa studying at night class?") is None
-    assert kind_asked("What animal does Sung-min study for his PhD?") is None
-    assert kind_asked("What did Ingrid read on the plane?") is None
     assert STUDY.said_in(["she's doing civil engineering at Monash"])
     assert STUDY.said_in(["first year of criminology, loving it"])
     assert not STUDY.said_in(["uni is so much work, I never sleep"])

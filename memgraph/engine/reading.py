@@ -35,7 +35,7 @@ from memgraph.retrieval.colours import (
 )
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.kinds_said import FINISH_TIME, another_race, kind_asked
+from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
@@ -451,11 +451,7 @@ class ReadMixin(MemoryCore):
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
         if kind is not None and not self._said_of_them(
-            # "What was Ingrid's time in the half marathon?": not "I did the 10k in 52:40"
-            lambda sentence: (
-                kind.said_in([sentence])
-                and not (kind is FINISH_TIME and another_race(sentence, query))
-            ),
+            lambda sentence: kind.answers(sentence, query),
             asked_of(kind.name, query),
             said,
             docs,
@@ -491,11 +487,10 @@ class ReadMixin(MemoryCore):
         if person is None:
             return True
         kin = kin_asked(person)
-        if kin is not None and (indexed.heard(kin[0]) or indexed.first_names().begun_like(kin[0])):
+        whose = name_key(person) if kin is None else kin[0]
+        if indexed.first_names().begun_like(whose) or (kin is not None and indexed.heard(whose)):
             # a speaker's own relatives are "she" and "my wife" over many turns, and
             # what answers is as often a fact drawn from them as a sentence
-            return True
-        if kin is None and indexed.first_names().begun_like(name_key(person)):
             return True
         return said_of(
             says,

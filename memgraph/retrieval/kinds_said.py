@@ -19,12 +19,12 @@ since no list of them is complete; a word a kind shares with everyday ones
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 
-__all__ = ["FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "another_race", "kind_asked"]
+__all__ = ["FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "kind_asked"]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -61,6 +61,9 @@ class KindOfAnswer:
     """A pattern over a text for words of this kind not listed by name."""
     not_of_it: re.Pattern[str] | None = None
     """Where a word of this kind says none ("can't cook", "like a little soldier")."""
+    of_another: Callable[[str, str], bool] | None = None
+    """Whether a text says one for something other than the question asks (a time
+    for another race's distance)."""
 
     def asked(self, question: str) -> bool:
         """Whether ``question`` asks for an answer of this kind."""
@@ -68,12 +71,21 @@ class KindOfAnswer:
 
     def said_in(self, texts: Iterable[str]) -> bool:
         """Whether any of ``texts`` says a word of this kind."""
+        return any(self._says(text) for text in texts)
+
+    def answers(self, text: str, question: str) -> bool:
+        """Whether ``text`` says a word of this kind for what ``question`` asks:
+        "I did the 10k in 52:40" says a finishing time, but not the half
+        marathon's."""
+        return self._says(text) and not (
+            self.of_another is not None and self.of_another(text, question)
+        )
+
+    def _says(self, text: str) -> bool:
         if self.not_of_it is not None:
-            texts = [self.not_of_it.sub(" ", text) for text in texts]
-        return any(
-            self.words & _said(text)
-            or (self.shapes is not None and self.shapes.search(text) is not None)
-            for text in texts
+            text = self.not_of_it.sub(" ", text)
+        return bool(self.words & _said(text)) or (
+            self.shapes is not None and self.shapes.search(text) is not None
         )
 
 
@@ -193,6 +205,29 @@ CAR = KindOfAnswer(
 )
 """The make or model of someone's car ("What car does Evelyn drive?")."""
 
+_DISTANCE = re.compile(
+    r"\b(?P<half>half[\s-]?marathon|half\b)|\b(?P<full>marathon)\b|\b(?P<km>\d+)\s?(?:k|km)\b",
+    re.IGNORECASE,
+)
+
+
+def _distances(text: str) -> set[str]:
+    """The race distances ``text`` names, as kilometres ("half marathon": "21",
+    "a 10k": "10", "marathon": "42")."""
+    found = set()
+    for said in _DISTANCE.finditer(text):
+        found.add("21" if said["half"] else "42" if said["full"] else said["km"])
+    return found
+
+
+def _another_race(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` gives a time for a race of another distance than the
+    one ``question`` asks of ("I did the 10k in 52:40" for "the half marathon")."""
+    asked = _distances(question)
+    said = _distances(sentence)
+    return bool(asked and said and not asked & said)
+
+
 FINISH_TIME = KindOfAnswer(
     "finishing time",
     re.compile(
@@ -215,6 +250,7 @@ FINISH_TIME = KindOfAnswer(
         r"(?:hrs?|hours?|mins?|minutes)\b",
         re.IGNORECASE,
     ),
+    of_another=_another_race,
 )
 """The time someone finished a race in ("What was Dana's finishing time in the
 half marathon?": "1:58:40", "just under four hours")."""
@@ -244,29 +280,6 @@ STUDY = KindOfAnswer(
     re.compile(r"\b\w{3,}(?:ology|onomy|ography|istry)\b", re.IGNORECASE),
 )
 """What someone studies ("What did Meera study at university?")."""
-
-_DISTANCE = re.compile(
-    r"\b(?P<half>half[\s-]?marathon|half\b)|\b(?P<full>marathon)\b|\b(?P<km>\d+)\s?(?:k|km)\b",
-    re.IGNORECASE,
-)
-
-
-def _distances(text: str) -> set[str]:
-    """The race distances ``text`` names, as kilometres ("half marathon": "21",
-    "a 10k": "10", "marathon": "42")."""
-    found = set()
-    for said in _DISTANCE.finditer(text):
-        found.add("21" if said["half"] else "42" if said["full"] else said["km"])
-    return found
-
-
-def another_race(sentence: str, question: str) -> bool:
-    """Whether ``sentence`` gives a time for a race of another distance than the
-    one ``question`` asks of ("I did the 10k in 52:40" for "the half marathon")."""
-    asked = _distances(question)
-    said = _distances(sentence)
-    return bool(asked and said and not asked & said)
-
 
 KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY)
 """The kinds of answer a text must say one of to answer."""

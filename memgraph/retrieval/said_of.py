@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, STUDY
-from memgraph.retrieval.possession import KIN, RELATIONS
+from memgraph.retrieval.possession import RELATIONS, kin
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
 
@@ -133,18 +133,14 @@ def kin_asked(person: str) -> tuple[str, str] | None:
     found = _KIN_SUBJECT.fullmatch(person.strip())
     if found is None:
         return None
-    kin = _kin_term(found["kin"])
-    return (found["owner"].lower(), kin) if kin is not None else None
+    relative = _kin_term(found["kin"])
+    return (found["owner"].lower(), relative) if relative is not None else None
 
 
 def _kin_term(word: str) -> str | None:
     """The relative a word says, as :data:`~memgraph.retrieval.possession.RELATIONS`
     holds it ("mum": "mother"), or ``None``."""
-    term = next(iter(index_terms(word)), None)
-    if term is None:
-        return None
-    term = KIN.get(term, term)
-    return term if term in RELATIONS else None
+    return next(iter(kin(index_terms(word)[:1]) & RELATIONS), None)
 
 
 def _subject(sentence: str) -> str | None:
@@ -180,21 +176,19 @@ def said_of(
     "Tessa's nan", "her nan"; not "my nan" in another's turn. A "he" or "she"
     only after the answer is the answer's own ("New manager since December and
     he's obsessed with metrics": the manager, not whom "he" would be)."""
-    kin = kin_asked(person)
-    key = person.lower() if kin is None else _KIN_KEY
+    asked_kin = kin_asked(person)
+    key = person.lower() if asked_kin is None else _KIN_KEY
     for turn in turns:
         talking = {_first_name(turn.speaker), _first_name(turn.addressee)}
 
         def named_in(words: str, turn: Turn = turn, talking: set[str] = talking) -> set[str]:
             found = set()
-            for said in _CAPITALISED.finditer(words):
-                word = said.group()
+            # "Tom's parents": his parents are spoken of, not Tom
+            for word in _CAPITALISED.findall(_without_owners(words)):
                 bare = _POSSESSIVE.sub("", word)
-                if bare != word and _relative_next(words[said.end() :]):
-                    continue  # "Tom's parents": his parents are spoken of, not Tom
                 if bare.lower() == key or is_person(bare):
                     found.add(bare.lower())
-            if kin is not None and _relative_said(kin, words, turn):
+            if asked_kin is not None and _relative_said(asked_kin, words, turn):
                 found.add(key)
             return found - talking
 
@@ -261,35 +255,32 @@ def _up_to_answer(sentence: str, says: Callable[[str], bool]) -> str:
     return sentence
 
 
-_NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
 _OWNED = re.compile(r"\b[\w-]+['’]s\s+([^\W\d_]+)")
+_KINSFOLK = frozenset({"parents", "family", "folks"})
 
 
 def _without_owners(sentence: str) -> str:
     """``sentence`` with each "Name's" before a relative's word left out ("Tom's
-    parents" as "parents"): whose relatives they are is no one it speaks of."""
+    parents", "Tom's mum" as "parents", "mum"): whose relatives they are is no one
+    it speaks of."""
     return _OWNED.sub(
-        lambda found: found[1] if _relative_next(found[1]) else found.group(), sentence
-    )
-
-
-def _relative_next(after: str) -> bool:
-    """Whether the words ``after`` a name's possessive begin with a relative's
-    word ("Tom's parents", "Tom's mum")."""
-    found = _NEXT_WORD.match(after)
-    return found is not None and (
-        _kin_term(found[1]) is not None or found[1].lower() in ("parents", "family", "folks")
+        lambda found: (
+            found[1]
+            if _kin_term(found[1]) is not None or found[1].lower() in _KINSFOLK
+            else found.group()
+        ),
+        sentence,
     )
 
 
 _OWNER = re.compile(r"([\w-]+)['’]s$")
 
 
-def _relative_said(kin: tuple[str, str], text: str, turn: Turn) -> bool:
-    """Whether ``text`` of ``turn`` speaks of the relative ``kin`` (whose, and which):
+def _relative_said(asked_kin: tuple[str, str], text: str, turn: Turn) -> bool:
+    """Whether ``text`` of ``turn`` speaks of the relative ``asked_kin`` (whose, and which):
     their word, said of them ("my nan" in the owner's own turn, "your nan" to
     them, "Tessa's nan", "her nan")."""
-    owner, relative = kin
+    owner, relative = asked_kin
     said = text.split()
     for at, word in enumerate(said):
         if _kin_term(word.strip(".,!?;:()\"'’")) != relative:
