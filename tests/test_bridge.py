@@ -32,6 +32,11 @@ def test_a_question_about_someone_it_describes_first_is_not_about_whom_it_names(
     assert asks("What does the person Tendai played Malaika for do for a living?")
     assert asks("In which town does the person who minds Wanjiru's kids live?")
     assert asks("The family member who drove Yusra's dad to hospital trains for which trade?")
+    # one of someone's people, asked for by what they did
+    assert asks("Which of Hiroshi's classmates had a piece break in the kiln?")
+    assert asks("Who of Dana's relatives climbed with the group?")
+    assert not asks("Which of Joanna's paintings was shown at the library?")
+    assert not asks("Which of Kemal's knees was injured?")
     # named first: the question is about Calvin
     assert not asks("What does Calvin feel at the relief of someone whose car he fixed?")
     assert not asks("What did Dana say to the one John Smith?")

@@ -122,6 +122,7 @@ def test_what_someone_studies_is_a_field() -> None:
     assert STUDY.said_in(["she's doing civil engineering at Monash"])
     assert STUDY.said_in(["first year of criminology, loving it"])
     assert not STUDY.said_in(["uni is so much work, I never sleep"])
+    assert STUDY.said_in(["Priya is quizzing me, she's doing med so she knows it all"])
 
 
 def test_a_job_word_said_as_a_verb_a_likeness_or_of_someone_else_at_work_is_none() -> None:

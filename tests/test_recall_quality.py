@@ -1353,3 +1353,19 @@ def test_finally_asks_which_value_not_about_something_final(tmp_path: Path) -> N
     ]
     texts = searched(tmp_path, said, "Where was the party finally held?", k=1)
     assert texts == ["party's at the farm. in the new barn. like we planned"]
+
+
+def test_a_sum_said_three_turns_after_what_it_paid_for_answers_for_it(tmp_path: Path) -> None:
+    # in a group chat two friends react before the sum is said
+    said = [
+        (
+            "Priyanka",
+            "after we got home Chai ate one of Arjun's socks so I spent last night at the emergency vet",
+        ),
+        ("Dana", "WHAT"),
+        ("Marcus", "oh no is she ok??"),
+        ("Priyanka", "she's fine!! they made her throw it up. $600 later lol"),
+        ("Dana", "my rent went up again, 1,450 now"),
+    ]
+    (text,) = recalled(tmp_path, said, "How much did Chai's emergency vet visit cost?")
+    assert not text.startswith(NOTHING_SAID) and "$600" in text

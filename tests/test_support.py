@@ -237,6 +237,17 @@ def test_an_answer_echoing_the_other_speaker_s_question_is_its_speaker_s() -> No
     assert own == 0.0 and anyone == 1.0
 
 
+def test_a_speaker_s_turns_in_a_row_go_on_from_their_own_words() -> None:
+    # Dana's plain clause echoes the race she spoke of a turn before: hers, not Marcus's
+    own, anyone = held(
+        "Which trail race did Dana enter?",
+        (MARCUS, "how was your week"),
+        (DANA, "big news, I finally signed up for a race!!"),
+        (DANA, "The Ngong Hills trail race, the 21k one."),
+    )
+    assert own == anyone > 0
+
+
 def test_someone_else_holding_all_of_the_topic_outweighs_less_than_half_of_theirs() -> None:
     assert Support(own=0.4, anyone=1.0).about_someone_else
     assert not Support(own=0.6, anyone=1.0).about_someone_else
@@ -793,6 +804,79 @@ def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
     # what the question itself says of it is not its name
     restaurant = ask("What was the name of the Lebanese restaurant Dana went to?")
     assert named_role(restaurant, "that Lebanese restaurant was amazing") is False
+
+
+def test_a_relative_s_name_is_in_the_sentence_that_speaks_of_them() -> None:
+    mother = ask("What is Kwame's mother's name?")
+
+    def named(*texts: str) -> bool | None:
+        return relative_named(
+            mother, texts, known=lambda word: word == "Kwame", is_name=lambda w: w == "Ama"
+        )
+
+    # a name in another sentence, or another clause, is someone else's
+    assert named("Efua did cry. So did my mother. Mr. Boateng spoke twice.") is False
+    assert named("Kate's coming up from Wellington too, so Mum gets a break") is False
+    assert named("my mom's jade plant 🌱 Noor has so many plants") is False
+    # the same sentence, or the next one opening with the name or saying a name
+    assert named("So did my mother Ama, she cried") is True
+    assert named("my mother? Ama would love it") is True
+    assert named("I met his mother. Her name is Ama") is True
+    assert named("my mother. Mr. Boateng spoke") is False
+    # "their mother" is the mother of others; names in any Latin letters count
+    children = "The children were so happy to see their mother, Thandi would not let go"
+    assert relative_named(mother, [children], lambda _: False, voices=[Voice("Ama", None)]) is False
+    assert named("My mum Ayşe is cooking for 60 people") is True
+    # "Mamá" is a mother, not a name
+    assert named("the cardiologist cleared him. Mamá is thrilled") is False
+
+
+def test_a_relative_or_role_named_in_the_turn_before_or_after() -> None:
+    baby = ask("What is the name of Solveig's baby?")
+    # "The baby? Tell me!" answered with "her name is Frida"
+    assert (
+        relative_named(
+            baby, ["The baby? Tell me!"], lambda _: False, replies=lambda: ["her name is Frida"]
+        )
+        is True
+    )
+    assert (
+        relative_named(baby, ["The baby? Tell me!"], lambda _: False, replies=lambda: ["soon!"])
+        is False
+    )
+    contractor = ask("What is the name of the contractor working on Marcus's house?")
+    # "who's Rick again?" "our contractor. very nice man"
+    assert (
+        relative_named(
+            contractor,
+            ["our contractor. very nice man"],
+            lambda word: word == "Marcus",
+            asked_before=lambda: ["who's Rick again?"],
+        )
+        is True
+    )
+    assert (
+        relative_named(
+            contractor,
+            ["our contractor. very nice man"],
+            lambda word: word == "Marcus",
+            asked_before=lambda: ["who is your guy?"],
+        )
+        is False
+    )
+    cardiologist = ask("What is the name of Papá's cardiologist?")
+    # "the cardiologist cleared him to drive" "Dr. Okafor?": a short reply naming him
+    texts = ["the cardiologist cleared him to drive again last week"]
+    assert relative_named(cardiologist, texts, lambda _: False, replies=lambda: ["Dr. Okafor?"])
+    assert (
+        relative_named(
+            cardiologist,
+            texts,
+            lambda _: False,
+            replies=lambda: ["ok so the long story is that the new place is Dr. Okafor's old one"],
+        )
+        is False
+    )
 
 
 def named_role(question: Query, *texts: str) -> bool | None:

@@ -69,6 +69,9 @@ CONTEXT_CANDIDATES = 20
 question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
+TURNS_BEFORE = 3
+"""How many turns a turn goes on from are read with it (in a group chat the news
+is often three turns back: "Chai ate a sock" "WHAT" "is she ok??" "$600 later")."""
 BRIEF_QUESTION_WORDS = 8
 """A reply whose last sentence asks something this short ("where??", "Oh no. What new
 dates are you looking at?") asks for what the news left out."""
@@ -422,6 +425,9 @@ class ReadMixin(MemoryCore):
                 is_name=lambda word: graph.entity_by_name(word) is not None,
                 voices=[Voice(docs[e].get("speaker"), indexed.addressee(e)) for e in theirs],
                 replies=replies,
+                asked_before=lambda: [
+                    next((text for _, text in talk.before(e)), "") for e in theirs
+                ],
             )
             if named is False or last_name_said(analyzed, their_names, said.values()) is False:
                 return True
@@ -546,7 +552,7 @@ class ReadMixin(MemoryCore):
                 return ()  # a note, not a turn of a conversation
             turns: list[str] = []
             previous = index.context_of(episode_id)
-            while previous is not None and len(turns) < 2:
+            while previous is not None and len(turns) < TURNS_BEFORE:
                 turns.append(previous)
                 previous = index.context_of(previous)
             docs = self._episode_docs(graph, turns)

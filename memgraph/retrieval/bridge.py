@@ -52,6 +52,16 @@ _DESCRIBED_BY_A_CLAUSE = re.compile(
 )
 """Someone described by what a named person did, with no "who": "the person
 Tendai played it for", "the man Tolu started dating"."""
+_ONE_OF_THEIR_PEOPLE = re.compile(
+    r"^\s*(?:which|who)\s+of\s+[A-Z][\w-]*['’]s?\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:relatives|family|siblings|children|kids|sons|daughters|brothers|sisters|cousins|"
+    r"aunts|uncles|grandparents|parents|friends|mates|classmates|teammates|colleagues|"
+    r"coworkers|co-workers|flatmates|roommates|housemates|neighbou?rs|students|clients|"
+    r"members|bandmates|crewmates|bosses)\b",
+    re.IGNORECASE,
+)
+"""One of someone's people, asked for by what they did: "Which of Hiroshi's
+classmates had a piece break in the kiln?" asks about the classmate."""
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
@@ -63,10 +73,16 @@ def asks_about_someone_described(question: str) -> bool:
     """Whether the question asks about someone it describes before it names
     anyone ("What does the person Tendai played it for do?", "In which town does
     the person who minds Wanjiru's kids live?"), not about whom it names first
-    ("What does Calvin feel at the relief of someone whose car he fixed?")."""
+    ("What does Calvin feel at the relief of someone whose car he fixed?"), or
+    one of someone's people ("Which of Hiroshi's classmates sold out his
+    teapots?")."""
     found = [
         m.start()
-        for m in (_DESCRIBED.search(question), _DESCRIBED_BY_A_CLAUSE.search(question))
+        for m in (
+            _DESCRIBED.search(question),
+            _DESCRIBED_BY_A_CLAUSE.search(question),
+            _ONE_OF_THEIR_PEOPLE.search(question),
+        )
         if m is not None
     ]
     if not found:

@@ -268,7 +268,7 @@ STUDY = KindOfAnswer(
         "mathematics economics econ accounting accountancy finance business marketing management "
         "computing cs software philosophy politics sociology anthropology english literature "
         "languages linguistics art arts design fashion film media journalism education teaching "
-        "veterinary vet dentistry neuroscience science sciences environmental agriculture "
+        "med veterinary vet dentistry neuroscience science sciences environmental agriculture "
         "forestry marine geology astronomy statistics stats data nutrition dietetics sport sports "
         "kinesiology theatre drama dance photography culinary hospitality tourism midwifery "
         "criminology classics theology archaeology ecology zoology botany genetics biochemistry "

@@ -11,6 +11,7 @@ Keisha's last name?" when only her first name was ever said
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -30,14 +31,17 @@ from memgraph.text import STOP_WORDS, in_any_form, index_terms
 __all__ = ["OWNER_REACH", "RELATIVE_REACH", "WORD", "Voice", "last_name_said", "relative_named"]
 
 WORD = re.compile(r"[\w'’]+")
-_NAME_LIKE = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĪİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŹŻŽ"
+_LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůűźżž"
+_NAME_LIKE = re.compile(rf"\b[{_UPPER}][{_LOWER}]{{2,}}\b")
+"""A capitalised word, in any Latin letters ("Ayşe", "Élise", "Łukasz")."""
 _STARTS_SENTENCE = re.compile(
     r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
 )
 _CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
 """A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
-_A_PLACE = re.compile(r"\b(?:in|from)\s+([A-Z][a-z]{2,})\b(?!['’])")
+_A_PLACE = re.compile(rf"\b(?:in|from)\s+([{_UPPER}][{_LOWER}]{{2,}})\b(?!['’])")
 """A capitalised word said as a place ("flew in from Manchester")."""
 _IN_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|via)\s+$", re.IGNORECASE)
 _ARTICLE_BEFORE = re.compile(r"\b(?:a|an|the)\s+$", re.IGNORECASE)
@@ -58,12 +62,15 @@ _NAMED_RELATIVE = re.compile(
     r"\b(?:[A-Z][\w-]*['’]s|his|her|their|my|your) " + NOUN_WORDS + r"[A-Z][\w-]*"
 )
 """A relative named in the question itself ("her brother Teo")."""
-_OWNER_WORD = re.compile(r"\b(\w+)['’]s\b")
+_OWNER_WORD = re.compile(r"\b(\w+)['’]s\b(?!\s+(?:(?:first|last|full|maiden)\s+)?name\b)")
+"""Whose something is in a question ("Priya's sister's husband"); not the one whose
+name is asked ("Ingrid's mother's name")."""
 _OWNER_NAMED = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaughter cousin"))
 """Relatives often told of through another ("your sister's toddler") and not by
 their own kinship word."""
 _ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
+_SHORT_REPLY = 5
 OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
@@ -78,6 +85,11 @@ sister Layla", "her husband? Dev would love it")."""
 
 _VERB_ENDING = re.compile(r"ed$", re.IGNORECASE)
 _A_HOLIDAY = re.compile(r"(?:['’]?s)?\s+Day\b")
+
+
+def _unaccented(word: str) -> str:
+    """``word`` without its accents ("Mamá" -> "Mama")."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 def _not_a_noun(token: str, after: str) -> bool:
@@ -98,6 +110,7 @@ def _named_near(
     voices: Sequence[Voice] = (),
     reach: int = RELATIVE_REACH,
     thing: bool = False,
+    in_sentence: bool = False,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -123,6 +136,7 @@ def _named_near(
     for number, text in enumerate(texts):
         tokens = list(WORD.finditer(text))
         place = {t.start(): n for n, t in enumerate(tokens)}
+        sentences = _sentences(text, tokens) if in_sentence else None
         at = [
             n
             for n, t in enumerate(tokens)
@@ -151,7 +165,11 @@ def _named_near(
                 where is not None
                 and word.lower() not in STOP_WORDS
                 and not known(word.capitalize())
-                and any(abs(where - n) <= 2 * reach for n in at)
+                and any(
+                    abs(where - n) <= 2 * reach
+                    and (sentences is None or _names_it(sentences, tokens, n, where, text))
+                    for n in at
+                )
             ):
                 return True, True
         for name in _NAME_LIKE.finditer(text):
@@ -165,8 +183,8 @@ def _named_near(
                 or word in places
             ):
                 continue
-            if kin(index_terms(word)) & RELATIONS:
-                continue  # "Mum" is a relative, not their name
+            if kin(index_terms(_unaccented(word))) & RELATIONS:
+                continue  # "Mum", "Mamá" is a relative, not their name
             if word.lower() in _NEVER_NAMES:
                 continue  # "taking him tues Anyone up for it?", "5 seeds Haha": no full stop
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
@@ -191,9 +209,66 @@ def _named_near(
                 and any(0 < n - where <= OWNER_REACH for n in at)
             ):
                 continue  # "Naomi's grandmother", "Owen's mom": whose relative, not its name
-            if where is not None and any(abs(where - n) <= reach for n in at):
+            if where is not None and any(
+                abs(where - n) <= reach
+                and (sentences is None or _names_it(sentences, tokens, n, where, text))
+                for n in at
+            ):
                 return True, True
     return False, spoken_of
+
+
+_SENTENCE_END = re.compile(
+    r"[.!?;]+(?=\s|$)|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
+)
+_SAYS_A_NAME = re.compile(r"\b(?:name|names|named|called)\b", re.IGNORECASE)
+_TITLE_BEFORE = re.compile(r"\b(?:mr|mrs|ms|dr|prof)\.?\s*$", re.IGNORECASE)
+
+
+def _sentences(text: str, tokens: list[re.Match[str]]) -> list[tuple[int, int, int]]:
+    """For each token of ``text``: its sentence's number and the sentence's first
+    and last token (a sentence ends at ".", "!", "?", a line's end or an emoji)."""
+    ends = [m.start() for m in _SENTENCE_END.finditer(text)]
+    numbers: list[int] = []
+    sentence = 0
+    for token in tokens:
+        while sentence < len(ends) and ends[sentence] < token.start():
+            sentence += 1
+        numbers.append(sentence)
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for n, number in enumerate(numbers):
+        first.setdefault(number, n)
+        last[number] = n
+    return [(number, first[number], last[number]) for number in numbers]
+
+
+def _names_it(
+    sentences: list[tuple[int, int, int]],
+    tokens: list[re.Match[str]],
+    relative: int,
+    name: int,
+    text: str,
+) -> bool:
+    """Whether the capitalised word at token ``name`` may name the relative at token
+    ``relative``: in its sentence, or opening the next when the relative's closes
+    its own ("her husband? Dev would love it"), or in a next sentence that says a
+    name ("Her name's Kavya"); not one in another sentence ("Efua did cry. So did
+    my mother.")."""
+    kin_sentence, _, kin_last = sentences[relative]
+    name_sentence, name_first, _ = sentences[name]
+    if name_sentence == kin_sentence:
+        return True
+    if name_sentence != kin_sentence + 1:
+        return False
+    following = text[tokens[name_first].start() : tokens[sentences[name][2]].end()]
+    if _SAYS_A_NAME.search(following):
+        return True
+    return (
+        relative == kin_last
+        and name == name_first
+        and not _TITLE_BEFORE.search(text, 0, tokens[name].start())
+    )
 
 
 def _generic(tokens: list[re.Match[str]], at: int, asked_plural: bool) -> bool:
@@ -245,6 +320,8 @@ def _whose(tokens: list[re.Match[str]], at: int, voice: Voice, query: Query) -> 
             if any(is_their_name(token.group(), query) for token in tokens):
                 return True  # "What's your mum's name Keiko?"
             return None if voice.addressee is None else is_their_name(voice.addressee, query)
+        if pronoun == "their":
+            return False  # "the children ... their mother": a relative of others
         # "his mum" in their own turn is someone else's mother
         return False if speaker is not None and is_their_name(speaker, query) else None
     return None
@@ -268,6 +345,7 @@ def relative_named(
     *,
     voices: Sequence[Voice] = (),
     replies: Callable[[], Sequence[str]] = tuple,
+    asked_before: Callable[[], Sequence[str]] = tuple,
 ) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
@@ -319,6 +397,23 @@ def relative_named(
                     if n < len(answers) and text.rstrip().endswith("?")
                 ]
                 named, _ = _named_near(roles[0], asked, query, known, is_name, called=True)
+                if named is False:
+                    # "who's Rick again?" "our contractor": named in the turn it answers
+                    named = _named_before(roles[0], texts, asked_before, known)
+                if named is False:
+                    # "the cardiologist cleared him" "Dr. Okafor?": a short reply naming them
+                    named = any(
+                        len(WORD.findall(answers[n])) <= _SHORT_REPLY
+                        and any(
+                            not known(c.group(1).capitalize()) for c in _CALLED.finditer(answers[n])
+                        )
+                        for n, text in enumerate(texts)
+                        if n < len(answers)
+                        and any(
+                            roles[0] in kinds(in_any_form(index_terms(t)))
+                            for t in WORD.findall(text)
+                        )
+                    )
             return named if named is not False else (False if spoken_of else None)
     if head not in RELATIONS and head not in PETS and _ASKS_A_NAME_OF.search(query.text):
         thing = head or _thing_named(query.text)
@@ -347,9 +442,20 @@ def relative_named(
         return None  # not a relative's name, or the question says it ("her brother Teo")
     if any(kin(index_terms(owner)) & RELATIONS for owner in _OWNER_WORD.findall(query.text)):
         voices = ()  # "Priya's sister's husband": whose the turns' words cannot say
-    named, spoken_of = _named_near(head, list(texts), query, known, is_name, voices=voices)
+    texts = list(texts)
+    named, spoken_of = _named_near(
+        head,
+        texts,
+        query,
+        known,
+        is_name,
+        voices=voices,
+        in_sentence=True,
+    )
     if named is not False:
         return named
+    if spoken_of and _named_in_reply(head, texts, replies, known):
+        return True  # "The baby? Tell me!" "her name is Frida"
     if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
         return None if head in PETS else False
     # A relative never spoken of is unknown, when the question says whose they are by
@@ -357,6 +463,63 @@ def relative_named(
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
+
+
+_NAME_GIVEN = re.compile(
+    rf"\b(?:name is|name's|name’s|called|named)\s+([{_UPPER}][{_LOWER}]{{2,}})"
+)
+
+
+_WHO_IS = re.compile(rf"\b(?i:who(?:['’]s| is| was))\s+([{_UPPER}][{_LOWER}]{{2,}})\b[^.!]*\?")
+
+
+def _named_before(
+    head: str,
+    texts: Sequence[str],
+    asked_before: Callable[[], Sequence[str]],
+    known: Callable[[str], bool],
+) -> bool:
+    """Whether a text that speaks of the role ``head`` answers a turn asking who
+    someone is ("who's Rick again?" "our contractor")."""
+    speaking = [
+        n
+        for n, text in enumerate(texts)
+        if any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
+    ]
+    if not speaking:
+        return False
+    asked = asked_before()
+    return any(
+        not known(who.group(1))
+        for n in speaking
+        if n < len(asked)
+        for who in _WHO_IS.finditer(asked[n])
+    )
+
+
+def _named_in_reply(
+    head: str,
+    texts: Sequence[str],
+    replies: Callable[[], Sequence[str]],
+    known: Callable[[str], bool],
+) -> bool:
+    """Whether a text that speaks of the relative ``head`` and asks ("The baby? Tell
+    me!") is answered by a reply that gives a name ("her name is Frida")."""
+    asking = [
+        n
+        for n, text in enumerate(texts)
+        if "?" in text
+        and any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
+    ]
+    if not asking:
+        return False
+    answers = replies()
+    return any(
+        not known(given.group(1))
+        for n in asking
+        if n < len(answers)
+        for given in _NAME_GIVEN.finditer(answers[n])
+    )
 
 
 _ROLES = (

@@ -150,7 +150,7 @@ class Talk:
     Attributes:
         addressee: episode id -> the entity id of whom it speaks to (another
             string when they have no entity), if known.
-        before: episode id -> the (at most two) turns it goes on from, nearest
+        before: episode id -> the (at most three) turns it goes on from, nearest
             first, as ``(episode id, text)``.
     """
 
@@ -605,7 +605,11 @@ def _clauses(
             elif echoed and not any(_to_them(other) for other in echoed):
                 # "smart tortoise." after the other's tortoise
                 to = talk.addressee(episode)
-                whose = speaker in named if to is None else to in named
+                # "I signed up for a race!!" "The Ngong Hills one.": the speaker's
+                # own turns in a row go on from their own words
+                nearest_id = next(iter(talk.before(episode)), (None, ""))[0]
+                own_turn = nearest_id is not None and talk.addressee(nearest_id) == to
+                whose = speaker in named if to is None or own_turn else to in named
             else:  # "RIP Subaru, the car's dead" after "are you getting a new car?"
                 whose = speaker in named
         if (
