@@ -9,6 +9,7 @@ import pytest
 from memgraph.retrieval.colours import names_a_colour
 from memgraph.retrieval.kinds_said import (
     AIRLINE,
+    BREED,
     CAR,
     FINISH_TIME,
     INSTRUMENT,
@@ -18,7 +19,15 @@ from memgraph.retrieval.kinds_said import (
 )
 from memgraph.retrieval.nicknames import FirstNames
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.retrieval.said_of import COLOUR, SUM, Turn, asked_of, kin_asked, said_of
+from memgraph.retrieval.said_of import (
+    COLOUR,
+    SUM,
+    Turn,
+    asked_of,
+    kin_asked,
+    said_of,
+    said_of_owner,
+)
 from memgraph.sums import states_amount
 from tests.test_recall_quality import recalled
 
@@ -255,3 +264,25 @@ def test_a_colour_asked_of_someone_s_thing_is_said_of_them() -> None:
     assert not said_of(names_a_colour, "Rosie", [boy], people)
     own = said_as("Rosie", "Bridget", "mine was bright pink, everyone signed it")
     assert said_of(names_a_colour, "Rosie", [own], people)
+
+
+def test_of_several_named_in_a_sentence_the_answer_is_of_its_own_clause_s() -> None:
+    plays = lambda sentence: INSTRUMENT.said_in([sentence])  # noqa: E731
+    people = {"Priya", "Josh", "Chloe"}.__contains__
+    josh = said_as("Chloe", "Mei", "Priya made me chai and Josh played a sad song on his guitar")
+    assert not said_of(plays, "Priya", [josh], people)
+    assert said_of(plays, "Josh", [josh], people)
+    priya = said_as("Chloe", "Mei", "Josh made me chai and Priya played her guitar")
+    assert said_of(plays, "Priya", [priya], people)
+
+
+def test_a_pet_s_breed_is_said_by_its_owner_to_them_or_naming_them() -> None:
+    breed = lambda sentence: BREED.said_in([sentence])  # noqa: E731
+    assert asked_of(BREED.name, "What breed is Tomasz's dog Moss?") == "Tomasz"
+    assert asked_of(BREED.name, "What breed of dog does Farhad own?") == "Farhad"
+    # another's dog, "he" in their own turn: not Tomasz's
+    yusra = said_as("Yusra", "Tomasz", "he's a 70 pound pit mix, basically made of butter")
+    assert not said_of_owner(breed, "Tomasz", [yusra])
+    assert said_of_owner(breed, "Yusra", [yusra])
+    assert said_of_owner(breed, "Tomasz", [said_as("Yusra", "Tomasz", "your dog is a labrador??")])
+    assert said_of_owner(breed, "Tomasz", [said_as("Yusra", "Ana", "Tomasz's collie mix is huge")])

@@ -248,6 +248,18 @@ def test_a_speaker_s_turns_in_a_row_go_on_from_their_own_words() -> None:
     assert own == anyone > 0
 
 
+def test_her_thing_is_theirs_when_the_question_says_it_so() -> None:
+    # "her flat" is the mum's, as the question says it, not someone else's
+    own, anyone = held(
+        "When did Dana's mum have her fall at her flat?",
+        (DANA, "bit of a rough week. Mum had a fall at her flat on Thursday"),
+    )
+    assert own == anyone == 1.0
+    # said without the question's own "her", "her flat" is another's
+    own, _ = held("When did Dana's mum fall at the flat?", (DANA, "Mum fell at her flat"))
+    assert own < 1.0
+
+
 def test_someone_else_holding_all_of_the_topic_outweighs_less_than_half_of_theirs() -> None:
     assert Support(own=0.4, anyone=1.0).about_someone_else
     assert not Support(own=0.6, anyone=1.0).about_someone_else

@@ -35,7 +35,7 @@ from memgraph.retrieval.colours import (
 )
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.kinds_said import kind_asked
+from memgraph.retrieval.kinds_said import BREED, kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
@@ -46,7 +46,15 @@ from memgraph.retrieval.recall_text import (
     reply_context,
     said_on,
 )
-from memgraph.retrieval.said_of import COLOUR, SUM, Turn, asked_of, kin_asked, said_of
+from memgraph.retrieval.said_of import (
+    COLOUR,
+    SUM,
+    Turn,
+    asked_of,
+    kin_asked,
+    said_of,
+    said_of_owner,
+)
 from memgraph.retrieval.support import (
     LOOKED_AT,
     Support,
@@ -464,6 +472,7 @@ class ReadMixin(MemoryCore):
             graph,
             talk,
             indexed,
+            owner=kind is BREED,
         ):
             return True  # "What does Farida's husband Tom do?": only her job is said
         asked_age = age_asked_of(query)
@@ -484,14 +493,28 @@ class ReadMixin(MemoryCore):
         graph: Graph,
         talk: Talk,
         indexed: EpisodeIndex,
+        *,
+        owner: bool = False,
     ) -> bool:
         """Whether one of the texts ``said`` (episode id -> words; ``docs``, the
         episodes) says an answer (``says``) of ``person``, whom the question asks
         it of (see :func:`memgraph.retrieval.said_of.said_of`); true when no one
         is named, or only by a short name for a speaker ("Tobi" of Tobenna)
-        memory cannot tell, or when the question asks of a speaker's relative."""
+        memory cannot tell, or when the question asks of a speaker's relative.
+        ``owner``: the answer is said of a thing of theirs (their dog's breed): for
+        someone who speaks, by them, to them or naming them
+        (:func:`~memgraph.retrieval.said_of.said_of_owner`); for anyone else, not judged."""
         if person is None:
             return True
+        if owner:  # a pet is "he", "she" and its own name: only its owner's own words tell
+            return not indexed.heard(person) or said_of_owner(
+                says,
+                person,
+                (
+                    Turn(docs[e].get("speaker"), indexed.addressee(e), w, tuple)
+                    for e, w in said.items()
+                ),
+            )
         kin = kin_asked(person)
         whose = name_key(person) if kin is None else kin[0]
         if indexed.first_names().begun_like(whose) or (kin is not None and indexed.heard(whose)):

@@ -17,12 +17,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memgraph.retrieval.kinds_said import AIRLINE, CAR, FINISH_TIME, INSTRUMENT, JOB, STUDY
+from memgraph.retrieval.kinds_said import AIRLINE, BREED, CAR, FINISH_TIME, INSTRUMENT, JOB, STUDY
 from memgraph.retrieval.possession import RELATIONS, kin
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
 
-__all__ = ["COLOUR", "SUM", "Turn", "asked_of", "kin_asked", "said_of"]
+__all__ = ["COLOUR", "SUM", "Turn", "asked_of", "kin_asked", "said_of", "said_of_owner"]
 
 
 class Turn(NamedTuple):
@@ -52,6 +52,15 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*what\s+(?:(?:kind|sort)\s+of\s+)?(?:job|work)\s+(?:is|was|does|did|has|had|will)\s+"
         + _WHO
         + r"\s+(?:\w+ing|do|have|get|start|take|want|apply|move|leave)\b",
+    ),
+    BREED.name: (
+        # "What breed is Marcus's dog?", "What breed of dog does Farhad own?"
+        r"^\s*what\s+(?:breed|kind\s+of\s+(?:dog|cat))\s+(?:of\s+\w+\s+)?(?:is|was|are|were)\s+"
+        + _WHO
+        + r"['’]s\s+\w",
+        r"^\s*what\s+breed\s+of\s+\w+\s+(?:does|did|do)\s+"
+        + _WHO
+        + r"\s+(?:have|own|get|adopt|walk|keep)\b",
     ),
     STUDY.name: (
         r"^\s*what\s+(?:did|does|do|is|was|will)\s+" + _WHO + r"\s+(?:stud(?:y|ying)|major)\b",
@@ -212,6 +221,27 @@ def said_of(
     return False
 
 
+def said_of_owner(says: Callable[[str], bool], person: str, turns: Iterable[Turn]) -> bool:
+    """Whether a sentence that ``says`` an answer about a thing of ``person``'s (their
+    dog's breed) is said by them, to them ("your dog is a lab"), or names them
+    ("Marisol's dog"): a pet is "he" and "she" and its own name, whoever owns it."""
+    key = person.lower()
+    for turn in turns:
+        if _first_name(turn.speaker) == key and any(
+            says(sentence) for sentence in _SENTENCE.findall(turn.text)
+        ):
+            return True
+        for sentence in _SENTENCE.findall(turn.text):
+            if not says(sentence):
+                continue
+            spoken = words(sentence)
+            if key in spoken or key in {_POSSESSIVE.sub("", w.lower()) for w in sentence.split()}:
+                return True
+            if _first_name(turn.addressee) == key and set(spoken) & SECOND_PERSON_WORDS:
+                return True
+    return False
+
+
 def _of_them(
     key: str,
     sentence: str,
@@ -224,6 +254,12 @@ def _of_them(
     """Whether a sentence of ``turn`` saying an answer (``says``) says it of
     ``key`` (see :func:`said_of`); ``earlier``: whom the text named before it,
     and whom it spoke of (the two talking too)."""
+    if len(names) > 1:
+        # "Priya made me chai and Josh played a sad song on his guitar": Josh's
+        clause = _answer_clause(sentence, says)
+        in_clause = named_in(clause)
+        if in_clause:
+            return key in in_clause or key in words(_without_owners(clause))
     if key in names or key in words(_without_owners(sentence)):
         return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents"
     subject = _subject(sentence)
@@ -253,6 +289,17 @@ def _up_to_answer(sentence: str, says: Callable[[str], bool]) -> str:
         if says(sentence[: word.end()]):
             return sentence[: word.end()]
     return sentence
+
+
+_CLAUSE_BREAK = re.compile(r",|;|\s(?:and|but|while|whereas|so|then)\s", re.IGNORECASE)
+
+
+def _answer_clause(sentence: str, says: Callable[[str], bool]) -> str:
+    """The clause of ``sentence`` that says the answer: from the last break (a
+    comma, "and", "but" ...) before its first word that says it, to the end."""
+    upto = _up_to_answer(sentence, says)
+    breaks = list(_CLAUSE_BREAK.finditer(upto))
+    return sentence[breaks[-1].end() :] if breaks else sentence
 
 
 _OWNED = re.compile(r"\b[\w-]+['’]s\s+([^\W\d_]+)")

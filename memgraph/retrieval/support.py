@@ -767,8 +767,9 @@ def _owner(
     and "Mom's" may be (Kristen's "Mom's appointment" for Carol's), so does not
     say. ``told_of``: whether the turn, or one it goes on from, names them ("Nomsa
     is expecting!" ... "Kagiso, her husband, went pink"): "her" is then theirs.
-    A later mention may say what an earlier one does not ("never knew turtles could
-    be so fun until I met your turtles")."""
+    A "her" the question itself says of the thing ("her fall at her flat") is
+    theirs. A later mention may say what an earlier one does not ("never knew
+    turtles could be so fun until I met your turtles")."""
     tokens = WORD.findall(clause)
     for at, token in enumerate(tokens):  # the first mention that says whose it is
         if head in in_any_form(index_terms(token)):
@@ -785,6 +786,8 @@ def _owner(
                 if low in _OWNER_WORDS:
                     return _OWNER_WORDS[low]
                 if low in _OTHERS:
+                    if _asked_as(low, head, query):
+                        return "them"  # "her flat" of "Tunde's mum ... at her flat"
                     return "them" if spoken_of or told_of() else "other"
                 if low.endswith("'s") and set(index_terms(low[:-2])) - _NO_OWNERS:
                     if is_their_name(low[:-2], query):
@@ -796,6 +799,17 @@ def _owner(
                     start = position  # a thing the question says is theirs: whose is it?
                 position -= 1
     return None
+
+
+def _asked_as(pronoun: str, head: str, query: Query) -> bool:
+    """Whether the question itself says ``head`` after ``pronoun`` ("When did Tunde's
+    mum have her fall at her flat?": "her flat" is the mum's, as in the texts)."""
+    tokens = [t.lower() for t in WORD.findall(query.text)]
+    return any(
+        tokens[at - 1] == pronoun and head in in_any_form(index_terms(token))
+        for at, token in enumerate(tokens)
+        if at > 0
+    )
 
 
 def _tells_own(text: str, head: str, query: Query) -> bool:
