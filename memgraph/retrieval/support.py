@@ -89,7 +89,7 @@ LESS_THAN_HALF = 0.45
 """When someone else's text holds all of the topic, theirs must hold more than this."""
 LOOKED_AT = 60
 """How many of the best candidates are read."""
-HARDLY_THEIRS = 0.15
+HARDLY_THEIRS = 0.2
 """Below this part of all that the texts hold of the topic (see
 :attr:`Support.theirs`), the topic is someone else's, however much of it one text
 of theirs happens to hold."""
