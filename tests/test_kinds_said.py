@@ -6,6 +6,7 @@ import pytest
 
 from memgraph.retrieval.kinds_said import (
     AIRLINE,
+    BIRTHDAY,
     BREED,
     CAR,
     FINISH_TIME,
@@ -102,6 +103,11 @@ def test_a_finishing_time_is_said_as_a_clock_or_a_duration() -> None:
         ("What language is Tessa studying at night class?", None),
         ("What animal does Sung-min study for his PhD?", None),
         ("What did Ingrid read on the plane?", None),
+        # a birthday's day; not an event on it ("the 70th birthday party")
+        ("When is Hazel's birthday?", BIRTHDAY),
+        ("When is Priya's mother's bday?", BIRTHDAY),
+        ("When was Ngozi's father's 70th birthday party?", None),
+        ("What did Dana get for her birthday?", None),
     ],
 )
 def test_the_kind_a_question_asks_in_other_words(question: str, kind: KindOfAnswer | None) -> None:
@@ -141,3 +147,14 @@ def test_a_mix_or_a_lab_is_a_breed_only_when_said_as_one() -> None:
     assert BREED.said_in(["some kind of huntaway cross"])
     assert not BREED.said_in(["a rotating roster, a mix of days and nights"])
     assert not BREED.said_in(["you all look the same in lab coats", "our skills lab"])
+
+
+def test_a_birthday_is_said_with_its_day() -> None:
+    assert BIRTHDAY.said_in(["her bday's June 12 so... should be fine??"])
+    assert BIRTHDAY.said_in(["it's my birthday tomorrow!"])
+    assert BIRTHDAY.said_in(["turns 23 on monday actually"])
+    # a wish, a party or a turn of the road says no day
+    assert not BIRTHDAY.said_in(["happy birthday!! 🎂"])
+    assert not BIRTHDAY.said_in(["the birthday party was so fun"])
+    assert not BIRTHDAY.said_in(["turn left on monday at the lights"])
+    assert not BIRTHDAY.said_in(["a birthday picnic in the sun"])

@@ -9,6 +9,7 @@ import pytest
 from memgraph.retrieval.colours import names_a_colour
 from memgraph.retrieval.kinds_said import (
     AIRLINE,
+    BIRTHDAY,
     BREED,
     CAR,
     FINISH_TIME,
@@ -286,3 +287,12 @@ def test_a_pet_s_breed_is_said_by_its_owner_to_them_or_naming_them() -> None:
     assert said_of_owner(breed, "Yusra", [yusra])
     assert said_of_owner(breed, "Tomasz", [said_as("Yusra", "Tomasz", "your dog is a labrador??")])
     assert said_of_owner(breed, "Tomasz", [said_as("Yusra", "Ana", "Tomasz's collie mix is huge")])
+
+
+def test_a_birthday_is_said_of_whom_the_question_asks() -> None:
+    assert asked_of(BIRTHDAY.name, "When is Hazel's birthday?") == "Hazel"
+    day = lambda sentence: BIRTHDAY.said_in([sentence])  # noqa: E731
+    people = {"Hazel", "Owen", "Tasha"}.__contains__
+    owen = said_as("Tasha", "Kristen", "Owen's birthday is coming up, the 3rd")
+    assert not said_of(day, "Hazel", [owen], people)
+    assert said_of(day, "Hazel", [said_as("Tasha", "Kristen", "Hazel's bday is June 12")], people)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 
-__all__ = ["FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "kind_asked"]
+__all__ = ["BIRTHDAY", "FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "kind_asked"]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -281,7 +281,28 @@ STUDY = KindOfAnswer(
 )
 """What someone studies ("What did Meera study at university?")."""
 
-KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY)
+_MONTH_WORDS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+BIRTHDAY = KindOfAnswer(
+    "birthday",
+    re.compile(r"^\s*when\s+(?:is|was)\s+[^?]{1,40}?['’]s?\s+(?:birthday|bday)\s*\??\s*$", re.I),
+    frozenset(),
+    re.compile(
+        # a birthday said with its day: "her bday's June 12", "my birthday is the 3rd",
+        # "it's my birthday tomorrow", "born on the 14th", "turns 23 on monday"
+        r"^(?=.*\b(?:birthday|bday|b-day|born|turn(?:s|ed|ing)?\s+\d{1,3})\b)"
+        r"(?=.*(?:\b(?:" + _MONTH_WORDS + r")\b|"
+        r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\b(?:today|tomorrow|yesterday|"
+        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b|\bnext\s+(?:week|month)\b))",
+        re.IGNORECASE | re.DOTALL,
+    ),
+)
+"""The day of someone's birthday ("When is Hazel's birthday?"): a text saying a
+birthday with a day ("her bday's June 12")."""
+
+KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY, BIRTHDAY)
 """The kinds of answer a text must say one of to answer."""
 
 

@@ -17,7 +17,16 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memgraph.retrieval.kinds_said import AIRLINE, BREED, CAR, FINISH_TIME, INSTRUMENT, JOB, STUDY
+from memgraph.retrieval.kinds_said import (
+    AIRLINE,
+    BIRTHDAY,
+    BREED,
+    CAR,
+    FINISH_TIME,
+    INSTRUMENT,
+    JOB,
+    STUDY,
+)
 from memgraph.retrieval.possession import RELATIONS, kin
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
@@ -62,6 +71,7 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         + _WHO
         + r"\s+(?:have|own|get|adopt|walk|keep)\b",
     ),
+    BIRTHDAY.name: (r"^\s*when\s+(?:is|was)\s+" + _WHO + r"['’]s?\s+(?:birthday|bday)\b",),
     STUDY.name: (
         r"^\s*what\s+(?:did|does|do|is|was|will)\s+" + _WHO + r"\s+(?:stud(?:y|ying)|major)\b",
     ),
