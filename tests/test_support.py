@@ -300,6 +300,8 @@ def test_how_much_is_theirs_is_weighed_against_the_one_other_who_holds_most() ->
     # one other who says it five times
     assert _how_much_theirs(everyone, [None, "a", "a", "a", "a", "a"], weights) == 1 / 6
     assert _how_much_theirs([({"where"}, True)], [None], weights) == 1.0  # nothing held
+    # five notes no one is known to have said are five holders, not one
+    assert _how_much_theirs(everyone, [None] * 6, weights) == 0.5
 
 
 def test_what_they_say_is_in_their_own_words_whatever_was_said_before() -> None:

@@ -471,17 +471,21 @@ def _how_much_theirs(
     theirs): each part counts by the square of its share, so a text holding all of
     the topic counts four times one holding half. Against one other, not all
     others: in a scope of many people who all "work" somewhere, where one works is
-    no less theirs. 1.0 when no part holds any."""
+    no less theirs; a part no one is known to hold (a note with no speaker) is a
+    holder of its own. 1.0 when no part holds any."""
     total = math.fsum(weights.values())
     if total <= 0:
         return 1.0
     theirs: list[float] = []
-    others: dict[str | None, list[float]] = {}
-    for (said, whose), holder in zip(parts, holders, strict=True):
+    others: dict[str | int, list[float]] = {}
+    for n, ((said, whose), holder) in enumerate(zip(parts, holders, strict=True)):
         if whose is None:
             continue
         share = math.fsum(weights.get(t, 0.0) for t in said) / total
-        (theirs if whose else others.setdefault(holder, [])).append(share * share)
+        # a text no one is known to have said (a note) is one holder of its own
+        (theirs if whose else others.setdefault(n if holder is None else holder, [])).append(
+            share * share
+        )
     mine = math.fsum(theirs)
     most = max((math.fsum(held) for held in others.values()), default=0.0)
     return mine / (mine + most) if mine + most > 0 else 1.0
