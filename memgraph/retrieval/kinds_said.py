@@ -287,7 +287,9 @@ _MONTH_WORDS = (
 )
 BIRTHDAY = KindOfAnswer(
     "birthday",
-    re.compile(r"^\s*when\s+(?:is|was)\s+[^?]{1,40}?['’]s?\s+(?:birthday|bday)\s*\??\s*$", re.I),
+    re.compile(
+        r"^\s*when\s+(?:is|was)\s+[^?]{1,40}?['’]s?\s+(?:birthday|bday)\s*\??\s*$", re.IGNORECASE
+    ),
     frozenset(),
     re.compile(
         # a birthday said with its day: "her bday's June 12", "my birthday is the 3rd",

@@ -71,6 +71,8 @@ _TOLD_OF_THROUGH_OTHERS = frozenset(index_terms("niece nephew grandson granddaug
 their own kinship word."""
 _ASKS_A_NAME = re.compile(r"\bnamed?\b[^.!?]*\?|\bcalled\?", re.IGNORECASE)
 _SHORT_REPLY = 5
+"""How many words a reply naming someone after a role is spoken of may have to name
+them ("the cardiologist cleared him" "Dr. Okafor?")."""
 OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
@@ -221,13 +223,15 @@ def _named_near(
 _SENTENCE_END = re.compile(
     r"[.!?;]+(?=\s|$)|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
 )
+"""Where a sentence, or a clause of its own, ends (see :func:`_sentences`)."""
 _SAYS_A_NAME = re.compile(r"\b(?:name|names|named|called)\b", re.IGNORECASE)
 _TITLE_BEFORE = re.compile(r"\b(?:mr|mrs|ms|dr|prof)\.?\s*$", re.IGNORECASE)
 
 
 def _sentences(text: str, tokens: list[re.Match[str]]) -> list[tuple[int, int, int]]:
     """For each token of ``text``: its sentence's number and the sentence's first
-    and last token (a sentence ends at ".", "!", "?", a line's end or an emoji)."""
+    and last token (a sentence ends at ".", "!", "?", ";", a line's end or an
+    emoji; a clause before ", and", ", but", ", so" is one too)."""
     ends = [m.start() for m in _SENTENCE_END.finditer(text)]
     numbers: list[int] = []
     sentence = 0
@@ -375,7 +379,12 @@ def relative_named(
     not theirs; ``replies`` reads the turn after each text, where a thing asked by
     name ("the name of the startup Kiran worked at") is often named alone, and
     someone asked of by their role is named in answer to a question ("Is the
-    landlord nice?" "Older guy called Declan").
+    landlord nice?" "Older guy called Declan") or in a short reply ("Dr.
+    Okafor?"); ``asked_before`` reads the turn before each text, where someone
+    asked of by their role may be named by who asked about them ("who's Rick
+    again?" "our contractor"). A relative's name is one in the sentence that
+    speaks of them (see :func:`_names_it`), or in the reply to a text asking of
+    them ("The baby? Tell me!" "her name is Frida").
     ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     _things, head = possessed(query, anyones=True)
@@ -402,18 +411,7 @@ def relative_named(
                     named = _named_before(roles[0], texts, asked_before, known)
                 if named is False:
                     # "the cardiologist cleared him" "Dr. Okafor?": a short reply naming them
-                    named = any(
-                        len(WORD.findall(answers[n])) <= _SHORT_REPLY
-                        and any(
-                            not known(c.group(1).capitalize()) for c in _CALLED.finditer(answers[n])
-                        )
-                        for n, text in enumerate(texts)
-                        if n < len(answers)
-                        and any(
-                            roles[0] in kinds(in_any_form(index_terms(t)))
-                            for t in WORD.findall(text)
-                        )
-                    )
+                    named = _named_in_short_reply(roles[0], texts, answers, known)
             return named if named is not False else (False if spoken_of else None)
     if head not in RELATIONS and head not in PETS and _ASKS_A_NAME_OF.search(query.text):
         thing = head or _thing_named(query.text)
@@ -465,12 +463,33 @@ def relative_named(
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
 
 
+def _speaks_of(head: str, text: str) -> bool:
+    """Whether ``text`` says the relative or role ``head`` in any of its words."""
+    return any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
+
+
+def _named_in_short_reply(
+    head: str, texts: Sequence[str], answers: Sequence[str], known: Callable[[str], bool]
+) -> bool:
+    """Whether a text that speaks of the role ``head`` has a reply (``answers``, one
+    per text) of at most :data:`_SHORT_REPLY` words naming someone after a title or
+    "called" ("the cardiologist cleared him" "Dr. Okafor?")."""
+    return any(
+        len(WORD.findall(answers[n])) <= _SHORT_REPLY
+        and any(not known(c.group(1).capitalize()) for c in _CALLED.finditer(answers[n]))
+        for n, text in enumerate(texts)
+        if n < len(answers) and _speaks_of(head, text)
+    )
+
+
 _NAME_GIVEN = re.compile(
     rf"\b(?:name is|name's|name’s|called|named)\s+([{_UPPER}][{_LOWER}]{{2,}})"
 )
+"""A name given as one ("her name is Frida", "called Declan")."""
 
 
 _WHO_IS = re.compile(rf"\b(?i:who(?:['’]s| is| was))\s+([{_UPPER}][{_LOWER}]{{2,}})\b[^.!]*\?")
+"""A turn asking who someone is ("who's Rick again?")."""
 
 
 def _named_before(
@@ -481,11 +500,7 @@ def _named_before(
 ) -> bool:
     """Whether a text that speaks of the role ``head`` answers a turn asking who
     someone is ("who's Rick again?" "our contractor")."""
-    speaking = [
-        n
-        for n, text in enumerate(texts)
-        if any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
-    ]
+    speaking = [n for n, text in enumerate(texts) if _speaks_of(head, text)]
     if not speaking:
         return False
     asked = asked_before()
@@ -505,12 +520,7 @@ def _named_in_reply(
 ) -> bool:
     """Whether a text that speaks of the relative ``head`` and asks ("The baby? Tell
     me!") is answered by a reply that gives a name ("her name is Frida")."""
-    asking = [
-        n
-        for n, text in enumerate(texts)
-        if "?" in text
-        and any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
-    ]
+    asking = [n for n, text in enumerate(texts) if "?" in text and _speaks_of(head, text)]
     if not asking:
         return False
     answers = replies()

@@ -237,18 +237,14 @@ def said_of_owner(says: Callable[[str], bool], person: str, turns: Iterable[Turn
     ("Marisol's dog"): a pet is "he" and "she" and its own name, whoever owns it."""
     key = person.lower()
     for turn in turns:
-        if _first_name(turn.speaker) == key and any(
-            says(sentence) for sentence in _SENTENCE.findall(turn.text)
-        ):
-            return True
         for sentence in _SENTENCE.findall(turn.text):
             if not says(sentence):
                 continue
-            spoken = words(sentence)
-            if key in spoken or key in {_POSSESSIVE.sub("", w.lower()) for w in sentence.split()}:
-                return True
-            if _first_name(turn.addressee) == key and set(spoken) & SECOND_PERSON_WORDS:
-                return True
+            spoken = set(words(sentence))
+            if _first_name(turn.speaker) == key or key in spoken:
+                return True  # their own turn, or "Marisol's dog"
+            if _first_name(turn.addressee) == key and spoken & SECOND_PERSON_WORDS:
+                return True  # "your dog is a lab"
     return False
 
 
