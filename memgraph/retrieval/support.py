@@ -15,7 +15,7 @@ of the addressee's; one with "I" or "my" of the speaker's (unless "you" is the
 nearest person before the topic: "I bet you never thought you'd get a third
 turtle"); any other question
 (a yes-or-no one about "you": "have you been to Rome?") of nobody's. A plain
-clause ("Full knee replacement.") is theirs when one of the two turns before it
+clause ("Full knee replacement.") is theirs when one of the three turns before it
 names them, the other speaker's when it echoes their words ("smart tortoise."),
 else its speaker's; but one that goes on from the speaker's own ("here's a photo I
 took! It's a waterfall") and a shared photo's caption are always its speaker's.
@@ -712,7 +712,7 @@ def _referred(
     talk: Talk,
 ) -> set[str]:
     """The topic's words a text naming them speaks of by a pronoun ("Elsa named it
-    Birgit" after "the canoe is done"): those the two turns before it hold."""
+    Birgit" after "the canoe is done"): those the three turns before it hold."""
     naming = [
         clause
         for clause, said in clauses
