@@ -725,13 +725,21 @@ def test_a_question_typed_without_its_question_mark_is_nobody_s() -> None:
     assert own == 1.0
 
 
-def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None:
-    question = ask("What is the name of Dana's sister?")
+def naming(question: str, speaker: str, name: str) -> Callable[..., bool | None]:
+    """Whether texts name the relative ``question`` asks of, in a chat where
+    ``speaker`` speaks and ``name`` is a name memory holds."""
+    asked = ask(question)
 
     def named(*texts: str) -> bool | None:
         return relative_named(
-            question, texts, known=lambda word: word == "Marcus", is_name=lambda w: w == "Layla"
+            asked, texts, known=lambda word: word == speaker, is_name=lambda w: w == name
         )
+
+    return named
+
+
+def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None:
+    named = naming("What is the name of Dana's sister?", "Marcus", "Layla")
 
     assert named("could you bring your sister? Layla would love it") is True
     assert named("my sister Layla moved to Denver") is True
@@ -823,11 +831,7 @@ def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
 
 def test_a_relative_s_name_is_in_the_sentence_that_speaks_of_them() -> None:
     mother = ask("What is Kwame's mother's name?")
-
-    def named(*texts: str) -> bool | None:
-        return relative_named(
-            mother, texts, known=lambda word: word == "Kwame", is_name=lambda w: w == "Ama"
-        )
+    named = naming("What is Kwame's mother's name?", "Kwame", "Ama")
 
     # a name in another sentence, or another clause, is someone else's
     assert named("Efua did cry. So did my mother. Mr. Boateng spoke twice.") is False
@@ -847,51 +851,32 @@ def test_a_relative_s_name_is_in_the_sentence_that_speaks_of_them() -> None:
 
 
 def test_a_relative_or_role_named_in_the_turn_before_or_after() -> None:
-    baby = ask("What is the name of Solveig's baby?")
+    def named(question: str, text: str, *, after: str = "", before: str = "") -> bool | None:
+        """Whether ``text`` names whom ``question`` asks of, with the turn ``after``
+        it and the one ``before`` it."""
+        return relative_named(
+            ask(question),
+            [text],
+            lambda word: word == "Marcus",
+            replies=lambda: [after],
+            asked_before=lambda: [before],
+        )
+
+    baby = "What is the name of Solveig's baby?"
     # "The baby? Tell me!" answered with "her name is Frida"
-    assert (
-        relative_named(
-            baby, ["The baby? Tell me!"], lambda _: False, replies=lambda: ["her name is Frida"]
-        )
-        is True
-    )
-    assert (
-        relative_named(baby, ["The baby? Tell me!"], lambda _: False, replies=lambda: ["soon!"])
-        is False
-    )
-    contractor = ask("What is the name of the contractor working on Marcus's house?")
+    assert named(baby, "The baby? Tell me!", after="her name is Frida") is True
+    assert named(baby, "The baby? Tell me!", after="soon!") is False
+    contractor = "What is the name of the contractor working on Marcus's house?"
     # "who's Rick again?" "our contractor. very nice man"
-    assert (
-        relative_named(
-            contractor,
-            ["our contractor. very nice man"],
-            lambda word: word == "Marcus",
-            asked_before=lambda: ["who's Rick again?"],
-        )
-        is True
-    )
-    assert (
-        relative_named(
-            contractor,
-            ["our contractor. very nice man"],
-            lambda word: word == "Marcus",
-            asked_before=lambda: ["who is your guy?"],
-        )
-        is False
-    )
-    cardiologist = ask("What is the name of Papá's cardiologist?")
+    ours = "our contractor. very nice man"
+    assert named(contractor, ours, before="who's Rick again?") is True
+    assert named(contractor, ours, before="who is your guy?") is False
+    cardiologist = "What is the name of Papá's cardiologist?"
     # "the cardiologist cleared him to drive" "Dr. Okafor?": a short reply naming him
-    texts = ["the cardiologist cleared him to drive again last week"]
-    assert relative_named(cardiologist, texts, lambda _: False, replies=lambda: ["Dr. Okafor?"])
-    assert (
-        relative_named(
-            cardiologist,
-            texts,
-            lambda _: False,
-            replies=lambda: ["ok so the long story is that the new place is Dr. Okafor's old one"],
-        )
-        is False
-    )
+    cleared = "the cardiologist cleared him to drive again last week"
+    assert named(cardiologist, cleared, after="Dr. Okafor?") is True
+    long_reply = "ok so the long story is that the new place is Dr. Okafor's old one"
+    assert named(cardiologist, cleared, after=long_reply) is False
 
 
 def named_role(question: Query, *texts: str) -> bool | None:

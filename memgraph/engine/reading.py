@@ -35,7 +35,7 @@ from memgraph.retrieval.colours import (
 )
 from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
-from memgraph.retrieval.kinds_said import BREED, kind_asked
+from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
@@ -472,7 +472,7 @@ class ReadMixin(MemoryCore):
             graph,
             talk,
             indexed,
-            owner=kind is BREED,
+            owner=kind.of_a_thing,
         ):
             return True  # "What does Farida's husband Tom do?": only her job is said
         asked_age = age_asked_of(query)

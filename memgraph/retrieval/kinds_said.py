@@ -64,6 +64,10 @@ class KindOfAnswer:
     of_another: Callable[[str, str], bool] | None = None
     """Whether a text says one for something other than the question asks (a time
     for another race's distance)."""
+    of_a_thing: bool = False
+    """Whether it is said of a thing of theirs ("What breed is Tomasz's dog Moss?"),
+    so whose it is goes by who says it, not by whom the sentence speaks of (a pet is
+    "he", "she" and its own name)."""
 
     def asked(self, question: str) -> bool:
         """Whether ``question`` asks for an answer of this kind."""
@@ -108,6 +112,7 @@ BREED = KindOfAnswer(
         r"pit bulls?|maine coons?|great danes?|shih tzus?|springers?)\b",
         re.IGNORECASE,
     ),
+    of_a_thing=True,
 )
 """A pet's breed ("What breed is Isla's dog?")."""
 

@@ -406,12 +406,14 @@ def relative_named(
                     if n < len(answers) and text.rstrip().endswith("?")
                 ]
                 named, _ = _named_near(roles[0], asked, query, known, is_name, called=True)
+                # "who's Rick again?" "our contractor": named in the turn it answers;
+                # "the cardiologist cleared him" "Dr. Okafor?": in a short reply
                 if named is False:
-                    # "who's Rick again?" "our contractor": named in the turn it answers
-                    named = _named_before(roles[0], texts, asked_before, known)
-                if named is False:
-                    # "the cardiologist cleared him" "Dr. Okafor?": a short reply naming them
-                    named = _named_in_short_reply(roles[0], texts, answers, known)
+                    named = _named_beside(
+                        roles[0], texts, asked_before, _WHO_IS, known
+                    ) or _named_beside(
+                        roles[0], texts, lambda: answers, _CALLED, known, keep=_short
+                    )
             return named if named is not False else (False if spoken_of else None)
     if head not in RELATIONS and head not in PETS and _ASKS_A_NAME_OF.search(query.text):
         thing = head or _thing_named(query.text)
@@ -452,7 +454,7 @@ def relative_named(
     )
     if named is not False:
         return named
-    if spoken_of and _named_in_reply(head, texts, replies, known):
+    if spoken_of and _named_beside(head, texts, replies, _NAME_GIVEN, known, keep=_asks):
         return True  # "The baby? Tell me!" "her name is Frida"
     if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
         return None if head in PETS else False
@@ -468,68 +470,47 @@ def _speaks_of(head: str, text: str) -> bool:
     return any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
 
 
-def _named_in_short_reply(
-    head: str, texts: Sequence[str], answers: Sequence[str], known: Callable[[str], bool]
+def _named_beside(
+    head: str,
+    texts: Sequence[str],
+    beside: Callable[[], Sequence[str]],
+    name: re.Pattern[str],
+    known: Callable[[str], bool],
+    *,
+    keep: Callable[[str, str], bool] = lambda _text, _other: True,
 ) -> bool:
-    """Whether a text that speaks of the role ``head`` has a reply (``answers``, one
-    per text) of at most :data:`_SHORT_REPLY` words naming someone after a title or
-    "called" ("the cardiologist cleared him" "Dr. Okafor?")."""
+    """Whether a text that speaks of the relative or role ``head`` has, in the turn
+    ``beside`` it (one per text, read only when one speaks of it), a name the pattern
+    ``name`` finds (its first group) that is no one ``known``; ``keep`` says which
+    pairs of a text and that turn count."""
+    speaking = [n for n, text in enumerate(texts) if _speaks_of(head, text)]
+    if not speaking:
+        return False
+    turns = beside()
     return any(
-        len(WORD.findall(answers[n])) <= _SHORT_REPLY
-        and any(not known(c.group(1).capitalize()) for c in _CALLED.finditer(answers[n]))
-        for n, text in enumerate(texts)
-        if n < len(answers) and _speaks_of(head, text)
+        not known(found.group(1).capitalize())
+        for n in speaking
+        if n < len(turns) and keep(texts[n], turns[n])
+        for found in name.finditer(turns[n])
     )
+
+
+def _short(_text: str, reply: str) -> bool:
+    """Whether ``reply`` is short enough to name whom the text spoke of ("Dr. Okafor?")."""
+    return len(WORD.findall(reply)) <= _SHORT_REPLY
+
+
+def _asks(text: str, _reply: str) -> bool:
+    """Whether ``text`` asks something its reply may answer ("The baby? Tell me!")."""
+    return "?" in text
 
 
 _NAME_GIVEN = re.compile(
     rf"\b(?:name is|name's|name’s|called|named)\s+([{_UPPER}][{_LOWER}]{{2,}})"
 )
 """A name given as one ("her name is Frida", "called Declan")."""
-
-
 _WHO_IS = re.compile(rf"\b(?i:who(?:['’]s| is| was))\s+([{_UPPER}][{_LOWER}]{{2,}})\b[^.!]*\?")
 """A turn asking who someone is ("who's Rick again?")."""
-
-
-def _named_before(
-    head: str,
-    texts: Sequence[str],
-    asked_before: Callable[[], Sequence[str]],
-    known: Callable[[str], bool],
-) -> bool:
-    """Whether a text that speaks of the role ``head`` answers a turn asking who
-    someone is ("who's Rick again?" "our contractor")."""
-    speaking = [n for n, text in enumerate(texts) if _speaks_of(head, text)]
-    if not speaking:
-        return False
-    asked = asked_before()
-    return any(
-        not known(who.group(1))
-        for n in speaking
-        if n < len(asked)
-        for who in _WHO_IS.finditer(asked[n])
-    )
-
-
-def _named_in_reply(
-    head: str,
-    texts: Sequence[str],
-    replies: Callable[[], Sequence[str]],
-    known: Callable[[str], bool],
-) -> bool:
-    """Whether a text that speaks of the relative ``head`` and asks ("The baby? Tell
-    me!") is answered by a reply that gives a name ("her name is Frida")."""
-    asking = [n for n, text in enumerate(texts) if "?" in text and _speaks_of(head, text)]
-    if not asking:
-        return False
-    answers = replies()
-    return any(
-        not known(given.group(1))
-        for n in asking
-        if n < len(answers)
-        for given in _NAME_GIVEN.finditer(answers[n])
-    )
 
 
 _ROLES = (
