@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from memgraph import Memory
 from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.sums import asks_amount, paid_as, payment_asked, states_amount
 from memgraph.text import index_terms
-from tests.test_recall_quality import recalled
+from tests.test_recall_quality import recalled, remember_dialogue
 
 
 @pytest.mark.parametrize(
@@ -123,6 +124,29 @@ def test_a_sum_said_the_way_rent_is_paid_is_the_rent(tmp_path: Path) -> None:
     ]
     (text,) = recalled(tmp_path, said, "How much is Omar's new rent?")
     assert "950 a month" in text and not text.startswith(NOTHING_SAID), text
+
+
+def test_the_answer_to_how_much_is_read_with_what_was_asked_about(tmp_path: Path) -> None:
+    # the sum asked for is in the turn answering the question, which says no "oven"
+    said = [
+        ("Duarte", "The technician laughed. A repair would cost almost as much as a new oven"),
+        ("Inês", "How much is new?"),
+        ("Duarte", "The one I like is 8,500 euros. Plus installation"),
+        ("Inês", "When is Tomás's school play?"),
+        ("Duarte", "End of June. He's a tree"),
+    ]
+    with Memory(tmp_path, "chat", provider="mock") as memory:
+        remember_dialogue(memory, said)
+        graph, indexed = memory._sync(), memory._episodes_indexed()
+        first, _, _, asked, _ = indexed.ids
+        joined = memory._with_answers(graph, {first: said[0][1], asked: said[3][1]}, indexed)
+    assert joined[first].endswith(
+        "How much is new?\nThe one I like is 8,500 euros. Plus installation"
+    )
+    assert joined[asked] == said[3][1]  # answered, but not asked for a sum
+    topic = topic_of_amount(index_terms("How much did the new oven Duarte wanted cost?"))
+    assert states_its_sum(joined, topic, lambda _e: ())
+    assert not states_its_sum({first: said[0][1]}, topic, lambda _e: ())
 
 
 @pytest.mark.parametrize(

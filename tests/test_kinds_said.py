@@ -102,6 +102,9 @@ def test_a_finishing_time_is_said_as_a_clock_or_a_duration() -> None:
         ("What did Ingrid study for her master's degree in Edinburgh?", STUDY),
         ("What language is Tessa studying at night class?", None),
         ("What animal does Sung-min study for his PhD?", None),
+        # a PhD's or a thesis's subject is a topic of its own ("perovskite solar cells")
+        ("What does Tomasz study for his PhD?", None),
+        ("What is Aiko studying for her dissertation?", None),
         ("What did Ingrid read on the plane?", None),
         # a birthday's day; not an event on it ("the 70th birthday party")
         ("When is Hazel's birthday?", BIRTHDAY),

@@ -16,6 +16,7 @@ from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
     Support,
     Talk,
+    _clauses,
     _how_much_theirs,
     _owner,
     _shares,
@@ -1140,3 +1141,53 @@ def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() 
     assert named_role(startup, "the weather is great") is None
     cat = ask("What is the name of the cat that moved in with Dana?")
     assert named_role(cat, "the cat sleeps on my bed") is None
+
+
+def test_what_follows_a_reaction_to_their_news_is_theirs() -> None:
+    # "YAYYY well done!! Officially a second-year PhD student": Dana's PhD, said by Marcus
+    own, anyone = held(
+        "When did Dana start her PhD?",
+        (DANA, "The review panel said yes, I get to carry on!!"),
+        (MARCUS, "YAYYY well done!! Officially a second-year PhD student"),
+    )
+    assert own == anyone > 0.0
+    # once the speaker turns to their own news, what follows is theirs again
+    own, anyone = held(
+        "When did Dana start her PhD?",
+        (DANA, "The review panel said yes, I get to carry on!!"),
+        (MARCUS, "Well done!! My news: I start a PhD in May. Second one in the family"),
+    )
+    assert own == 0.0 and anyone > 0.0
+
+
+def test_a_pet_spoken_of_as_a_kind_is_nobody_s_even_beside_i() -> None:
+    question = ask("What is the name of Dana's cat?")
+
+    def whose(text: str) -> bool | None:
+        (said, owner), *_ = _clauses(
+            text, ["cat"], MARCUS["id"], "episode-0", {DANA["id"]}, question, Talk(), head="cat"
+        )
+        assert said == {"cat"}
+        return owner
+
+    assert whose("Cats are so petty, I love it") is None
+    assert whose("speaking of cats I saw Mochi") is None
+    assert whose("I have two cats") is False  # Marcus's own
+
+
+def test_a_name_said_to_be_the_relative_with_s_is_their_name() -> None:
+    named = naming("What is the name of Dana's flatmate?", "Marcus", "Aoife")
+    # "Aoife's the flatmate": "Aoife is", not whose flatmate
+    assert named("Aoife's the Irish flatmate right? The one with the whiskey") is True
+    assert named("Aoife's flatmate brought whiskey") is False
+
+
+def test_a_pet_the_asked_person_asks_about_is_someone_else_s() -> None:
+    cat = ask("What is the name of Dana's cat?")
+    dana = [Voice("Dana", None)]
+    # Dana asks after Joy's cat: no cat of hers is spoken of, and she is named as its owner
+    joys = "How is Joy? Still has that cat that hates everyone?"
+    assert relative_named(cat, [joys], lambda _: False, voices=dana) is False
+    # her own cat, asked about with "my", is hers
+    own = "Should I take my cat to the vet? She hates everyone"
+    assert relative_named(cat, [own], lambda _: False, voices=dana) is None

@@ -83,6 +83,10 @@ is often three turns back: "Chai ate a sock" "WHAT" "is she ok??" "$600 later").
 BRIEF_QUESTION_WORDS = 8
 """A reply whose last sentence asks something this short ("where??", "Oh no. What new
 dates are you looking at?") asks for what the news left out."""
+_ASKS_A_SUM = re.compile(
+    r"\bhow much\b|\bcost|\bpric|\bpa(?:y|id)\b|\bspen[dt]\b|\bcharg", re.IGNORECASE
+)
+"""A question asking for a sum ("How much is new?", "what did it cost?")."""
 
 
 class _Ranked(NamedTuple):
@@ -440,6 +444,7 @@ class ReadMixin(MemoryCore):
             if named is False or last_name_said(analyzed, their_names, said.values()) is False:
                 return True
         if analyzed.asks_amount:
+            said = self._with_answers(graph, said, indexed)
             if not states_its_sum(
                 said,
                 topic_of_amount(analyzed.content_terms),
@@ -483,6 +488,26 @@ class ReadMixin(MemoryCore):
             addressee=indexed.addressee,
             before=talk.before,
         )
+
+    def _with_answers(
+        self, graph: Graph, said: Mapping[str, str], indexed: EpisodeIndex
+    ) -> dict[str, str]:
+        """``said`` with, after each text that the other asked about ("a new one would
+        cost almost as much" "How much is new?"), the answer ("The one I like is
+        8,500 euros"): a sum asked for is often said in the turn answering a question."""
+        asked = {e: indexed.reply_to(e) for e in said}
+        answers = {q: indexed.reply_to(q) for q in asked.values() if q is not None}
+        found = self._episode_docs(
+            graph, [i for i in (*asked.values(), *answers.values()) if i is not None]
+        )
+        joined = dict(said)
+        for e, question in asked.items():
+            answer = answers.get(question) if question is not None else None
+            if question in found and answer in found:
+                asks = spoken_words(found[question])
+                if asks.rstrip().endswith("?") and _ASKS_A_SUM.search(asks):
+                    joined[e] = "\n".join((said[e], asks, spoken_words(found[answer])))
+        return joined
 
     def _said_of_them(
         self,

@@ -264,7 +264,8 @@ STUDY = KindOfAnswer(
     "field of study",
     re.compile(
         r"^\s*what\s+(?:did|does|do|is|was|will)\s+[\w'’ -]{1,40}?\s+(?:stud(?:y|ying)|major(?:ing)?"
-        r"(?:\s+in)?)(?:\s+(?:at|in|for)\s+[^?]{1,50})?\s*\??\s*$",
+        r"(?:\s+in)?)(?:\s+(?:at|in|for)\s+(?![^?]*\b(?:phd|doctorate|thesis|dissertation|"
+        r"research)\b)[^?]{1,50})?\s*\??\s*$",
         re.IGNORECASE,
     ),
     _words(

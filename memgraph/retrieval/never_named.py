@@ -77,6 +77,12 @@ OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
+_IS_SHORT = re.compile(
+    r"['’]s\s+(?:the|a|an|my|our|your|his|her|their|such|so|just|still|also|really|now|"
+    r"definitely|basically|probably)\b",
+    re.IGNORECASE,
+)
+"""A name's "'s" that says "is", not whose ("Aoife's the Irish flatmate")."""
 THING_REACH = 1000
 """A thing's name may be anywhere in a text that speaks of it or in its reply ("the
 Kharcha app", "what's the team called?" / "The Loose Pucks.")."""
@@ -147,7 +153,12 @@ def _named_near(
         ]
         if number < len(voices):
             # "Rosamma's son", Leah's "his mum": a relative of someone else's
-            at = [n for n in at if _whose(tokens, n, voices[number], query) is not False]
+            at = [
+                n
+                for n in at
+                if _whose(tokens, n, voices[number], query) is not False
+                and not _asks_of_anothers(text, tokens[n], voices[number], query)
+            ]
         if not at:
             continue
         # "fine with cats", "thinking about getting a cat": no pet of theirs yet
@@ -208,6 +219,7 @@ def _named_near(
             if (
                 where is not None
                 and _OWNS.match(text, name.end())
+                and not _IS_SHORT.match(text, name.end())
                 and any(0 < n - where <= OWNER_REACH for n in at)
             ):
                 continue  # "Naomi's grandmother", "Owen's mom": whose relative, not its name
@@ -329,6 +341,25 @@ def _whose(tokens: list[re.Match[str]], at: int, voice: Voice, query: Query) -> 
         # "his mum" in their own turn is someone else's mother
         return False if speaker is not None and is_their_name(speaker, query) else None
     return None
+
+
+_SELF = frozenset({"i", "i'm", "i’m", "im", "my", "me", "mine", "we", "our", "us"})
+"""Words by which a speaker says something is their own."""
+_STOPS = (".", "!", "?", "\n")
+
+
+def _asks_of_anothers(text: str, token: re.Match[str], voice: Voice, query: Query) -> bool:
+    """Whether the asked person, in their own turn, asks about the relative or pet at
+    ``token`` without saying it is theirs ("How is Joy? Still has that cat that
+    hates everyone?"): one asks of someone else's."""
+    if voice.speaker is None or not is_their_name(voice.speaker, query):
+        return False
+    start = max(text.rfind(stop, 0, token.start()) for stop in _STOPS) + 1
+    ends = [i for i in (text.find(stop, token.end()) for stop in _STOPS) if i >= 0]
+    end = min(ends) if ends else len(text)
+    if not text.startswith("?", end):
+        return False
+    return not {w.lower() for w in WORD.findall(text[start:end])} & _SELF
 
 
 def _run_start(text: str, start: int) -> int:

@@ -18,7 +18,9 @@ turtle"); any other question
 clause ("Full knee replacement.") is theirs when one of the three turns before it
 names them, the other speaker's when it echoes their words ("smart tortoise."),
 else its speaker's; but one that goes on from the speaker's own ("here's a photo I
-took! It's a waterfall") and a shared photo's caption are always its speaker's.
+took! It's a waterfall") and a shared photo's caption are always its speaker's,
+and one after a reaction to the other's news ("YAYYY well done!! Officially a
+second-year PhD student") the addressee's.
 The thing asked about is also owned by the words around it: "my sister", "your
 dog", "Speaking of sisters, mine is coming", "a friend of yours"; "her husband"
 is theirs when the turn or one before it names them ("Nomsa is expecting!" ...
@@ -550,8 +552,14 @@ def _clauses(
 
     owned: dict[bool | None, set[str]] = {}
     telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
+    reacting = False  # an earlier clause reacted to the addressee's news ("well done!!")
     for clause, said in clauses:
         held = said & wanted
+        clause_words = set(words(clause))
+        if clause_words & FIRST_PERSON_WORDS and not clause_words & SECOND_PERSON_WORDS:
+            reacting = False  # "My dogs love the park": back to their own news
+        elif not held and not telling_own and _reacts(clause, clause_words):
+            reacting = True
         if not held:
             if not telling_own and not clause.rstrip().endswith("?"):
                 # "I'm hooked on this game called FIFA 23. This is a great football
@@ -596,6 +604,10 @@ def _clauses(
             # "here's a picture I snapped. It's a waterfall", or the caption of a
             # photo they shared: the speaker's, whatever the turn before held
             whose = speaker in named
+        elif reacting:
+            # "YAYYY well done!! Officially a second-year PhD student": what follows
+            # a reaction to their news is theirs
+            whose = to_them
         else:
             before = turns_before()
             nearest = before[0][0] if before else []
@@ -633,8 +645,10 @@ def _clauses(
             and owner is None
             and not named_in_text
             and not asks_how
-            and not spoken & (FIRST_PERSON_WORDS | SECOND_PERSON_WORDS)
             and _plural(clause, head)
+            and (
+                not spoken & (FIRST_PERSON_WORDS | SECOND_PERSON_WORDS) or _of_a_kind(clause, head)
+            )
         ):
             # "the rescue says no cats": no one's pet ("I have a dog", "we got a cat",
             # "how's the cat?" say whose; "the cat" alone is most often the speaker's)
@@ -698,6 +712,28 @@ def _plural(clause: str, head: str) -> bool:
         for word in words(clause)
         if not word.endswith("ss")
     )
+
+
+_OF_A_KIND_BEFORE = frozenset(
+    {"of", "about", "love", "like", "hate", "adore", "all", "most", "some", "other", "no", "with"}
+)
+"""Words before a plural that make it a kind ("speaking of cats", "I love dogs")."""
+
+
+def _of_a_kind(clause: str, head: str) -> bool:
+    """Whether the clause says ``head`` in the plural as a kind ("Cats are so petty, I
+    love it", "speaking of cats", "I love dogs"), not some of theirs ("my two cats",
+    "I have cats")."""
+    tokens = words(clause)
+    for at, word in enumerate(tokens):
+        plural = word.endswith("s") and not word.endswith("ss")
+        if (
+            plural
+            and head in in_any_form(index_terms(word))
+            and (at == 0 or tokens[at - 1] in _OF_A_KIND_BEFORE)
+        ):
+            return True
+    return False
 
 
 _REFERRING = frozenset({"it", "its", "them", "that", "this", "one"})
@@ -890,7 +926,7 @@ _PRAISE = re.compile(
 
 
 _REACTION = re.compile(
-    r"^\W*(?:(?:wow|whoa|oh|oops|omg|aw+|yay|hey|ah+|ooh|woo+hoo+|yes|haha+|lol|and|also|so|"
+    r"^\W*(?:(?:wo+w+|whoa|oh|oops|o+m+g+|aw+|ya+y+|hey|ah+|ooh|woo+hoo+|yes|haha+|lol|and|also|so|"
     r"huge|big|many|massive|hearty|belated)\W+(?:[^\W\d_]+[,!]+\s*)?){0,3}"
     r"(?:congrat\w*|kudos|mazel tov|(?:good|best of) luck|way to go|well done|"
     # a wish for the other's day ("Happy birthday Chloe!", "have a great trip"), not
