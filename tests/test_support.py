@@ -19,6 +19,7 @@ from memgraph.retrieval.support import (
     _clauses,
     _how_much_theirs,
     _owner,
+    _place_asked,
     _shares,
     support,
 )
@@ -1191,3 +1192,20 @@ def test_a_pet_the_asked_person_asks_about_is_someone_else_s() -> None:
     # her own cat, asked about with "my", is hers
     own = "Should I take my cat to the vet? She hates everyone"
     assert relative_named(cat, [own], lambda _: False, voices=dana) is None
+
+
+def test_the_kind_of_place_asked_for_is_not_the_topic() -> None:
+    # the answer names the city ("Schiedam"); someone else's "the city is so loud"
+    # does not make the question someone else's
+    question = "Which city does Dana live in now?"
+    found = judged(
+        question,
+        [
+            (DANA, "We signed the lease for the Schiedam flat"),
+            (MARCUS, "ugh the city is so loud, I can't live here much longer"),
+        ],
+        cues=answer_cues(question, judging=True),
+    )
+    assert found is not None and not found.about_someone_else
+    assert _place_asked("In which neighbourhood does Chidi live?") == {"neighbourhood"}
+    assert _place_asked("What did Dana do in the city?") == frozenset()

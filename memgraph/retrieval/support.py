@@ -262,6 +262,8 @@ def support(
     quiet = silent(next(iter(named)))
     their_words = _asks_their_words(query)
     asking = their_words or frozenset()
+    # "Which city does Mehmet live in?": "city" is the answer's kind, said as "Schiedam"
+    asking = asking | _place_asked(query.text)
     topic = list(kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
     # a word weighs as the rarest of its forms the texts hold ("grandma" for "grandmother")
     weights = {t: max(map(frequency, (t, *WORD_FORMS.get(t, ())))) for t in topic}
@@ -373,6 +375,26 @@ def support(
             # says where Dana's sister lives, whoever else's sister "lives" somewhere
             return theirs
     return found
+
+
+_PLACE_KINDS = (
+    "city town country neighbourhood neighborhood suburb state area village region district "
+    "county province island street road part"
+)
+"""Kinds of place a question asks for by "which" or "what"."""
+_WHICH_PLACE = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(" + "|".join(_PLACE_KINDS.split()) + r")\b"
+    r"(?=\s+(?:is|was|are|were|does|did|do|has|had|will|would)\b)",
+    re.IGNORECASE,
+)
+
+
+def _place_asked(question: str) -> frozenset[str]:
+    """The kind of place a question asks for ("Which city does Mehmet live in now?":
+    "city"), as index terms: the answer names it ("Schiedam"), so texts need not
+    hold the word."""
+    found = _WHICH_PLACE.search(question)
+    return frozenset(index_terms(found.group(1))) if found else frozenset()
 
 
 _SAID_BY_ITS_WORD = frozenset(index_terms("surname maiden blood"))
