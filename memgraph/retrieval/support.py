@@ -586,10 +586,12 @@ def _clauses(
             if not telling_own and not clause.rstrip().endswith("?"):
                 # "I'm hooked on this game called FIFA 23. This is a great football
                 # game": what follows goes on from the speaker's own
-                spoken = set(words(clause))
-                telling_own = bool(spoken & FIRST_PERSON_WORDS) and not spoken & SECOND_PERSON_WORDS
+                telling_own = (
+                    bool(clause_words & FIRST_PERSON_WORDS)
+                    and not clause_words & SECOND_PERSON_WORDS
+                )
             continue
-        spoken = set(words(clause))
+        spoken = clause_words
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
         owner = (
             _owner(clause, head, query, chain, spoken_of=spoken_of, told_of=told_of)
@@ -727,13 +729,18 @@ def _definite(clause: str, head: str) -> bool:
     )
 
 
+def _plurals(tokens: Sequence[str], head: str) -> list[int]:
+    """Where the words ``tokens`` say ``head`` in the plural ("cats")."""
+    return [
+        at
+        for at, word in enumerate(tokens)
+        if word.endswith("s") and not word.endswith("ss") and head in in_any_form(index_terms(word))
+    ]
+
+
 def _plural(clause: str, head: str) -> bool:
     """Whether the clause says ``head`` in the plural ("cats"): of a kind, not a one."""
-    return any(
-        word.endswith("s") and head in in_any_form(index_terms(word))
-        for word in words(clause)
-        if not word.endswith("ss")
-    )
+    return bool(_plurals(words(clause), head))
 
 
 _OF_A_KIND_BEFORE = frozenset(
@@ -747,15 +754,7 @@ def _of_a_kind(clause: str, head: str) -> bool:
     love it", "speaking of cats", "I love dogs"), not some of theirs ("my two cats",
     "I have cats")."""
     tokens = words(clause)
-    for at, word in enumerate(tokens):
-        plural = word.endswith("s") and not word.endswith("ss")
-        if (
-            plural
-            and head in in_any_form(index_terms(word))
-            and (at == 0 or tokens[at - 1] in _OF_A_KIND_BEFORE)
-        ):
-            return True
-    return False
+    return any(at == 0 or tokens[at - 1] in _OF_A_KIND_BEFORE for at in _plurals(tokens, head))
 
 
 _REFERRING = frozenset({"it", "its", "them", "that", "this", "one"})
