@@ -49,6 +49,7 @@ def job_of(person: str, *turns: Turn) -> bool:
     [
         ("What does Tom do for work?", "Tom"),
         ("What does Farida's husband Tom do for a living?", "Tom"),
+        ("What does Kasia's fiancé Piotr do for a living?", "Piotr"),
         ("What did Ruth's ex-husband Alan do for a living?", "Alan"),
         ("What is Thijs's job?", "Thijs"),
         ("What is Anouk's current job at the hospital?", "Anouk"),
