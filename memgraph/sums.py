@@ -12,7 +12,14 @@ from collections.abc import Iterable
 
 from memgraph.text import index_terms
 
-__all__ = ["AMOUNT_WORDS", "asks_amount", "paid_as", "payment_asked", "states_amount"]
+__all__ = [
+    "AMOUNT_WORDS",
+    "asks_amount",
+    "asks_for_a_sum",
+    "paid_as",
+    "payment_asked",
+    "states_amount",
+]
 
 _MONEY_WORDS = (
     "cost costs costed pay pays paid paying spend spends spent spending charge charges "
@@ -42,6 +49,24 @@ _WHAT_SUM = re.compile(
     re.IGNORECASE,
 )
 _NOT_MONEY = re.compile(r"\b(?:weigh\w*|heavy|tall|far|long|time)\b", re.IGNORECASE)
+
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+_PAID_ASKED = re.compile(r"\b(?:cost|costs|price|pay|paid|spend|spent|charge|charged)\b", re.I)
+
+
+def asks_for_a_sum(turn: str) -> bool:
+    """Whether a turn of a chat asks the other for a sum: one of its questions asks
+    "how much" (not of time or weight) or what something cost, was paid or charged
+    ("How much is new?", "what did it cost?", "did they charge you?"). Unlike
+    :func:`asks_amount`, a bare "how much" asks for money here: the turn before
+    said what was paid for ("a new one would cost almost as much")."""
+    return any(
+        (_HOW_MUCH.search(asked) and not _NOT_MONEY.search(asked))
+        or _WHAT_SUM.search(asked)
+        or _PAID_ASKED.search(asked)
+        for asked in _QUESTION.findall(turn)
+    )
+
 
 _NUMBER_WORD = (
     r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"

@@ -63,7 +63,7 @@ from memgraph.retrieval.support import (
     support,
 )
 from memgraph.speakers import spoken_words
-from memgraph.sums import payment_asked, states_amount
+from memgraph.sums import asks_for_a_sum, payment_asked, states_amount
 from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
@@ -83,10 +83,6 @@ is often three turns back: "Chai ate a sock" "WHAT" "is she ok??" "$600 later").
 BRIEF_QUESTION_WORDS = 8
 """A reply whose last sentence asks something this short ("where??", "Oh no. What new
 dates are you looking at?") asks for what the news left out."""
-_ASKS_A_SUM = re.compile(
-    r"\bhow much\b|\bcost|\bpric|\bpa(?:y|id)\b|\bspen[dt]\b|\bcharg", re.IGNORECASE
-)
-"""A question asking for a sum ("How much is new?", "what did it cost?")."""
 
 
 class _Ranked(NamedTuple):
@@ -505,7 +501,7 @@ class ReadMixin(MemoryCore):
             answer = answers.get(question) if question is not None else None
             if question in found and answer in found:
                 asks = spoken_words(found[question])
-                if asks.rstrip().endswith("?") and _ASKS_A_SUM.search(asks):
+                if asks_for_a_sum(asks):
                     joined[e] = "\n".join((said[e], asks, spoken_words(found[answer])))
         return joined
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
+from memgraph.dates import MONTHS, WEEKDAYS
 
 __all__ = ["BIRTHDAY", "FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "kind_asked"]
 
@@ -287,10 +288,11 @@ STUDY = KindOfAnswer(
 )
 """What someone studies ("What did Meera study at university?")."""
 
-_MONTH_WORDS = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+_DAY_WORDS = "|".join(
+    [*(m.lower() for m in MONTHS), *(m[:3].lower() for m in MONTHS), "sept"]
+    + [d.lower() for d in WEEKDAYS]
 )
+"""The months, whole and cut short, and the days of the week, as a pattern."""
 BIRTHDAY = KindOfAnswer(
     "birthday",
     re.compile(
@@ -301,9 +303,8 @@ BIRTHDAY = KindOfAnswer(
         # a birthday said with its day: "her bday's June 12", "my birthday is the 3rd",
         # "it's my birthday tomorrow", "born on the 14th", "turns 23 on monday"
         r"^(?=.*\b(?:birthday|bday|b-day|born|turn(?:s|ed|ing)?\s+\d{1,3})\b)"
-        r"(?=.*(?:\b(?:" + _MONTH_WORDS + r")\b|"
-        r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\b(?:today|tomorrow|yesterday|"
-        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b|\bnext\s+(?:week|month)\b))",
+        r"(?=.*(?:\b(?:" + _DAY_WORDS + r"|today|tomorrow|yesterday)\b|"
+        r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\bnext\s+(?:week|month)\b))",
         re.IGNORECASE | re.DOTALL,
     ),
 )

@@ -25,8 +25,8 @@ from memgraph.retrieval.possession import (
     kinds,
     possessed,
 )
-from memgraph.retrieval.ranking import Query
-from memgraph.text import STOP_WORDS, in_any_form, index_terms
+from memgraph.retrieval.ranking import FIRST_PERSON_WORDS, Query
+from memgraph.text import STOP_WORDS, in_any_form, index_terms, words
 
 __all__ = ["OWNER_REACH", "RELATIVE_REACH", "WORD", "Voice", "last_name_said", "relative_named"]
 
@@ -144,7 +144,8 @@ def _named_near(
     for number, text in enumerate(texts):
         tokens = list(WORD.finditer(text))
         place = {t.start(): n for n, t in enumerate(tokens)}
-        sentences = _sentences(text, tokens) if in_sentence else None
+        bounds = _sentences(text, tokens)
+        sentences = bounds if in_sentence else None
         at = [
             n
             for n, t in enumerate(tokens)
@@ -157,7 +158,7 @@ def _named_near(
                 n
                 for n in at
                 if _whose(tokens, n, voices[number], query) is not False
-                and not _asks_of_anothers(text, tokens[n], voices[number], query)
+                and not _asks_of_anothers(text, tokens, bounds[n], voices[number], query)
             ]
         if not at:
             continue
@@ -343,23 +344,24 @@ def _whose(tokens: list[re.Match[str]], at: int, voice: Voice, query: Query) -> 
     return None
 
 
-_SELF = frozenset({"i", "i'm", "i’m", "im", "my", "me", "mine", "we", "our", "us"})
-"""Words by which a speaker says something is their own."""
-_STOPS = (".", "!", "?", "\n")
-
-
-def _asks_of_anothers(text: str, token: re.Match[str], voice: Voice, query: Query) -> bool:
-    """Whether the asked person, in their own turn, asks about the relative or pet at
-    ``token`` without saying it is theirs ("How is Joy? Still has that cat that
-    hates everyone?"): one asks of someone else's."""
+def _asks_of_anothers(
+    text: str,
+    tokens: list[re.Match[str]],
+    sentence: tuple[int, int, int],
+    voice: Voice,
+    query: Query,
+) -> bool:
+    """Whether the asked person, in their own turn, asks about a relative or pet in
+    ``sentence`` (see :func:`_sentences`) without saying it is theirs ("How is Joy?
+    Still has that cat that hates everyone?"): one asks of someone else's."""
     if voice.speaker is None or not is_their_name(voice.speaker, query):
         return False
-    start = max(text.rfind(stop, 0, token.start()) for stop in _STOPS) + 1
-    ends = [i for i in (text.find(stop, token.end()) for stop in _STOPS) if i >= 0]
-    end = min(ends) if ends else len(text)
-    if not text.startswith("?", end):
+    _, first, last = sentence
+    end = _SENTENCE_END.search(text, tokens[last].end())
+    if end is None or not end.group().startswith("?"):
         return False
-    return not {w.lower() for w in WORD.findall(text[start:end])} & _SELF
+    said = text[tokens[first].start() : tokens[last].end()]
+    return not set(words(said)) & FIRST_PERSON_WORDS
 
 
 def _run_start(text: str, start: int) -> int:
@@ -597,12 +599,12 @@ def _thing_named(question: str) -> str | None:
     found = _NAME_OF_THING.search(question)
     if found is None:
         return None
-    words: list[str] = []
+    phrase: list[str] = []
     for word in found.group(1).split():
         if word in _ENDS_PHRASE:
             break
-        words.append(word)
-    terms = index_terms(words[-1]) if words else []
+        phrase.append(word)
+    terms = index_terms(phrase[-1]) if phrase else []
     return terms[0] if terms else None
 
 

@@ -96,6 +96,9 @@ RERANK_LIMIT = 40  # candidates the re-ranker sees
 FUSED_KEPT = 3  # the best of tiers 1+2 kept after the re-ranker's picks, whatever it picked
 PARTIAL_NAMES = 8  # a query word names the entities whose names hold it when at most this many do
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive", "id"})
+FIRST_PERSON_WORDS = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
+"""The words (as :func:`memgraph.text.words` gives them) by which a speaker speaks
+of themselves or theirs ("I", "my", "we")."""
 ATTRIBUTE_EVIDENCE = 0.75  # a fact stating the attribute asked about (its words aside)
 IDENTITY_TEXTS = 0.7  # what a remembered text keeps of its score for an identity query
 TIMELESS = 0.65  # what an episode that names no time keeps of its score for a "when" question

@@ -51,7 +51,7 @@ from memgraph.retrieval.possession import (
     kinds,
     possessed,
 )
-from memgraph.retrieval.ranking import FIRST_PERSON, PARTIAL_NAMES, Candidate, Query
+from memgraph.retrieval.ranking import FIRST_PERSON_WORDS, PARTIAL_NAMES, Candidate, Query
 from memgraph.speakers import spoken_words, transcript_turns
 from memgraph.text import WORD_FORMS, in_any_form, index_terms, words
 
@@ -103,7 +103,6 @@ whatever the words after it say ("That is Bosun on your nan's couch")."""
 SECOND_PERSON_WORDS = frozenset(
     {"you", "your", "yours", "yourself", "yourselves", "u", "ur", "youre", "youve", "youll", "youd"}
 )
-FIRST_PERSON_WORDS = FIRST_PERSON | {"we", "us", "our", "ours", "ourselves"}
 THIRD_PERSON_WORDS = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their"})
 """The words (as :func:`memgraph.text.words` gives them) that say a clause is the
 speaker's own ("I", "we"), the addressee's ("you") or someone else's ("she")."""
@@ -578,7 +577,10 @@ def _clauses(
     for clause, said in clauses:
         held = said & wanted
         clause_words = set(words(clause))
-        if clause_words & FIRST_PERSON_WORDS and not clause_words & SECOND_PERSON_WORDS:
+        own_news = (
+            bool(clause_words & FIRST_PERSON_WORDS) and not clause_words & SECOND_PERSON_WORDS
+        )
+        if own_news:
             reacting = False  # "My dogs love the park": back to their own news
         elif not held and not telling_own and _reacts(clause, clause_words):
             reacting = True
@@ -586,10 +588,7 @@ def _clauses(
             if not telling_own and not clause.rstrip().endswith("?"):
                 # "I'm hooked on this game called FIFA 23. This is a great football
                 # game": what follows goes on from the speaker's own
-                telling_own = (
-                    bool(clause_words & FIRST_PERSON_WORDS)
-                    and not clause_words & SECOND_PERSON_WORDS
-                )
+                telling_own = own_news
             continue
         spoken = clause_words
         asks_how = _ASKS_HOW.match(clause) is not None  # "how's the job hunt": theirs
