@@ -161,3 +161,23 @@ def test_a_birthday_is_said_with_its_day() -> None:
     assert not BIRTHDAY.said_in(["the birthday party was so fun"])
     assert not BIRTHDAY.said_in(["turn left on monday at the lights"])
     assert not BIRTHDAY.said_in(["a birthday picnic in the sun"])
+
+
+def test_a_breed_is_not_a_people_a_language_or_a_likeness() -> None:
+    assert not BREED.said_in(["I read my translation in English and Persian"])
+    assert not BREED.said_in(["a Persian tradition, the table of seven things"])
+    assert not BREED.said_in(["that's the most beagle thing I've ever heard"])
+    assert BREED.said_in(["she's a Persian cat, fluffier than my carpet"])
+    assert BREED.said_in(["Honestly she's a Siamese. Loud."])
+
+
+def test_a_breed_of_another_animal_does_not_answer() -> None:
+    dog = "What breed is Isla's dog?"
+    cat = "What breed is Isla's cat?"
+    photo = "[shared image: boxes with a ginger tabby cat sitting on top of one]"
+    assert not BREED.answers(photo, dog)
+    assert BREED.answers(photo, cat)
+    assert not BREED.answers("a beagle mix, look at those ears", cat)
+    assert BREED.answers("a beagle mix, look at those ears", dog)
+    # a question naming no animal takes either
+    assert BREED.answers(photo, "What breed is Mango?")

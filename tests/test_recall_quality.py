@@ -1369,3 +1369,20 @@ def test_a_sum_said_three_turns_after_what_it_paid_for_answers_for_it(tmp_path: 
     ]
     (text,) = recalled(tmp_path, said, "How much did Chai's emergency vet visit cost?")
     assert not text.startswith(NOTHING_SAID) and "$600" in text
+
+
+def test_a_sum_for_the_thing_said_of_another_does_not_answer(tmp_path: Path) -> None:
+    # Niamh's wetsuit has a price, and Dana a sum of her own for something else
+    said = [
+        ("Niamh", "Ok so... I bought a wetsuit 🙈 Second hand off DoneDeal, €145"),
+        ("Dana", "haha amazing. sea swims all winter now?"),
+        ("Niamh", "Siobhán talked me into it. Forty lengths on Saturday"),
+        ("Dana", "the contractor still hasn't come back about the cabinets"),
+        ("Niamh", "The cheek of him! Have you paid him much?"),
+        ("Dana", "Deposit plus the first milestone, about $14k so far"),
+    ]
+    dana, niamh = recalled(
+        tmp_path, said, "How much did Dana pay for her wetsuit?", "How much was Niamh's wetsuit?"
+    )
+    assert dana.startswith(NOTHING_SAID)
+    assert not niamh.startswith(NOTHING_SAID) and "€145" in niamh

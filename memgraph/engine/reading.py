@@ -441,12 +441,14 @@ class ReadMixin(MemoryCore):
                 return True
         if analyzed.asks_amount:
             said = self._with_answers(graph, said, indexed)
-            if not states_its_sum(
-                said,
-                topic_of_amount(analyzed.content_terms),
-                talk.before,
-                of_kind=payment_asked(query),
-            ):
+            topic = topic_of_amount(analyzed.content_terms)
+            paid = payment_asked(query)
+            said = {
+                e: words
+                for e, words in said.items()
+                if states_its_sum({e: words}, topic, talk.before, of_kind=paid)
+            }
+            if not said:
                 return True
             payer = asked_of(SUM, query)
             if payer is not None and not self._a_person(

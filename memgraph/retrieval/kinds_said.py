@@ -94,14 +94,51 @@ class KindOfAnswer:
         )
 
 
+_BREED_WORDS = _words(
+    BREED_NAMES + " goldendoodle cavachon cocker cavalier basset saluki shepherd "
+    "alsatian setter doberman pinscher havanese bloodhound foxhound deerhound wolfhound "
+    "mongrel crossbreed boxer longhair moggy moggie calico burmese abyssinian birman"
+)
+_CAT_BREEDS = _words(
+    "tabby siamese persian ragdoll bengal sphynx shorthair longhair tortoiseshell tortie "
+    "moggy moggie calico burmese abyssinian birman"
+)
+"""Breeds (and coats) of cats only: none of them answers what breed a dog is."""
+_PEOPLES = "persian|siamese|burmese|bengal|abyssinian"
+"""Cat breeds that are also a people's or a language's name."""
+_NOT_A_PET = re.compile(
+    # a people or a language: "in Persian", "English and Persian", "Persian tradition"
+    rf"(?<=\bin )(?:{_PEOPLES})\b|(?<=\band )(?:{_PEOPLES})\b|"
+    rf"\b(?:{_PEOPLES})(?= (?!cats?\b|kittens?\b|mix\b|cross\b)[a-z])|"
+    # a likeness: "the most beagle thing I've ever heard", "peak greyhound energy"
+    r"\b(?:most|so|very|such an?|peak|total|full) [a-z]+ (?:thing|energy|behaviou?r|vibes?|move)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _another_animal(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` names only breeds of another animal than the one
+    ``question`` asks of: "a ginger tabby cat" gives no breed of a dog."""
+    asks_dog = re.search(r"\b(?:dogs?|pupp(?:y|ies)|pups?)\b", question, re.IGNORECASE)
+    asks_cat = re.search(r"\b(?:cats?|kittens?|kitty)\b", question, re.IGNORECASE)
+    if bool(asks_dog) == bool(asks_cat):
+        return False
+    breeds = _BREED_WORDS & _said(sentence)
+    if BREED.shapes is not None and BREED.shapes.search(sentence):
+        breeds = breeds | {"shape"}
+    cats = breeds & _CAT_BREEDS
+    if re.search(r"\bmaine coons?\b", sentence, re.IGNORECASE):
+        cats = cats | {"maine coon"}
+        breeds = breeds | {"maine coon"}
+    if not breeds:
+        return False
+    return breeds == cats if asks_dog else not cats
+
+
 BREED = KindOfAnswer(
     "breed",
     re.compile(r"\bbreeds?\b", re.IGNORECASE),
-    _words(
-        BREED_NAMES + " goldendoodle cavachon cocker cavalier basset saluki shepherd "
-        "alsatian setter doberman pinscher havanese bloodhound foxhound deerhound wolfhound "
-        "mongrel crossbreed boxer longhair moggy moggie calico burmese abyssinian birman"
-    ),
+    _BREED_WORDS,
     re.compile(
         # "a collie mix", not "a mix of days and nights"; "a black lab", "lab cross", not
         # "lab coats" nor "our skills lab"
@@ -113,6 +150,8 @@ BREED = KindOfAnswer(
         r"pit bulls?|maine coons?|great danes?|shih tzus?|springers?)\b",
         re.IGNORECASE,
     ),
+    not_of_it=_NOT_A_PET,
+    of_another=_another_animal,
     of_a_thing=True,
 )
 """A pet's breed ("What breed is Isla's dog?")."""
