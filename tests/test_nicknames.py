@@ -147,6 +147,24 @@ def test_a_word_its_speaker_says_of_someone_else_does_not_call_her() -> None:
     assert indexed(turns).called("jesse") is None
 
 
+def test_a_name_said_again_after_another_said_it_calls_no_one() -> None:
+    # "Moss!" and "MOSS!!!!" cheer Jo's new dog, and Sam happens to answer both
+    turns = [
+        ("Jo", "the kennel call him Rocket, but I'm going to call him Moss"),
+        ("Priya", "Moss! I love it"),
+        ("Sam", "Why Moss?"),
+        ("Jo", "He's a bit greeny-black in the sun"),
+        ("Jo", "Moss is settling in, he sleeps on Alfie's bed"),
+        ("Hannah", "MOSS!!!! 😍"),
+        ("Sam", "What is he DOING"),
+    ]
+    assert indexed(turns).called("moss") is None
+    # said without the name before it, the same turns do call Sam
+    turns[0] = ("Jo", "the kennel call him Rocket, but he doesn't answer to it")
+    turns[4] = ("Jo", "He's settling in, he sleeps on Alfie's bed")
+    assert indexed(turns).called("moss") == "Sam"
+
+
 def test_call_names_are_forgotten_with_a_purge() -> None:
     index = band_chat()
     index.remove(["e-1"])

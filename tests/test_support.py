@@ -1209,3 +1209,17 @@ def test_the_kind_of_place_asked_for_is_not_the_topic() -> None:
     assert found is not None and not found.about_someone_else
     assert _place_asked("In which neighbourhood does Chidi live?") == {"neighbourhood"}
     assert _place_asked("What did Dana do in the city?") == frozenset()
+
+
+def test_a_pet_yet_to_come_or_in_another_s_photo_is_not_theirs() -> None:
+    cat = ask("What is the name of Dana's cat?")
+    dana = [Voice("Dana", "Jo")]
+    # Dana plans a cat; the name beside it is the friend's who talks her into it
+    plan = "Tunde's trying to convince me to get a cat now, by the way"
+    assert relative_named(cat, [plan], lambda _: False, voices=dana) is False
+    # a cat in the photo Jo shared is Jo's, not Dana's
+    photo = "[shared image: two greyhounds on a dog bed, with a ginger cat glaring from the sofa]"
+    assert relative_named(cat, [photo], lambda _: False, voices=[Voice("Jo", "Dana")]) is False
+    # one in Dana's own photo is hers, named or not
+    assert relative_named(cat, [photo], lambda _: False, voices=dana) is None
+    assert relative_named(cat, ["We got a cat! Her name is Pickle"], lambda _: False, voices=dana)

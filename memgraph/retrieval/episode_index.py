@@ -793,6 +793,11 @@ class EpisodeIndex:
             and tells_past(last.text)
         )
         calls = tuple(called_names(text)) if speaker is not None else ()
+        if calls and last is not None and last.speaker != speaker:
+            # "Moss! I love it" after "I'm going to call him Moss": the dog's name said
+            # again, not a call to whoever answers
+            echoed = set(words(last.text))
+            calls = tuple(word for word in calls if word not in echoed)
         if last is not None and last.speaker != speaker:
             if speaker is not None:  # "Shiv. The slides recording." answered by Siobhán
                 for word in last.calls:

@@ -159,16 +159,19 @@ def _named_near(
                 for n in at
                 if _whose(tokens, n, voices[number], query) is not False
                 and not _asks_of_anothers(text, tokens, bounds[n], voices[number], query)
+                and not _anothers_photo(text, tokens[n], head, voices[number], query)
+            ]
+        if head in PETS:
+            # "fine with cats", "thinking about getting a cat": no pet of theirs yet,
+            # and no name beside it is one ("Tunde's trying to get me to get a cat")
+            at = [
+                n
+                for n in at
+                if not _generic(text, tokens, n, asked_plural) or _in_caption(text, tokens[n])
             ]
         if not at:
             continue
-        # "fine with cats", "thinking about getting a cat": no pet of theirs yet
-        spoken_of = spoken_of or any(
-            head not in PETS
-            or not _generic(tokens, n, asked_plural)
-            or _in_caption(text, tokens[n])
-            for n in at
-        )
+        spoken_of = True
         if _ASKS_A_NAME.search(text):
             return None, True  # "What's your mum's name?": the turn after may say it, in any case
         for said_as in _CALLED.finditer(text) if called else ():
@@ -288,10 +291,22 @@ def _names_it(
     )
 
 
-def _generic(tokens: list[re.Match[str]], at: int, asked_plural: bool) -> bool:
+_ONE_TO_COME = re.compile(
+    r"\b(?:get|getting|adopt|adopting|want|wants|wanted|wanting|can have|could have|"
+    r"allowed|buy|buying|considering|about)\s+(?:a|an|another)\s+(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
+"""Before a pet no one has yet: "decided to get a cat", "can have a cat"."""
+
+
+def _generic(text: str, tokens: list[re.Match[str]], at: int, asked_plural: bool) -> bool:
     """Whether the word at ``at`` speaks of a kind, not of someone's own: a plural
-    where one is asked of ("dogs allowed", "fine with cats")."""
-    return not asked_plural and tokens[at].group().lower().endswith("s")
+    where one is asked of ("dogs allowed", "fine with cats"), or one yet to come
+    ("I've decided to get a cat")."""
+    token = tokens[at]
+    return (not asked_plural and token.group().lower().endswith("s")) or bool(
+        _ONE_TO_COME.search(text, max(0, token.start() - 40), token.start())
+    )
 
 
 def _in_caption(text: str, token: re.Match[str]) -> bool:
@@ -299,6 +314,17 @@ def _in_caption(text: str, token: re.Match[str]) -> bool:
     cat ...]"), which says "a" of the speaker's own cat."""
     opened = text.rfind("[", 0, token.start())
     return opened >= 0 and text.find("]", opened) > token.start()
+
+
+def _anothers_photo(text: str, token: re.Match[str], head: str, voice: Voice, query: Query) -> bool:
+    """Whether ``token`` is a pet in a photo someone other than the person asked
+    about shared ("[shared image: ... a ginger cat glaring]" by Jo, asked of Sam's)."""
+    return (
+        head in PETS
+        and voice.speaker is not None
+        and _in_caption(text, token)
+        and not is_their_name(voice.speaker, query)
+    )
 
 
 class Voice(NamedTuple):
