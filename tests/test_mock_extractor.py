@@ -262,6 +262,17 @@ def test_organization_suffixes_and_roles_type_entities() -> None:
     assert entity(ceo, "Globex")["type"] == "organization"
 
 
+def test_someone_who_talks_asks_or_decides_is_a_person() -> None:
+    for text in (
+        "Mandy has been talking about Porto all week.",
+        "Priya asked about the flights.",
+        "Tunde decided to run the half.",
+    ):
+        result = extract(text)
+        name = text.split()[0]
+        assert entity(result, name)["type"] == "person", text
+
+
 def test_known_entities_keep_their_exact_name_and_type() -> None:
     result = extract("Alice joined ACME last week.", "Acme (client)\n  - is a customer")
     assert result["relations"] == [rel("Alice", "joined", "Acme")]

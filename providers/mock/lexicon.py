@@ -240,7 +240,8 @@ STUDENT_ROLES = _set("student intern pupil undergraduate postgraduate researcher
 PERSON_VERBS = _set(
     """live work love like prefer enjoy hate dislike want mentor study think feel say marry
     speak eat drink teach learn report move grow adore play cook travel swim hike dance sing
-    believe hope wish retire graduate date volunteer intern jog lead manage join found"""
+    believe hope wish retire graduate date volunteer intern jog lead manage join found
+    talk chat call ask tell promise agree worry decide"""
 )
 PERSONAL_ATTRS = _set(
     """favourite favorite name birthday age wife husband sister brother mother father manager
