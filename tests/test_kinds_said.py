@@ -181,3 +181,15 @@ def test_a_breed_of_another_animal_does_not_answer() -> None:
     assert BREED.answers("a beagle mix, look at those ears", dog)
     # a question naming no animal takes either
     assert BREED.answers(photo, "What breed is Mango?")
+
+
+def test_someone_s_someone_at_work_is_not_their_job() -> None:
+    # the doctor is Priya's doctor, the midwife Danielle's: no job of theirs
+    assert not JOB.said_in(["Priya's doctor doesn't want her flying that late"])
+    assert not JOB.said_in(["just Jude and my midwife basically"])
+    assert not JOB.said_in(["Anika is 9 and currently his 'nurse'"])
+    # a contraction says what they are
+    assert JOB.said_in(["she's a physio at the Queen Elizabeth"])
+    assert JOB.said_in(["Tom's a plumber, he'll sort it"])
+    assert JOB.said_in(["he's retired now, thank god"])
+    assert JOB.said_in(["my job as a nurse is killing me"])

@@ -297,3 +297,15 @@ def test_a_birthday_is_said_of_whom_the_question_asks() -> None:
     owen = said_as("Tasha", "Kristen", "Owen's birthday is coming up, the 3rd")
     assert not said_of(day, "Hazel", [owen], people)
     assert said_of(day, "Hazel", [said_as("Tasha", "Kristen", "Hazel's bday is June 12")], people)
+
+
+def test_a_clause_with_its_own_first_or_second_person_is_the_speaker_s_or_theirs() -> None:
+    # Camille's PhD, in the clause after the one about Noémie
+    text = "She wants to move back to Toronto, and I'm here for at least two more years of PhD"
+    camille = said_as("Camille", "Ellie", text, "Poor Noémie, she's not even in the province")
+    assert not job_of("Noémie", camille)
+    assert job_of("Camille", camille)
+    to_ellie = said_as("Camille", "Ellie", "She moved back to Toronto, and you're the nurse now")
+    assert job_of("Ellie", to_ellie)
+    # one clause: "she" still goes back to whom the turn before named
+    assert job_of("Noémie", said_as("Camille", "Ellie", "she's a nurse", "Noémie moved back"))

@@ -190,7 +190,12 @@ JOB = KindOfAnswer(
         r"don['’]?t|didn['’]?t|doesn['’]?t|never|should|must|gonna|wanna|i['’]ll|we['’]ll)\s+(?!\w+ing\b)\w+|"
         r"\blike\s+(?:an?\s+)?(?:little\s+|old\s+|real\s+|proper\s+)?\w+|"
         r"\bthe\s+\w+\s+(?:said|says|told|tells|came|comes|moved|thinks|thought|wants|wanted|"
-        r"called|calls|asked|asks|gave|gives|reckons|reckoned|rang)\b",
+        r"called|calls|asked|asks|gave|gives|reckons|reckoned|rang)\b|"
+        # someone's someone at work: "Priya's doctor doesn't want her flying", "my midwife"
+        # ("he's retired", "Tom's a nurse" say theirs)
+        r"\b(?:my|your|ur|his|her|their|our|"
+        r"(?!(?:he|she|it|that|what|who|there|here|where|let|how)['’]s)[\w-]+['’]s)\s+"
+        r"(?:new\s+|old\s+|own\s+)?['\"‘“]?(?!(?:a|an|the|now|still|retired|unemployed)\b)\w+",
         re.IGNORECASE,
     ),
 )

@@ -269,6 +269,14 @@ def _of_them(
             return key in in_clause or key in words(_without_owners(clause))
     if key in names or key in words(_without_owners(sentence)):
         return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents"
+    clause = _answer_clause(sentence, says)
+    if clause != sentence:
+        # "She wants to move back to Toronto, and I'm here for two more years of PhD"
+        own = _subject(clause)
+        if own in FIRST_PERSON_WORDS:
+            return _first_name(turn.speaker) == key
+        if own in SECOND_PERSON_WORDS:
+            return _first_name(turn.addressee) == key
     subject = _subject(sentence)
     if subject in _HE_OR_SHE and _subject(_up_to_answer(sentence, says)) is None:
         subject = None  # "New manager since December and he's obsessed with metrics"
