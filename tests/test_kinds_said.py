@@ -132,6 +132,9 @@ def test_what_someone_studies_is_a_field() -> None:
     assert STUDY.said_in(["first year of criminology, loving it"])
     assert not STUDY.said_in(["uni is so much work, I never sleep"])
     assert STUDY.said_in(["Priya is quizzing me, she's doing med so she knows it all"])
+    # planning as a field, not as a verb
+    assert STUDY.said_in(["a master's in urban planning, two years in Copenhagen"])
+    assert not STUDY.said_in(["a bit about me 'not planning a future'"])
 
 
 def test_a_job_word_said_as_a_verb_a_likeness_or_of_someone_else_at_work_is_none() -> None:

@@ -323,12 +323,16 @@ STUDY = KindOfAnswer(
         "forestry marine geology astronomy statistics stats data nutrition dietetics sport sports "
         "kinesiology theatre drama dance photography culinary hospitality tourism midwifery "
         "criminology classics theology archaeology ecology zoology botany genetics biochemistry "
-        "biomedical mechanical civil electrical chemical aerospace robotics planning surveying "
+        "biomedical mechanical civil electrical chemical aerospace robotics surveying "
         "animation illustration interior textiles healthcare optometry radiography "
         "paramedic paramedicine chem bio psych french spanish german italian japanese mandarin "
         "chinese korean arabic russian portuguese dutch"
     ),
-    re.compile(r"\b\w{3,}(?:ology|onomy|ography|istry)\b", re.IGNORECASE),
+    # "urban planning", not "not planning a future"
+    re.compile(
+        r"\b\w{3,}(?:ology|onomy|ography|istry)\b|\b(?:urban|town|city|regional|spatial) planning\b",
+        re.IGNORECASE,
+    ),
 )
 """What someone studies ("What did Meera study at university?")."""
 
