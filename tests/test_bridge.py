@@ -41,6 +41,10 @@ def test_a_question_about_someone_it_describes_first_is_not_about_whom_it_names(
     assert not asks("What does Calvin feel at the relief of someone whose car he fixed?")
     assert not asks("What did Dana say to the one John Smith?")
     assert not asks("What does Noah do for a living?")
+    # named, then described by whose they are: about Freja, not Maya
+    assert asks("What does Freja, Maya's flatmate, do for work?")
+    assert not asks("What does Maya's flatmate do for work?")
+    assert not asks("Where did Tom, Dana and Marcus go camping?")
 
 
 def test_bridge_names_are_the_people_the_texts_name_that_the_question_does_not() -> None:

@@ -62,6 +62,11 @@ _ONE_OF_THEIR_PEOPLE = re.compile(
 )
 """One of someone's people, asked for by what they did: "Which of Hiroshi's
 classmates had a piece break in the kiln?" asks about the classmate."""
+_APPOSITION = re.compile(
+    r"\b[A-Z][\w'’-]+,\s+(?:[A-Z][\w-]*['’]s|the|a|an|her|his|their)\s+(?:[\w-]+\s+){0,2}?[\w-]+,"
+)
+"""Someone named and then described by whose they are: "What does Freja, Maya's
+flatmate, do for work?" asks about Freja, not about Maya."""
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
@@ -75,7 +80,10 @@ def asks_about_someone_described(question: str) -> bool:
     the person who minds Wanjiru's kids live?"), not about whom it names first
     ("What does Calvin feel at the relief of someone whose car he fixed?"), or
     one of someone's people ("Which of Hiroshi's classmates sold out his
-    teapots?")."""
+    teapots?"), or someone named and then described ("What does Freja, Maya's
+    flatmate, do for work?")."""
+    if _APPOSITION.search(question):
+        return True
     found = [
         m.start()
         for m in (
