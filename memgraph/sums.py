@@ -76,10 +76,13 @@ _AMOUNT = re.compile(
     r"[$£€¥₹₩₦₱฿₺₽₴₪₫]\s?\d"  # $1,450  £72  ₹38,000  ₩620,000
     r"|(?<![\w$])(?:r\s?\d[\d,.]*\d|(?:rs\.?|kr|zł|chf|[a-z]{1,2}\$)\s?\d)"  # R1,450 NZ$90
     # 72k  1.2 million; not a distance run ("ran 18k") or a count ("28k steps")
+    # ("Did 28k on Sunday along the lake", "5k very slow, no pain at all")
     r"|(?<!\bran )(?<!\brun )(?<!walked )(?<!cycled )(?<!\bswam )(?<!\brode )"
+    r"(?<!\bdid )(?<!\bdone )(?<!\bdoing )"
     r"\b\d[\d,.]*\s?(?:k|K|grand|mil|m|bn|million|billion|thousand)\b"
     r"(?!\s?(?:steps|words|followers|views|subscribers|likes|streams|downloads|plays|"
-    r"listeners|readers|people|runners|miles|km|kms|run|race|swim|ride)\b)"
+    r"listeners|readers|people|runners|miles|km|kms|run|race|swim|ride|"
+    r"(?:very |so |really )?(?:slow|easy|fast|pace|loop|route|pb|time))\b)"
     r"|\b\d[\d,.]*\s?(?:dollars?|bucks|pounds?|quid|euros?|rand|rupees?|lakhs?|crores?|"
     r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf)\b"
     r"|\b(?:usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|rs\.?)\s?\d"

@@ -82,6 +82,8 @@ def test_a_text_stating_a_sum(text: str) -> None:
         "the r2 unit is broken",
         "ran 18k on sunday. my left shin is making noises",
         "we walked 28k steps on saturday",
+        "Did 28k on Sunday along the lake. It was -12 with the wind",
+        "First real run yesterday! 5k very slow, no pain at all",
         "I submitted the mushroom game. 40k words, two days early",
     ],
 )
