@@ -182,6 +182,8 @@ def test_a_breed_of_another_animal_does_not_answer() -> None:
     assert BREED.answers(photo, cat)
     assert not BREED.answers("a beagle mix, look at those ears", cat)
     assert BREED.answers("a beagle mix, look at those ears", dog)
+    assert not BREED.answers("she's a Maine Coon, huge", dog)
+    assert BREED.answers("she's a Maine Coon, huge", cat)
     # a question naming no animal takes either
     assert BREED.answers(photo, "What breed is Mango?")
 

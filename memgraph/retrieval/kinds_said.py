@@ -116,6 +116,9 @@ _NOT_A_PET = re.compile(
 )
 
 
+_MAINE_COON = re.compile(r"\bmaine coons?\b", re.IGNORECASE)
+
+
 def _another_animal(sentence: str, question: str) -> bool:
     """Whether ``sentence`` names only breeds of another animal than the one
     ``question`` asks of: "a ginger tabby cat" gives no breed of a dog."""
@@ -123,16 +126,12 @@ def _another_animal(sentence: str, question: str) -> bool:
     asks_cat = re.search(r"\b(?:cats?|kittens?|kitty)\b", question, re.IGNORECASE)
     if bool(asks_dog) == bool(asks_cat):
         return False
-    breeds = _BREED_WORDS & _said(sentence)
-    if BREED.shapes is not None and BREED.shapes.search(sentence):
-        breeds = breeds | {"shape"}
-    cats = breeds & _CAT_BREEDS
-    if re.search(r"\bmaine coons?\b", sentence, re.IGNORECASE):
-        cats = cats | {"maine coon"}
-        breeds = breeds | {"maine coon"}
-    if not breeds:
-        return False
-    return breeds == cats if asks_dog else not cats
+    cats = bool(_CAT_BREEDS & _said(sentence) or _MAINE_COON.search(sentence))
+    rest = _MAINE_COON.sub(" ", sentence)  # every other shape ("a collie mix") is a dog's
+    dogs = bool((_BREED_WORDS - _CAT_BREEDS) & _said(rest)) or bool(
+        BREED.shapes is not None and BREED.shapes.search(rest)
+    )
+    return cats and not dogs if asks_dog else dogs and not cats
 
 
 BREED = KindOfAnswer(
