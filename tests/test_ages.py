@@ -63,3 +63,25 @@ def test_an_age_of_someone_else_or_something_else_is_not_theirs() -> None:
     assert not says("Walt", ("Karen", "Mike", "Gus is 78 with a bad knee."))
     assert not says("Dev", ("Dev", "Marisol", "35 minutes late, sorry"), before=["where are you?"])
     assert not says("Walt", ("Karen", "Mike", "Dad won 3 of the 5 games"))
+
+
+def test_how_old_he_is_asked_of_someone_else_and_he_is_the_one_named_last() -> None:
+    # "How old is he?" of Tomasz's son: Tomasz's "7 on saturday" is the boy's age
+    assert not says(
+        "Tomasz",
+        ("Ewa", "Tomasz", "Don't apologise, it's his birthday. How old is he?"),
+        ("Tomasz", "Ewa", "7 on saturday. dinosaur theme. pray for me"),
+    )
+    assert says(
+        "Tomasz",
+        ("Ewa", "Tomasz", "Wait how old are you now?"),
+        ("Tomasz", "Ewa", "41 on saturday. pray for me"),
+    )
+    # "He" after Ewan's name is Ewan, whoever the turn before spoke of
+    ewan = "It was Ewan's birthday on Thursday. He is nine now."
+    assert not says("Callum", ("Alasdair", "Fiona", ewan), before=["How's Callum doing?"])
+    assert says("Ewan", ("Alasdair", "Fiona", ewan), before=["How's Callum doing?"])
+    # a day named in between names no one
+    assert says(
+        "Callum", ("Alasdair", "Fiona", "Party on Saturday. He is nine now."), before=["Callum!"]
+    )

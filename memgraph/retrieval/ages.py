@@ -16,6 +16,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from memgraph.dates import CALENDAR_WORDS
 from memgraph.text import words
 
 __all__ = ["age_asked_of", "states_their_age"]
@@ -66,6 +67,27 @@ def age_asked_of(question: str) -> str | None:
     return named["name"].removesuffix("'s") if named is not None else None
 
 
+_NAMED = re.compile(r"(?<=\s)[A-Z][a-z]{2,}")
+"""A capitalised word inside a clause: whom it may name ("It was Ewan's birthday")."""
+
+
+def _last_named_is_them(
+    earlier: Sequence[str],
+    said_before: Callable[[], Sequence[tuple[str, str]]],
+    names_them: Callable[[str], bool],
+) -> bool:
+    """Whether "he" or "she" is them: the nearest clause before it in the text
+    that names anyone names them ("It was Ewan's birthday on Thursday. He is nine
+    now" is Ewan's, whoever the turn before spoke of), or, when none does, the
+    turn it goes on from."""
+    for clause in reversed(earlier):
+        if names_them(clause):
+            return True
+        if any(word.lower() not in CALENDAR_WORDS for word in _NAMED.findall(clause)):
+            return False
+    return any(names_them(turn) for _id, turn in said_before()[:1])
+
+
 def states_their_age(
     name: str,
     texts: Iterable[tuple[str, str | None, str]],
@@ -99,8 +121,10 @@ def states_their_age(
                     asked = said_before()[0][1] if said_before() else ""
                     # "how old is Dev?", "how old are you?", or an age said to them
                     # ("34 year old kickflip king"), which they put right
+                    # ("How old is he?" answered by them asks of someone else: "7 on
+                    # saturday" is their son's)
                     if (_ASKS_HOW_OLD.search(asked) or _AGE.search(asked)) and (
-                        names_them(asked) or is_them(speaker)
+                        names_them(asked) or (is_them(speaker) and not set(words(asked)) & _THIRD)
                     ):
                         return True
                 continue
@@ -109,13 +133,7 @@ def states_their_age(
                 names_them(clause)
                 or (spoken & _FIRST and is_them(speaker))
                 or ((spoken & _SECOND or _WISH.search(clause)) and is_them(addressee(episode_id)))
-                or (
-                    spoken & _THIRD
-                    and (
-                        any(names_them(other) for other in clauses[:at])
-                        or any(names_them(turn) for _id, turn in said_before()[:1])
-                    )
-                )
+                or (spoken & _THIRD and _last_named_is_them(clauses[:at], said_before, names_them))
             ):
                 return True
     return False
