@@ -1386,3 +1386,25 @@ def test_a_sum_for_the_thing_said_of_another_does_not_answer(tmp_path: Path) -> 
     )
     assert dana.startswith(NOTHING_SAID)
     assert not niamh.startswith(NOTHING_SAID) and "€145" in niamh
+
+
+def test_a_colour_for_the_thing_said_of_another_does_not_answer(tmp_path: Path) -> None:
+    # Sipho's cast is purple; Julien's only colour is his new jacket's
+    said = [
+        ("Thandiwe", "Sipho broke his wrist at rugby, poor boy"),
+        ("Julien", "oh no. is it in a cast?"),
+        ("Thandiwe", "Yes, Sipho's cast is purple, he says it makes him look tough"),
+        ("Julien", "ha. he'll milk it"),
+        ("Thandiwe", "When do you land?"),
+        ("Julien", "thursday around 2pm"),
+        ("Thandiwe", "I'll be there with a sign"),
+        ("Julien", "I bought a red jacket for the trip btw, so look for that"),
+    ]
+    julien, sipho = recalled(
+        tmp_path,
+        said,
+        "What colour was Julien's cast when he broke his wrist?",
+        "What colour is Sipho's cast?",
+    )
+    assert julien.startswith(NOTHING_SAID)
+    assert not sipho.startswith(NOTHING_SAID) and "purple" in sipho

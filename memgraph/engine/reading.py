@@ -457,14 +457,19 @@ class ReadMixin(MemoryCore):
                 payer = None  # "How much does Solecito charge?": a shop's, said by its owner
             if not self._said_of_them(states_amount, payer, said, docs, graph, talk, indexed):
                 return True  # "How much did Gus pay for his car?": only Farida's sum is said
-        if asking_colour and not states_its_colour(
-            said, topic_of_colour(analyzed.content_terms), talk.before
-        ):
-            return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
-        if asking_colour and not self._said_of_them(
-            names_a_colour, asked_of(COLOUR, query), said, docs, graph, talk, indexed
-        ):
-            return True  # "What colour was Julien's cast?": only Bridget's boy's is said
+        if asking_colour:
+            thing = topic_of_colour(analyzed.content_terms)
+            coloured = {
+                e: words
+                for e, words in said.items()
+                if states_its_colour({e: words}, thing, talk.before)
+            }
+            if not coloured:
+                return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
+            if not self._said_of_them(
+                names_a_colour, asked_of(COLOUR, query), coloured, docs, graph, talk, indexed
+            ):
+                return True  # "What colour was Julien's cast?": only Bridget's boy's is said
         if kind is not None and not kind.said_in(said.values()):
             return True  # "What breed is Isla's dog?": no text names a breed
         if kind is not None and not self._said_of_them(
