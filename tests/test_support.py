@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from memgraph.answer_kinds import answer_cues
 from memgraph.graph.graph import Graph
-from memgraph.retrieval.never_named import _ROLE_NAMED, Voice, last_name_said, relative_named
+from memgraph.retrieval.never_named import (
+    _ROLE_NAMED,
+    Voice,
+    brand_asked,
+    last_name_said,
+    relative_named,
+)
 from memgraph.retrieval.possession import possessed
 from memgraph.retrieval.ranking import Candidate, Query
 from memgraph.retrieval.support import (
@@ -1223,3 +1229,20 @@ def test_a_pet_yet_to_come_or_in_another_s_photo_is_not_theirs() -> None:
     # one in Dana's own photo is hers, named or not
     assert relative_named(cat, [photo], lambda _: False, voices=dana) is None
     assert relative_named(cat, ["We got a cat! Her name is Pickle"], lambda _: False, voices=dana)
+
+
+def test_a_brand_is_a_name_said_of_the_thing() -> None:
+    assert brand_asked("What brand is Dana's new gravel bike?") == "bike"
+    assert brand_asked("What brand of double bass did Dana buy?") == "bass"
+    assert brand_asked("What brand is the stroller Dana's coworkers bought?") == "stroller"
+    assert brand_asked("What is the name of Dana's bike?") is None
+    bike = ask("What brand is Dana's gravel bike?")
+    dana = [Voice("Dana", "Marcus")]
+    # the bike spoken of, no brand said
+    unnamed = "Picked up the new gravel bike today, carbon, so fast"
+    assert relative_named(bike, [unnamed], lambda _: False, voices=dana) is False
+    assert relative_named(
+        bike, ["Picked up a Canyon gravel bike today"], lambda _: False, voices=dana
+    )
+    # no bike spoken of: left to the other checks
+    assert relative_named(bike, ["Rained all day"], lambda _: False, voices=dana) is None

@@ -37,7 +37,7 @@ from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
-from memgraph.retrieval.never_named import Voice, last_name_said, relative_named
+from memgraph.retrieval.never_named import Voice, brand_asked, last_name_said, relative_named
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -407,7 +407,8 @@ class ReadMixin(MemoryCore):
         word of a kind with words of its own (a breed, a job, an airline), or an age;
         a job, an instrument, a car, an airline, a finishing time or a sum said of
         whom it asks about."""
-        asking_name = asks_name(query)
+        # a brand is a name too, said like a thing's ("What brand is Maren's bike?")
+        asking_name = asks_name(query) or brand_asked(query) is not None
         asking_colour = asks_colour(query)
         kind = kind_asked(query)
         said = (

@@ -28,7 +28,15 @@ from memgraph.retrieval.possession import (
 from memgraph.retrieval.ranking import FIRST_PERSON_WORDS, Query
 from memgraph.text import STOP_WORDS, in_any_form, index_terms, words
 
-__all__ = ["OWNER_REACH", "RELATIVE_REACH", "WORD", "Voice", "last_name_said", "relative_named"]
+__all__ = [
+    "OWNER_REACH",
+    "RELATIVE_REACH",
+    "WORD",
+    "Voice",
+    "brand_asked",
+    "last_name_said",
+    "relative_named",
+]
 
 WORD = re.compile(r"[\w'’]+")
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĪİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰŹŻŽ"
@@ -474,8 +482,13 @@ def relative_named(
                         roles[0], texts, lambda: answers, _CALLED, known, keep=_short
                     )
             return named if named is not False else (False if spoken_of else None)
-    if head not in RELATIONS and head not in PETS and _ASKS_A_NAME_OF.search(query.text):
-        thing = head or _thing_named(query.text)
+    brand = brand_asked(query.text)
+    if (
+        head not in RELATIONS
+        and head not in PETS
+        and (brand is not None or _ASKS_A_NAME_OF.search(query.text))
+    ):
+        thing = brand or head or _thing_named(query.text)
         if thing is not None and thing not in STOP_WORDS and not kinds([thing]) & PETS.keys():
             # its name is often said alone, in the reply ("what's the team called?"
             # "The Loose Pucks."), and after "the" ("the Kharcha app")
@@ -617,6 +630,37 @@ _ENDS_PHRASE_WORDS = (
     "i you it his her their our my"
 )
 _ENDS_PHRASE = frozenset(_ENDS_PHRASE_WORDS.split())
+
+
+_ASKS_A_BRAND = re.compile(
+    r"^\s*(?:what|which)\s+(?:brand|make)(?:\s+and\s+model)?\s+(?:"
+    r"of\s+(?P<of>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:did|does|do|is|was|were|are|has|had|will)\b"
+    r"|(?:is|was|were|are)\s+(?P<is>[^?]+))",
+    re.IGNORECASE,
+)
+"""A question asking a thing's brand ("What brand is Maren's gravel bike?", "What
+make of guitar did Tendai buy?"): a name, said like a thing's name."""
+
+
+def brand_asked(question: str) -> str | None:
+    """The head noun of the thing whose brand ``question`` asks ("bike" of "What
+    brand is Maren's gravel bike?", "bass" of "What brand of double bass did
+    Wiktor buy?"), as an index term; ``None`` when it asks no brand."""
+    found = _ASKS_A_BRAND.search(question)
+    if found is None:
+        return None
+    phrase: list[str] = []
+    for word in (found["of"] or found["is"]).split():
+        if phrase and (word[:1].isupper() or word.lower() in _ENDS_PHRASE):
+            break  # "the stroller Ciarán's coworkers bought": the stroller
+        if word.lower() in _ARTICLES or _OWNS.search(word):
+            continue  # "the", "Maren's"
+        phrase.append(word)
+    terms = index_terms(phrase[-1]) if phrase else []
+    return terms[0] if terms else None
+
+
+_ARTICLES = frozenset({"the", "a", "an", "his", "her", "their", "my", "your", "our", "new", "old"})
 
 
 def _thing_named(question: str) -> str | None:
