@@ -25,12 +25,12 @@ from memgraph.models import (
 )
 from memgraph.retrieval import ranking as tiers
 from memgraph.retrieval.ages import age_asked_of, states_their_age
-from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
+from memgraph.retrieval.amounts import sums_of_it, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import (
     asks_colour,
+    colours_of_it,
     names_a_colour,
-    states_its_colour,
     topic_of_colour,
 )
 from memgraph.retrieval.days_said import days_said_before
@@ -403,11 +403,11 @@ class ReadMixin(MemoryCore):
     ) -> bool:
         """Whether the kind of answer ``query`` asks for is said in none of ``docs``
         (the texts recall found): a name ("What is the name of Tasha's sister?" when
-        a sister is spoken of, never named), a sum, a colour of the thing asked, a
-        word of a kind with words of its own (a breed, a job, an airline), or an age;
-        a job, an instrument, a car, an airline, a finishing time or a sum said of
-        whom it asks about."""
-        # a brand is a name too, said like a thing's ("What brand is Maren's bike?")
+        a sister is spoken of, never named; a brand, said like a thing's name), a
+        sum, a colour of the thing asked, a word of a kind with words of its own (a
+        breed, a job, an airline), or an age; a job, an instrument, a car, an
+        airline, a finishing time, a colour or a sum said of whom it asks about, a
+        sum or a colour in the same text that says it of the thing."""
         asking_name = asks_name(query) or brand_asked(query) is not None
         asking_colour = asks_colour(query)
         kind = kind_asked(query)
@@ -442,13 +442,12 @@ class ReadMixin(MemoryCore):
                 return True
         if analyzed.asks_amount:
             said = self._with_answers(graph, said, indexed)
-            topic = topic_of_amount(analyzed.content_terms)
-            paid = payment_asked(query)
-            said = {
-                e: words
-                for e, words in said.items()
-                if states_its_sum({e: words}, topic, talk.before, of_kind=paid)
-            }
+            said = sums_of_it(
+                said,
+                topic_of_amount(analyzed.content_terms),
+                talk.before,
+                of_kind=payment_asked(query),
+            )
             if not said:
                 return True
             payer = asked_of(SUM, query)
@@ -459,12 +458,7 @@ class ReadMixin(MemoryCore):
             if not self._said_of_them(states_amount, payer, said, docs, graph, talk, indexed):
                 return True  # "How much did Gus pay for his car?": only Farida's sum is said
         if asking_colour:
-            thing = topic_of_colour(analyzed.content_terms)
-            coloured = {
-                e: words
-                for e, words in said.items()
-                if states_its_colour({e: words}, thing, talk.before)
-            }
+            coloured = colours_of_it(said, topic_of_colour(analyzed.content_terms), talk.before)
             if not coloured:
                 return True  # "What colour is Chloe's Yaris?": a colour said of the Yaris
             if not self._said_of_them(

@@ -24,6 +24,7 @@ __all__ = [
     "AMOUNT_SHARE",
     "amount_shares",
     "states_its_sum",
+    "sums_of_it",
     "topic_of_amount",
 ]
 
@@ -70,6 +71,36 @@ def amount_shares(
     return {e: share for e, share in following.items() if e in said and states_amount(said[e])}
 
 
+def sums_of_it(
+    texts: Mapping[str, str],
+    topic: Iterable[str],
+    before: Callable[[str], Sequence[tuple[str, str]]],
+    *,
+    of_kind: Iterable[str] = (),
+) -> dict[str, str]:
+    """The ``texts`` (episode id -> words) that state a sum and speak of
+    ``topic``, what the sum was for: in their own words, in the turns ``before``
+    them ("the deck oven died" ... "what happened" ... "£1,800 to fix"), or by
+    stating it the way that kind of sum is paid ("950 a month" for rent).
+    ``of_kind``: the kind of payment asked (:func:`memgraph.sums.payment_asked`);
+    a sum said of the topic must then be said with it ("the HOA fee", not the
+    condo's price). With no topic, any sum answers."""
+    wanted = set(topic)
+    kinds = set(of_kind)
+
+    def of_it(episode_id: str, words: str) -> bool:
+        if not states_amount(words):
+            return False
+        if not wanted or paid_as(wanted, words):
+            return True
+        said = set(index_terms(words))
+        for _previous, earlier in before(episode_id):
+            said.update(index_terms(earlier))
+        return bool(wanted & said) and (not kinds or bool(kinds & said))
+
+    return {e: words for e, words in texts.items() if of_it(e, words)}
+
+
 def states_its_sum(
     texts: Mapping[str, str],
     topic: Iterable[str],
@@ -77,23 +108,5 @@ def states_its_sum(
     *,
     of_kind: Iterable[str] = (),
 ) -> bool:
-    """Whether one of ``texts`` (episode id -> words) states a sum and speaks of
-    ``topic``, what the sum was for: in its own words, in the turns ``before`` it
-    ("the deck oven died" ... "what happened" ... "£1,800 to fix"), or by stating
-    it the way that kind of sum is paid ("950 a month" for rent). ``of_kind``: the
-    kind of payment asked (:func:`memgraph.sums.payment_asked`); a sum said of
-    the topic must then be said with it ("the HOA fee", not the condo's price).
-    With no topic, any sum answers."""
-    wanted = set(topic)
-    kinds = set(of_kind)
-    for episode_id, words in texts.items():
-        if not states_amount(words):
-            continue
-        if not wanted or paid_as(wanted, words):
-            return True
-        said = set(index_terms(words))
-        for _previous, earlier in before(episode_id):
-            said.update(index_terms(earlier))
-        if wanted & said and (not kinds or kinds & said):
-            return True
-    return False
+    """Whether one of ``texts`` states a sum for ``topic`` (see :func:`sums_of_it`)."""
+    return bool(sums_of_it(texts, topic, before, of_kind=of_kind))

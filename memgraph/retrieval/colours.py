@@ -14,7 +14,14 @@ from memgraph.answer_kinds import kind_named
 from memgraph.retrieval.possession import ANSWER_WORDS
 from memgraph.text import index_terms
 
-__all__ = ["COLOUR_REACH", "asks_colour", "names_a_colour", "states_its_colour", "topic_of_colour"]
+__all__ = [
+    "COLOUR_REACH",
+    "asks_colour",
+    "colours_of_it",
+    "names_a_colour",
+    "states_its_colour",
+    "topic_of_colour",
+]
 
 _COLOUR = kind_named("colour")
 COLOURS = _COLOUR.cues | frozenset(
@@ -50,22 +57,36 @@ def names_a_colour(text: str) -> bool:
     return not COLOURS.isdisjoint(index_terms(text))
 
 
+def colours_of_it(
+    texts: Mapping[str, str],
+    topic: Iterable[str],
+    before: Callable[[str], Sequence[tuple[str, str]]],
+) -> dict[str, str]:
+    """The ``texts`` (episode id -> words) that name a colour and speak of
+    ``topic``, what has it: in their own words or in the :data:`COLOUR_REACH`
+    turns ``before`` them. With no topic, any colour answers."""
+    wanted = set(topic)
+
+    def of_it(episode_id: str, words: str) -> bool:
+        said = set(index_terms(words))
+        if not said & COLOURS:
+            return False
+        return (
+            not wanted
+            or bool(said & wanted)
+            or any(
+                wanted & set(index_terms(earlier))
+                for _previous, earlier in before(episode_id)[:COLOUR_REACH]
+            )
+        )
+
+    return {e: words for e, words in texts.items() if of_it(e, words)}
+
+
 def states_its_colour(
     texts: Mapping[str, str],
     topic: Iterable[str],
     before: Callable[[str], Sequence[tuple[str, str]]],
 ) -> bool:
-    """Whether one of ``texts`` (episode id -> words) names a colour and speaks of
-    ``topic``, what has it: in its own words or in the :data:`COLOUR_REACH` turns
-    ``before`` it. With no topic, any colour answers."""
-    wanted = set(topic)
-    for episode_id, words in texts.items():
-        said = set(index_terms(words))
-        if not said & COLOURS:
-            continue
-        if not wanted or said & wanted:
-            return True
-        for _previous, earlier in before(episode_id)[:COLOUR_REACH]:
-            if wanted & set(index_terms(earlier)):
-                return True
-    return False
+    """Whether one of ``texts`` names a colour of ``topic`` (see :func:`colours_of_it`)."""
+    return bool(colours_of_it(texts, topic, before))

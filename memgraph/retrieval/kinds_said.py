@@ -117,19 +117,21 @@ _NOT_A_PET = re.compile(
 
 
 _MAINE_COON = re.compile(r"\bmaine coons?\b", re.IGNORECASE)
+_ASKS_DOG = re.compile(r"\b(?:dogs?|pupp(?:y|ies)|pups?)\b", re.IGNORECASE)
+_ASKS_CAT = re.compile(r"\b(?:cats?|kittens?|kitty)\b", re.IGNORECASE)
 
 
 def _another_animal(sentence: str, question: str) -> bool:
     """Whether ``sentence`` names only breeds of another animal than the one
     ``question`` asks of: "a ginger tabby cat" gives no breed of a dog."""
-    asks_dog = re.search(r"\b(?:dogs?|pupp(?:y|ies)|pups?)\b", question, re.IGNORECASE)
-    asks_cat = re.search(r"\b(?:cats?|kittens?|kitty)\b", question, re.IGNORECASE)
-    if bool(asks_dog) == bool(asks_cat):
+    asks_dog = _ASKS_DOG.search(question) is not None
+    if asks_dog == (_ASKS_CAT.search(question) is not None):
         return False
-    cats = bool(_CAT_BREEDS & _said(sentence) or _MAINE_COON.search(sentence))
+    said = _said(sentence)
+    cats = bool(_CAT_BREEDS & said) or _MAINE_COON.search(sentence) is not None
     rest = _MAINE_COON.sub(" ", sentence)  # every other shape ("a collie mix") is a dog's
-    dogs = bool((_BREED_WORDS - _CAT_BREEDS) & _said(rest)) or bool(
-        BREED.shapes is not None and BREED.shapes.search(rest)
+    dogs = bool((_BREED_WORDS - _CAT_BREEDS) & said) or (
+        BREED.shapes is not None and BREED.shapes.search(rest) is not None
     )
     return cats and not dogs if asks_dog else dogs and not cats
 

@@ -647,35 +647,38 @@ def brand_asked(question: str) -> str | None:
     brand is Maren's gravel bike?", "bass" of "What brand of double bass did
     Wiktor buy?"), as an index term; ``None`` when it asks no brand."""
     found = _ASKS_A_BRAND.search(question)
-    if found is None:
-        return None
-    phrase: list[str] = []
-    for word in (found["of"] or found["is"]).split():
-        if phrase and (word[:1].isupper() or word.lower() in _ENDS_PHRASE):
+    return _head_term((found["of"] or found["is"]).split()) if found is not None else None
+
+
+_BEFORE_A_THING = frozenset(
+    {"the", "a", "an", "his", "her", "their", "my", "your", "our", "new", "old"}
+)
+"""Words before a thing's own ("the", "her", "new"), passed over to reach it."""
+
+
+def _head_term(phrase: Iterable[str]) -> str | None:
+    """The last word of the noun phrase that ``phrase`` opens, as an index term:
+    words before the thing ("the", "Maren's") are passed over, and it ends before
+    a word that starts a clause ("the startup Kiran worked at", "the stroller
+    Ciarán's coworkers bought")."""
+    kept: list[str] = []
+    for word in phrase:
+        if kept and word[:1].isupper():
             break  # "the stroller Ciarán's coworkers bought": the stroller
-        if word.lower() in _ARTICLES or _OWNS.search(word):
-            continue  # "the", "Maren's"
-        phrase.append(word)
-    terms = index_terms(phrase[-1]) if phrase else []
+        if word.lower() in _BEFORE_A_THING or _OWNS.search(word):
+            continue
+        if word.lower() in _ENDS_PHRASE:
+            break
+        kept.append(word)
+    terms = index_terms(kept[-1]) if kept else []
     return terms[0] if terms else None
-
-
-_ARTICLES = frozenset({"the", "a", "an", "his", "her", "their", "my", "your", "our", "new", "old"})
 
 
 def _thing_named(question: str) -> str | None:
     """The head noun of what "the name of ..." asks ("startup" of "the name of the
     startup Kiran worked at"), as an index term."""
     found = _NAME_OF_THING.search(question)
-    if found is None:
-        return None
-    phrase: list[str] = []
-    for word in found.group(1).split():
-        if word in _ENDS_PHRASE:
-            break
-        phrase.append(word)
-    terms = index_terms(phrase[-1]) if phrase else []
-    return terms[0] if terms else None
+    return _head_term(found.group(1).split()) if found is not None else None
 
 
 _ASKS_LAST_NAME = re.compile(r"\b[A-Z][\w-]*['’]s\s+(?:(?:last|family)\s+name|surname)\b")
