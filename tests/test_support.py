@@ -786,14 +786,48 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     # the question names the relative itself: it asks for something else of him
     nickname = ask("What nickname does Dana call her brother Teo?")
     assert relative_named(nickname, ["my brother is great"], lambda _: False) is None
-    # a pet is as often called by its name alone ("biscuit ate it") as with its kind
     dog = ask("What is the name of Dana's dog?")
-    assert relative_named(dog, ["my dog"], lambda _: False) is None
     assert relative_named(dog, ["my puppy Biscuit ate it"], lambda _: False) is True
-    # but a pet no text speaks of, of someone the question names, is none remembered
+    # a pet no text speaks of, of someone the question names, is none remembered
     assert relative_named(dog, ["the weather is great"], lambda _: False) is False
+
+
+def test_a_pet_only_ever_said_as_its_kind_is_never_named() -> None:
+    dog = ask("What is the name of Dana's dog?")
+    assert relative_named(dog, ["my dog"], lambda _: False) is False
     kitten = ask("What is the name of Dana's kitten?")
-    assert relative_named(kitten, ["the cat is asleep"], lambda _: False) is None
+    assert relative_named(kitten, ["the cat is asleep"], lambda _: False) is False
+    # but a pet is often called by its name alone, a sentence or a turn away from its
+    # kind: the name may be its, left to the texts' other words
+    bjorn = "Bjorn does the same with my boots. 110 pounds of mountain dog"
+    is_bjorn = "Bjorn".__eq__
+    assert relative_named(dog, [bjorn], lambda _: False, is_bjorn) is None
+    asked_after = ask("What is the name of Dana's dog?")
+    text = ["Sleeping. It's been warm. She's not a summer dog."]
+    assert (
+        relative_named(asked_after, text, lambda _: False, asked_before=lambda: ["how's Bonnie?"])
+        is None
+    )
+    assert (
+        relative_named(asked_after, text, lambda _: False, asked_before=lambda: ["how's work?"])
+        is False
+    )
+    # asked after by a name in lower case ("how's pickles?")
+    sink = ["tree's gone thank god. now she just sits in the sink. 14 lbs of cat"]
+    cat = ask("What is the name of Dana's cat?")
+    before = ["how's pickles, still terrorizing the christmas tree?"]
+    assert relative_named(cat, sink, lambda _: False, asked_before=lambda: before) is None
+    # named in the reply to the text that speaks of it
+    wax = ["he tried pouring once and got wax on the cat 🙃"]
+    assert relative_named(cat, wax, lambda _: False, replies=lambda: ["poor Waffles 😂"]) is None
+    assert relative_named(cat, wax, lambda _: False, replies=lambda: ["oh no 😂"]) is False
+
+
+def test_a_question_about_a_pet_s_name_does_not_ask_the_name() -> None:
+    meaning = ask("What does Dana's puppy's name mean in English?")
+    assert relative_named(meaning, ["the weather is great"], lambda _: False) is None
+    chose = ask("Who came up with the name of Dana's cat?")
+    assert relative_named(chose, ["the weather is great"], lambda _: False) is None
 
 
 def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
@@ -1093,10 +1127,10 @@ def test_their_own_last_name_or_a_place_of_several_words_is_no_relative_s_name()
 def test_a_pet_only_spoken_of_in_the_plural_leaves_theirs_unnamed() -> None:
     dog = ask("What is the name of Dana's dog?")
     # "really dangerous for dogs" speaks of no dog of hers
-    assert named_role(dog, "grapes are really dangerous for dogs") is False
-    assert named_role(dog, "the dog is asleep") is None
+    assert named_role(dog, "grapes are really dangerous for dogs, said Biscuit") is False
+    assert named_role(dog, "the dog is asleep, said Biscuit") is True
     dogs = ask("What are the names of Dana's dogs?")
-    assert named_role(dogs, "the dogs are asleep") is None
+    assert named_role(dogs, "the dogs are asleep, said Biscuit") is True
 
 
 def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
@@ -1196,7 +1230,7 @@ def test_a_pet_the_asked_person_asks_about_is_someone_else_s() -> None:
     joys = "How is Joy? Still has that cat that hates everyone?"
     assert relative_named(cat, [joys], lambda _: False, voices=dana) is False
     # her own cat, asked about with "my", is hers
-    own = "Should I take my cat to the vet? She hates everyone"
+    own = "Should I take my cat to the vet? I think Mochi hates everyone"
     assert relative_named(cat, [own], lambda _: False, voices=dana) is None
 
 
@@ -1227,7 +1261,8 @@ def test_a_pet_yet_to_come_or_in_another_s_photo_is_not_theirs() -> None:
     photo = "[shared image: two greyhounds on a dog bed, with a ginger cat glaring from the sofa]"
     assert relative_named(cat, [photo], lambda _: False, voices=[Voice("Jo", "Dana")]) is False
     # one in Dana's own photo is hers, named or not
-    assert relative_named(cat, [photo], lambda _: False, voices=dana) is None
+    assert relative_named(cat, [photo + " poor Mochi"], lambda _: False, voices=dana) is True
+    assert relative_named(cat, [photo], lambda _: False, voices=dana) is False
     assert relative_named(cat, ["We got a cat! Her name is Pickle"], lambda _: False, voices=dana)
 
 

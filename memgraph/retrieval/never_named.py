@@ -454,6 +454,8 @@ def relative_named(
     them ("The baby? Tell me!" "her name is Frida").
     ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
+    if _ABOUT_THE_NAME.search(query.text):
+        return None  # "What does Wanjiru's puppy's name mean?": the name is not asked
     _things, head = possessed(query, anyones=True)
     head = PETS.get(head or "", head)
     role = _ROLE_NAMED.search(query.text)
@@ -528,13 +530,70 @@ def relative_named(
         return named
     if spoken_of and _named_beside(head, texts, replies, _NAME_GIVEN, known, keep=_asks):
         return True  # "The baby? Tell me!" "her name is Frida"
-    if spoken_of:  # a pet is often called by its name alone ("biscuit ate it")
-        return None if head in PETS else False
+    if spoken_of and head in PETS:
+        # a pet is often called by its name alone ("Bjorn does the same thing with my
+        # boots. 110 pounds of Bernese mountain dog"), in the turn that asks after it
+        # ("how's Bonnie?" "She's not a summer dog.") or answers ("wax on the cat"
+        # "poor Waffles"); a pet only ever "the cat" is never named
+        return (
+            None
+            if _pet_named_beside(head, texts, query, known, is_name, replies, asked_before)
+            else False
+        )
+    if spoken_of:
+        return False
     # A relative never spoken of is unknown, when the question says whose they are by
     # name; a niece is often told of as "your sister's toddler", a grandson as "her
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
+
+
+PET_REACH = 12
+"""How many words from a pet's word, across sentences and into the turns beside
+its text, its name may be ("how's Bonnie?" "Sleeping. It's been warm. She's not
+a summer dog.")."""
+
+
+def _pet_named_beside(
+    head: str,
+    texts: Sequence[str],
+    query: Query,
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool],
+    replies: Callable[[], Sequence[str]],
+    asked_before: Callable[[], Sequence[str]],
+) -> bool:
+    """Whether a name may be that of the pet ``head`` that ``texts`` speak of: within
+    :data:`PET_REACH` words of its word, in any sentence of the text or of the turns
+    before and after it."""
+    after = replies()
+    before = asked_before()
+    beside = [
+        "\n".join((before[n] if n < len(before) else "", text, after[n] if n < len(after) else ""))
+        for n, text in enumerate(texts)
+    ]
+    named, _ = _named_near(head, beside, query, known, is_name, reach=PET_REACH)
+    if named is not False:
+        return True
+    # "how's pickles?" "tree's gone. now she just sits in the sink. 14 lbs of cat"
+    return any(
+        found.group(1).lower() not in _NEVER_NAMES | _ASKED_AFTER_NOT_NAMED
+        and not known(found.group(1).capitalize())
+        for n, text in enumerate(texts)
+        if n < len(before) and _speaks_of(head, text)
+        for found in _ASKS_AFTER.finditer(before[n])
+    )
+
+
+_ASKS_AFTER = re.compile(r"\bhow(?:['’]s| is)\s+([^\W\d_][\w'’-]+)\b(?!['’])", re.IGNORECASE)
+"""A turn asking after someone or a pet by its name, in any case ("how's pickles")."""
+_ASKED_AFTER_WORDS = (
+    "work school uni college job life things everything everyone family weather trip "
+    "holiday week weekend day house flat move training"
+)
+_ASKED_AFTER_NOT_NAMED = frozenset(_ASKED_AFTER_WORDS.split())
+"""What a turn asks after ("how's work?") that names no one."""
 
 
 def _speaks_of(head: str, text: str) -> bool:
@@ -583,6 +642,11 @@ _NAME_GIVEN = re.compile(
 """A name given as one ("her name is Frida", "called Declan")."""
 _WHO_IS = re.compile(rf"\b(?i:who(?:['’]s| is| was))\s+([{_UPPER}][{_LOWER}]{{2,}})\b[^.!]*\?")
 """A turn asking who someone is ("who's Rick again?")."""
+
+
+_ABOUT_THE_NAME = re.compile(r"^\W*(?:who|why|how)\b|\bname\b[^?]*\bmean\b", re.IGNORECASE)
+"""A question about a name, not asking it ("Who came up with the name of Rohan's
+cat?", "What does the puppy's name mean?")."""
 
 
 _ROLES = (
