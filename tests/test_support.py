@@ -1085,6 +1085,19 @@ def test_a_verb_in_ing_ends_what_the_question_says_is_theirs() -> None:
     assert head == "plan" and len(things) == 3
 
 
+def test_someone_s_family_is_them_told_of_as_we() -> None:
+    assert possessed(ask("When does Dana's family fly out to Wellington?")) == (set(), None)
+    # Dana's "we fly out" is hers, though Marcus speaks of "your family"
+    found = judged(
+        "When does Dana's family fly out to Wellington?",
+        [
+            (DANA, "we fly out to Wellington on 12 January"),
+            (MARCUS, "sending love to you and your family"),
+        ],
+    )
+    assert found is not None and not found.about_someone_else
+
+
 def test_a_relative_of_someone_else_s_does_not_name_theirs() -> None:
     son = ask("What is the name of Dana's son?")
     by_marcus, by_dana = Voice("Marcus", "Dana"), Voice("Dana", "Marcus")

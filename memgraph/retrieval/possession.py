@@ -41,6 +41,9 @@ what it is about: a text need not hold them to be about the topic."""
 _POSSESSED = re.compile(
     r"(?=(?:\b(\w+)['’]s|\b(?:his|her|their|my))((?:\s+[\w-]+){1,3}))", re.IGNORECASE
 )
+_THEMSELVES = frozenset(index_terms("family"))
+"""What is said of someone as "we" in their own words ("Tane's family": "we fly out
+on the 12th"): them, not something of theirs."""
 _DO_SUBJECT = re.compile(r"\b(?:do|does|did)\s+\w$", re.IGNORECASE)
 _BE_SUBJECT = re.compile(r"\b(?:is|are|was|were|am)\s+\w$", re.IGNORECASE)
 """Before a possession, what makes a word in "-ing" after it the verb ("Where is
@@ -127,7 +130,7 @@ def possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | N
             phrase.append(KIN.get(terms[0], terms[0]))
         if not ended and len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
             phrase.pop()  # "Where does Dana's sister live": the verb ends it
-        if phrase:
+        if phrase and not set(phrase) <= _THEMSELVES:
             found.update(phrase)
             head = phrase[-1]
     return found, head
