@@ -127,6 +127,16 @@ def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
     assert job_of("Daniel", asked)
     # no one named before: it may be them
     assert job_of("Tom", said_as("Farida", "Gus", "he's a plumber, loves it"))
+    # a place the sentence names is no one, even one memory took for a person
+    lagos = said_as(
+        "Farida",
+        "Gus",
+        "Yep, still in Lagos, he's a doctor at a big teaching hospital there",
+        "Is he still in Lagos?",
+        "My brother Sami does nights constantly",
+    )
+    with_lagos = PEOPLE | {"Lagos"}
+    assert said_of(lambda s: JOB.said_in([s]), "Sami", [lagos], is_person=with_lagos.__contains__)
 
 
 def test_a_bare_job_is_of_whom_the_turn_answers_or_else_the_speaker_s_own() -> None:

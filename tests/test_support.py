@@ -1064,6 +1064,7 @@ def test_a_last_name_is_known_from_a_full_name_or_a_name_written_out() -> None:
     )
     assert last_name_said(keisha, ["Keisha"], ["I'm meeting Keisha Brown at 5"]) is True
     assert last_name_said(keisha, ["Keisha Brown"], []) is True
+    assert last_name_said(keisha, ["Keisha"], ["Keisha's surname is Brown, Ty has both"]) is True
     # someone else's surname, or no last name asked: not judged here
     boss = ask("What is the surname of Lena's boss?")
     assert last_name_said(boss, ["Lena"], ["herr pichler again"]) is None

@@ -753,8 +753,9 @@ that of someone of theirs ("the surname of Lena's boss")."""
 def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> bool | None:
     """For a question asking a named person's last name ("What is Keisha's last
     name?"), whether it is known: their name (``names``: the named entities') has a
-    second word, or a text writes their first name followed by another capitalised
-    word ("Keisha Brown"). ``None`` when the question asks no last name."""
+    second word, a text writes their first name followed by another capitalised
+    word ("Keisha Brown"), or one speaks of their last name ("Keisha's surname is
+    Brown"). ``None`` when the question asks no last name."""
     if not _ASKS_LAST_NAME.search(query.text):
         return None
     written = [name.split() for name in names if name.strip()]
@@ -762,6 +763,8 @@ def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> 
         return None
     if any(len(name) > 1 for name in written):
         return True
-    firsts = [name[0] for name in written]
-    said = re.compile(r"\b(?:" + "|".join(map(re.escape, firsts)) + r")\s+(?!I\b)[A-Z][\w'’-]+")
-    return any(said.search(text) for text in texts)
+    firsts = "|".join(map(re.escape, (name[0] for name in written)))
+    said = re.compile(rf"\b(?:{firsts})\s+(?!I\b)[A-Z][\w'’-]+")
+    # "Dele's surname is Bakare": said as one
+    told = re.compile(rf"\b(?:{firsts})['’]s\s+(?:(?:last|family)\s+name|surname)\b")
+    return any(said.search(text) or told.search(text) for text in texts)

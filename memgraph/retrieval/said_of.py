@@ -126,6 +126,8 @@ _ADVERB_AFTER = re.compile(
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
+_IN_A_PLACE = re.compile(r"\b(?:in|from|near|via)\s+[A-Z][\w'’-]+(?!['’]s\b)")
+"""A capitalised word said as a place ("still in Lagos, he's a doctor"): no one."""
 _HE_OR_SHE = THIRD_PERSON_WORDS - {"they", "them", "their"}
 """Someone else, one person ("he's a pharmacist"; "they quoted £900" is a garage)."""
 _PERSONS = FIRST_PERSON_WORDS | SECOND_PERSON_WORDS | _HE_OR_SHE
@@ -204,7 +206,7 @@ def said_of(
         def named_in(words: str, turn: Turn = turn, talking: set[str] = talking) -> set[str]:
             found = set()
             # "Tom's parents": his parents are spoken of, not Tom
-            for word in _CAPITALISED.findall(_without_owners(words)):
+            for word in _CAPITALISED.findall(_IN_A_PLACE.sub("", _without_owners(words))):
                 bare = _POSSESSIVE.sub("", word)
                 if bare.lower() == key or is_person(bare):
                     found.add(bare.lower())
