@@ -763,6 +763,9 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert named("Owen's sister wants a string quartet") is False
     assert named("Big news though. The wedding moved! my sister can't travel") is False
     assert named("Big news though. my sister Layla can't travel") is True
+    # a name opening the sentence after a short one about her is hers
+    assert named("my sister is here! Layla arrived on Wednesday") is True
+    assert named("my sister stays in town for a whole week. Layla arrived") is False
     # a word a chat capitalises where no full stop was typed names no one
     assert named("my sister comes tues Anyone up for drinks") is False
     assert named("baking a cake for my sister Aww she'll love it") is False

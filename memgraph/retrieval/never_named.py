@@ -271,6 +271,11 @@ def _sentences(text: str, tokens: list[re.Match[str]]) -> list[tuple[int, int, i
     return [(number, first[number], last[number]) for number in numbers]
 
 
+_CLOSING = 2
+"""How many words after a relative's word its sentence may go on for a name opening
+the next to be theirs ("my sister is here! Carmen arrived on Wednesday")."""
+
+
 def _names_it(
     sentences: list[tuple[int, int, int]],
     tokens: list[re.Match[str]],
@@ -292,10 +297,12 @@ def _names_it(
     following = text[tokens[name_first].start() : tokens[sentences[name][2]].end()]
     if _SAYS_A_NAME.search(following):
         return True
+    closing = relative == kin_last or (
+        # "my sister is here! Carmen arrived": not "my mom's jade plant 🌱 Noor has"
+        kin_last - relative <= _CLOSING and not _OWNS.search(tokens[relative].group())
+    )
     return (
-        relative == kin_last
-        and name == name_first
-        and not _TITLE_BEFORE.search(text, 0, tokens[name].start())
+        closing and name == name_first and not _TITLE_BEFORE.search(text, 0, tokens[name].start())
     )
 
 
