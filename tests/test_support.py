@@ -417,6 +417,10 @@ def test_a_relative_only_ever_spoken_of_as_nobody_s_says_nothing_of_theirs() -> 
     said = [(DANA, "my sister is a nurse in Evanston")]
     found = judged("What does Dana's sister do?", said)
     assert found is not None and not found.unowned and not found.about_someone_else
+    # the kinship word alone in her own turn answers whose ("Marcus is your...?")
+    said = [(DANA, "Sister! Sorry, I assume people know. She's a nurse")]
+    found = judged("What does Dana's sister do?", said)
+    assert found is not None and not found.unowned and not found.about_someone_else
 
 
 def test_a_relative_is_judged_alone_however_much_else_of_theirs_holds_the_topic() -> None:

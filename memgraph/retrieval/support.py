@@ -656,10 +656,11 @@ def _clauses(
             and head in held
             and owner is None
             and not named_in_text
-            and not (speaker in named and _definite(clause, head))
+            and not (speaker in named and (_definite(clause, head) or _answers_as(clause, head)))
         ):
             # "a home for kids who need it" says nothing of whose kids they are ("the
-            # kids" in their own turn are theirs)
+            # kids" in their own turn are theirs, and so is "Husband!" answering "Daniel
+            # is your...?")
             owned.setdefault(None, set()).add(head)
             held = held - {head}
         elif (
@@ -877,6 +878,13 @@ def _tells_own(text: str, head: str, query: Query) -> bool:
     return any(
         head in said and _owner(clause, head, query) == "speaker" for clause, said in _split(text)
     )
+
+
+def _answers_as(clause: str, head: str) -> bool:
+    """Whether the clause is the kinship word alone ("Husband!" answering "Daniel is
+    your...?")."""
+    said = WORD.findall(clause)
+    return len(said) == 1 and head in kin(in_any_form(index_terms(said[0])))
 
 
 def _opens_with(content: str, term: str) -> bool:
