@@ -84,7 +84,10 @@ _AMOUNT = re.compile(
     r"listeners|readers|people|runners|miles|km|kms|run|race|swim|ride|"
     r"(?:very |so |really )?(?:slow|easy|fast|pace|loop|route|pb|time))\b)"
     r"|\b\d[\d,.]*\s?(?:dollars?|bucks|pounds?|quid|euros?|rand|rupees?|lakhs?|crores?|"
-    r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf)\b"
+    r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|"
+    r"z[łl]oty|z[łl]otys|zł|pln|kronor|kroner|krona|krone|kr|sek|nok|dkk|baht|pesos?|"
+    r"francs?|dirhams?|naira|shillings?|ringgit|lira|reais|forint|huf|dinars?|riyals?|"
+    r"r[ou]?ubles?|yuan|rmb|cny|jpy|mxn|brl|czk|kč)(?!\w)"
     r"|\b(?:usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|rs\.?)\s?\d"
     r"|\b" + _NUMBER_WORD + r"(?:[ -]\w+)? (?:grand|hundred|thousand|million|bucks|quid|k)\b"
     r"|\b\d{1,3}(?:,\d{3})+\b"  # 6,500 (a year is never written with a comma)

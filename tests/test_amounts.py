@@ -65,6 +65,10 @@ def test_a_question_asking_something_else(question: str) -> None:
         "Vet was R1,450",  # rand
         "NZ$90 a week",
         "₩620,000 for the flight",
+        "300 złoty for one tooth 😭",  # a currency's name or sign after the number
+        "the change cost 230 zł",
+        "paid 1200 kr for the ferry",
+        "20 baht for a mango",
     ],
 )
 def test_a_text_stating_a_sum(text: str) -> None:
