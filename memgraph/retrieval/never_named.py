@@ -100,6 +100,9 @@ sister Layla", "her husband? Dev would love it")."""
 
 
 _VERB_ENDING = re.compile(r"ed$", re.IGNORECASE)
+_NOT_A_NAME_SHAPE = re.compile(r"\w{3,}(?:ing|ed|ly)$", re.IGNORECASE)
+"""A word opening a sentence in the shape of a verb or an adverb ("Sleeping.",
+"Honestly"), not a name."""
 _A_HOLIDAY = re.compile(r"(?:['’]?s)?\s+Day\b")
 
 
@@ -127,6 +130,7 @@ def _named_near(
     reach: int = RELATIVE_REACH,
     thing: bool = False,
     in_sentence: bool = False,
+    opening: bool = False,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -215,7 +219,11 @@ def _named_near(
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
                 word.lower() in lower
                 or word.lower() in STOP_WORDS
-                or (word not in inside and not is_name(word))
+                or (
+                    word not in inside
+                    and not is_name(word)
+                    and (not opening or _NOT_A_NAME_SHAPE.search(word) is not None)
+                )
             ):
                 continue
             run = _run_start(text, name.start())
@@ -441,8 +449,9 @@ def relative_named(
     whose they are ("Ellie's brother"), except for relatives often told of through
     another (a niece as "your sister's toddler"). A pet's name ("What is the name
     of Dana's dog?") is judged the same way, except that a pet spoken of is often
-    called by its name alone ("biscuit ate it"), so only a pet no text speaks of
-    gives ``False``. Someone asked of by their role ("the name of Tobenna's
+    called by its name alone ("biscuit ate it"), so one spoken of gives ``False``
+    only when no name is near its word across sentences and turns either (see
+    :func:`_pet_named_beside`). Someone asked of by their role ("the name of Tobenna's
     landlord", "the contractor renovating Arjun's flat"), or a place or body by
     what it is ("the name of the shelter where Jiwon adopted Dubu"), is judged the
     same way,
@@ -556,7 +565,7 @@ def relative_named(
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
 
 
-PET_REACH = 12
+PET_REACH = 15
 """How many words from a pet's word, across sentences and into the turns beside
 its text, its name may be ("how's Bonnie?" "Sleeping. It's been warm. She's not
 a summer dog.")."""
@@ -573,14 +582,17 @@ def _pet_named_beside(
 ) -> bool:
     """Whether a name may be that of the pet ``head`` that ``texts`` speak of: within
     :data:`PET_REACH` words of its word, in any sentence of the text or of the turns
-    before and after it."""
+    before and after it, one opening a sentence too ("Pepper ignored me for two
+    days" / "that cat has a vendetta against you"), or one the turn before asks
+    after in any case ("how's pickles?")."""
     after = replies()
     before = asked_before()
     beside = [
         "\n".join((before[n] if n < len(before) else "", text, after[n] if n < len(after) else ""))
         for n, text in enumerate(texts)
     ]
-    named, _ = _named_near(head, beside, query, known, is_name, reach=PET_REACH)
+    # a pet's name often opens a turn ("Pepper ignored me for two days")
+    named, _ = _named_near(head, beside, query, known, is_name, reach=PET_REACH, opening=True)
     if named is not False:
         return True
     # "how's pickles?" "tree's gone. now she just sits in the sink. 14 lbs of cat"
