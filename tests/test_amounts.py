@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memgraph import Memory
-from memgraph.retrieval.amounts import states_its_sum, topic_of_amount
+from memgraph.retrieval.amounts import sums_of_it, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
 from memgraph.sums import asks_amount, paid_as, payment_asked, states_amount
 from memgraph.text import index_terms
@@ -151,8 +151,8 @@ def test_the_answer_to_how_much_is_read_with_what_was_asked_about(tmp_path: Path
     )
     assert joined[asked] == said[3][1]  # answered, but not asked for a sum
     topic = topic_of_amount(index_terms("How much did the new oven Duarte wanted cost?"))
-    assert states_its_sum(joined, topic, lambda _e: ())
-    assert not states_its_sum({first: said[0][1]}, topic, lambda _e: ())
+    assert sums_of_it(joined, topic, lambda _e: ())
+    assert not sums_of_it({first: said[0][1]}, topic, lambda _e: ())
 
 
 @pytest.mark.parametrize(
@@ -174,10 +174,10 @@ def test_a_sum_answers_for_what_the_turns_before_it_speak_of() -> None:
     oven = index_terms("repair oven")
     before = {"e3": [("e2", "oh no! what happened"), ("e1", "the deck oven died on Tuesday")]}
     texts = {"e3": "Engineer came Thursday and it was £1,800 to fix"}
-    assert states_its_sum(texts, oven, lambda e: before.get(e, []))
-    assert not states_its_sum(texts, index_terms("rent flat"), lambda e: before.get(e, []))
-    assert states_its_sum({"e9": "950 a month, one bed"}, index_terms("rent"), lambda e: [])
-    assert not states_its_sum({"e9": "the rent is fine"}, index_terms("rent"), lambda e: [])
+    assert sums_of_it(texts, oven, lambda e: before.get(e, []))
+    assert not sums_of_it(texts, index_terms("rent flat"), lambda e: before.get(e, []))
+    assert sums_of_it({"e9": "950 a month, one bed"}, index_terms("rent"), lambda e: [])
+    assert not sums_of_it({"e9": "the rent is fine"}, index_terms("rent"), lambda e: [])
 
 
 def test_a_sum_of_the_kind_asked_is_said_with_its_word() -> None:
@@ -186,10 +186,10 @@ def test_a_sum_of_the_kind_asked_is_said_with_its_word() -> None:
     topic = topic_of_amount(index_terms(asked))
     price = {"e1": "we got the Ballard condo for $474k!!"}
     # the condo's price is no fee
-    assert states_its_sum(price, topic, lambda e: [])
-    assert not states_its_sum(price, topic, lambda e: [], of_kind=payment_asked(asked))
+    assert sums_of_it(price, topic, lambda e: [])
+    assert not sums_of_it(price, topic, lambda e: [], of_kind=payment_asked(asked))
     fee = {"e2": "HOA fee on the condo is $410 a month, ouch"}
-    assert states_its_sum(fee, topic, lambda e: [], of_kind=payment_asked(asked))
+    assert sums_of_it(fee, topic, lambda e: [], of_kind=payment_asked(asked))
     # a sum of several asks no one kind
     assert not payment_asked("How much did the flight cost altogether, including the fee?")
     # a salary may be said by the month, gross or net
@@ -200,7 +200,7 @@ def test_a_salary_may_be_said_as_pay() -> None:
     asked = "What is Larissa's starting salary in her current role?"
     topic = topic_of_amount(index_terms(asked))
     said = {"e1": "the pay is so much better, around €38,000 to start in the role"}
-    assert states_its_sum(said, topic, lambda e: [], of_kind=payment_asked(asked))
+    assert sums_of_it(said, topic, lambda e: [], of_kind=payment_asked(asked))
     # a price in the same words is still no salary
     price = {"e2": "the new role means a car, €38,000 for the one I want"}
-    assert not states_its_sum(price, topic, lambda e: [], of_kind=payment_asked(asked))
+    assert not sums_of_it(price, topic, lambda e: [], of_kind=payment_asked(asked))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memgraph.retrieval.colours import asks_colour, states_its_colour, topic_of_colour
+from memgraph.retrieval.colours import asks_colour, colours_of_it, topic_of_colour
 from memgraph.text import index_terms
 
 
@@ -26,9 +26,9 @@ def test_a_colour_question_is_told_by_its_wording() -> None:
 def test_a_colour_counts_only_when_said_of_the_thing_asked() -> None:
     yaris = topic("What colour is Chloe's Yaris?")
     said = {"e1": "bought a Yaris today, eek", "e2": "a red double-decker bus cake"}
-    assert not states_its_colour(said, yaris, no_turns_before)
+    assert not colours_of_it(said, yaris, no_turns_before)
     said["e3"] = "the Yaris is silver, very sensible"
-    assert states_its_colour(said, yaris, no_turns_before)
+    assert colours_of_it(said, yaris, no_turns_before)
 
 
 def test_a_colour_said_a_few_turns_after_the_thing_answers() -> None:
@@ -38,7 +38,7 @@ def test_a_colour_said_a_few_turns_after_the_thing_answers() -> None:
         return [("e1", "ooh what's it like"), ("e0", "we picked the lehenga!!")]
 
     said = {"e2": "a deep maroon one, with gold work"}
-    assert states_its_colour(said, lehenga, before)
-    assert not states_its_colour(said, lehenga, no_turns_before)
+    assert colours_of_it(said, lehenga, before)
+    assert not colours_of_it(said, lehenga, no_turns_before)
     # with nothing said of what has it, any colour answers
-    assert states_its_colour(said, frozenset(), no_turns_before)
+    assert colours_of_it(said, frozenset(), no_turns_before)

@@ -23,7 +23,6 @@ __all__ = [
     "AMOUNT_READ",
     "AMOUNT_SHARE",
     "amount_shares",
-    "states_its_sum",
     "sums_of_it",
     "topic_of_amount",
 ]
@@ -99,14 +98,3 @@ def sums_of_it(
         return bool(wanted & said) and (not kinds or bool(kinds & said))
 
     return {e: words for e, words in texts.items() if of_it(e, words)}
-
-
-def states_its_sum(
-    texts: Mapping[str, str],
-    topic: Iterable[str],
-    before: Callable[[str], Sequence[tuple[str, str]]],
-    *,
-    of_kind: Iterable[str] = (),
-) -> bool:
-    """Whether one of ``texts`` states a sum for ``topic`` (see :func:`sums_of_it`)."""
-    return bool(sums_of_it(texts, topic, before, of_kind=of_kind))

@@ -19,7 +19,6 @@ __all__ = [
     "asks_colour",
     "colours_of_it",
     "names_a_colour",
-    "states_its_colour",
     "topic_of_colour",
 ]
 
@@ -81,12 +80,3 @@ def colours_of_it(
         )
 
     return {e: words for e, words in texts.items() if of_it(e, words)}
-
-
-def states_its_colour(
-    texts: Mapping[str, str],
-    topic: Iterable[str],
-    before: Callable[[str], Sequence[tuple[str, str]]],
-) -> bool:
-    """Whether one of ``texts`` names a colour of ``topic`` (see :func:`colours_of_it`)."""
-    return bool(colours_of_it(texts, topic, before))

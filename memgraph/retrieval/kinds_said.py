@@ -94,16 +94,16 @@ class KindOfAnswer:
         )
 
 
-_BREED_WORDS = _words(
-    BREED_NAMES + " goldendoodle cavachon cocker cavalier basset saluki shepherd "
-    "alsatian setter doberman pinscher havanese bloodhound foxhound deerhound wolfhound "
-    "mongrel crossbreed boxer longhair moggy moggie calico burmese abyssinian birman"
-)
 _CAT_BREEDS = _words(
     "tabby siamese persian ragdoll bengal sphynx shorthair longhair tortoiseshell tortie "
     "moggy moggie calico burmese abyssinian birman"
 )
 """Breeds (and coats) of cats only: none of them answers what breed a dog is."""
+_BREED_WORDS = _CAT_BREEDS | _words(
+    BREED_NAMES + " goldendoodle cavachon cocker cavalier basset saluki shepherd "
+    "alsatian setter doberman pinscher havanese bloodhound foxhound deerhound wolfhound "
+    "mongrel crossbreed boxer"
+)
 _PEOPLES = "persian|siamese|burmese|bengal|abyssinian"
 """Cat breeds that are also a people's or a language's name."""
 _NOT_A_PET = re.compile(

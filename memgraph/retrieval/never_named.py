@@ -10,6 +10,7 @@ Keisha's last name?" when only her first name was ever said
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -472,6 +473,9 @@ def relative_named(
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     if _ABOUT_THE_NAME.search(query.text):
         return None  # "What does Wanjiru's puppy's name mean?": the name is not asked
+    # the turns beside the texts are read at most once, and only when needed
+    replies = functools.cache(replies)
+    asked_before = functools.cache(asked_before)
     _things, head = possessed(query, anyones=True)
     head = PETS.get(head or "", head)
     role = _ROLE_NAMED.search(query.text)
