@@ -830,6 +830,38 @@ def test_a_pet_only_ever_said_as_its_kind_is_never_named() -> None:
     assert relative_named(cat, wax, lambda _: False, replies=lambda: ["oh no 😂"]) is False
 
 
+def test_a_pet_said_to_be_the_other_speaker_s_is_not_theirs() -> None:
+    cat = ask("What is the name of Dana's cat?")
+    texts = [
+        "Haha we do steal a goal sometimes. How's your cat btw?",
+        "Hahaha classic cat. How was the flight?",
+    ]
+    voices = [Voice("Dana", "Anneke"), Voice("Dana", "Anneke")]
+    before = ["", "Bolder is angry that I was gone."]
+
+    def named(voices: list[Voice]) -> bool | None:
+        return relative_named(
+            cat, texts, lambda _: False, voices=voices, asked_before=lambda: before
+        )
+
+    # Dana asks after Anneke's cat: the cat named beside Dana's words is Anneke's
+    assert named(voices) is False
+    # the same words from Anneke, asking after Dana's cat, leave the name Dana's
+    assert named([Voice("Anneke", "Dana"), Voice("Anneke", "Dana")]) is None
+    # and one of Dana's own "my cat" keeps the name beside it hers
+    mine = [*texts, "my cat hates the rain"]
+    assert (
+        relative_named(
+            cat,
+            mine,
+            lambda _: False,
+            voices=[*voices, Voice("Dana", None)],
+            asked_before=lambda: [*before, ""],
+        )
+        is None
+    )
+
+
 def test_a_question_about_a_pet_s_name_does_not_ask_the_name() -> None:
     meaning = ask("What does Dana's puppy's name mean in English?")
     assert relative_named(meaning, ["the weather is great"], lambda _: False) is None

@@ -550,6 +550,8 @@ def relative_named(
         return named
     if spoken_of and _named_beside(head, texts, replies, _NAME_GIVEN, known, keep=_asks):
         return True  # "The baby? Tell me!" "her name is Frida"
+    if spoken_of and head in PETS and _only_anothers(head, texts, voices, query):
+        return False  # "How's your cat btw?" of Sung-min's: the cat is Anneke's
     if spoken_of and head in PETS:
         # a pet is often called by its name alone ("Bjorn does the same thing with my
         # boots. 110 pounds of Bernese mountain dog"), in the turn that asks after it
@@ -567,6 +569,25 @@ def relative_named(
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
+
+
+def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], query: Query) -> bool:
+    """Whether the pet ``head`` that ``texts`` speak of is said to be the other
+    speaker's ("your cat" said by the person asked about, another's "my cat") and
+    never said to be theirs ("my cat" in their own turn, "your cat" to them)."""
+    anothers = False
+    for text, voice in zip(texts, voices, strict=False):
+        tokens = list(WORD.finditer(text))
+        for n, token in enumerate(tokens):
+            if n == 0 or head not in kinds(in_any_form(index_terms(token.group()))):
+                continue
+            before = {tokens[n - back].group().lower() for back in (1, 2) if n - back >= 0}
+            for pronoun, whom in (("my", voice.speaker), ("your", voice.addressee)):
+                if pronoun in before and whom is not None:
+                    if is_their_name(whom, query):
+                        return False
+                    anothers = True
+    return anothers
 
 
 PET_REACH = 15
