@@ -960,6 +960,53 @@ def test_a_relative_or_role_named_in_the_turn_before_or_after() -> None:
     assert named(cardiologist, cleared, after=long_reply) is False
 
 
+def test_someone_asked_of_by_their_role_is_named_in_the_sentence_that_speaks_of_them() -> None:
+    landlord = ask("What is the name of Dana's landlord?")
+    # a name in another sentence is not the landlord's; "Mr." ends no sentence
+    assert named_role(landlord, "Give Pimenta a scratch. And tell that landlord to fix it") is False
+    assert named_role(landlord, "our landlord Mr. Petrakis is raising the rent") is True
+    # after a title, a name in the next sentence is theirs when theirs closes its own
+    cardiologist = ask("What is the name of Dana's cardiologist?")
+    finally_ = "i have the cardiologist date finally. 9th december, dr wiśniewska"
+    assert named_role(cardiologist, finally_) is True
+    plumber = "my landlady had a plumber there Monday morning! Mr Hughes would've taken weeks"
+    assert named_role(ask("What is the name of Dana's landlady?"), plumber) is False
+    # "you guys" is no guy; "he's a physio" says a job, not whose physio he is;
+    # one of many, and one whose office is spoken of, are spoken of
+    guy = ask("What is the name of Dana's tile guy?")
+    assert named_role(guy, "Did you guys get hit by that storm? Ciarán was glued to it") is None
+    physio = ask("What is the name of Dana's physiotherapist?")
+    assert named_role(physio, "his name is Cian, he's a physio (the irony)") is None
+    teacher = ask("What is the name of the PE teacher who coaches Dana's team?")
+    assert named_role(teacher, "They've got their own coach, one of the PE teachers") is False
+    surgeon = ask("What is the name of the surgeon who operated on Dana's knee?")
+    assert named_role(surgeon, "The surgeon's office called. They moved it") is False
+    assert (
+        named_role(ask("What is the name of Dana's dispatcher?"), "the dispatcher is new") is False
+    )
+
+
+def test_the_role_asked_of_is_the_head_of_its_phrase() -> None:
+    def role(question: str) -> str | None:
+        found = _ROLE_NAMED.search(question)
+        return None if found is None else next(g for g in found.groups() if g)
+
+    assert role("What is the name of the physio clinic where Hannah works?") == "clinic"
+    assert role("What was the name of Zofia's manager at the café?") == "manager"
+    assert role("What is the name of the surgeon who operated on Rosa's knee?") == "surgeon"
+
+
+def test_a_sentence_saying_the_speaker_s_own_name_names_no_relative() -> None:
+    mother = ask("What is Kwame's mother's name?")
+    said = "Efua did cry. So did my mother. Mr. Boateng mentioned my name twice in his speech."
+    assert relative_named(mother, [said], lambda _: False) is False
+    then = "So did my mother. Then Boateng mentioned my name twice."
+    assert relative_named(mother, [then], lambda _: False) is False
+    assert relative_named(
+        mother, ["So did my mother. Her name is Abena, by the way."], lambda _: False
+    )
+
+
 def named_role(question: Query, *texts: str) -> bool | None:
     return relative_named(question, texts, known=lambda _word: False)
 

@@ -53,7 +53,9 @@ _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IG
 _A_PLACE = re.compile(rf"\b(?:in|from)\s+([{_UPPER}][{_LOWER}]{{2,}})\b(?!['’])")
 """A capitalised word said as a place ("flew in from Manchester")."""
 _IN_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|via)\s+$", re.IGNORECASE)
-_ARTICLE_BEFORE = re.compile(r"\b(?:a|an|the)\s+$", re.IGNORECASE)
+_ARTICLE_BEFORE = re.compile(
+    r"\b(?:a|an|the|one|no|more|some|any|another|every|each)\s+$", re.IGNORECASE
+)
 """Before a capitalised word, what makes it a thing's name, not a person's ("get a
 Polo", "the Ritz")."""
 _DEMONYM_WORDS = (
@@ -132,11 +134,13 @@ def _named_near(
     thing: bool = False,
     in_sentence: bool = False,
     opening: bool = False,
+    role: bool = False,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
     :func:`relative_named`), ``None`` when a text asks for that name ("What's your
-    mum's name?"); and whether any text says ``head`` at all."""
+    mum's name?"); and whether any text says ``head`` at all. A pet or a ``role``
+    said of a kind ("fine with cats", "you guys", "he's a physio") is none."""
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
     lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
     # and one never written with a capital inside a sentence is no name there either
@@ -182,6 +186,15 @@ def _named_near(
                 for n in at
                 if not _generic(text, tokens, n, asked_plural) or _in_caption(text, tokens[n])
             ]
+        elif role:
+            # "Porto landlords", "did you guys get hit", "he's a physio": a kind, a
+            # job said of someone, no one's landlord or physio
+            at = [
+                n
+                for n in at
+                if not _generic(text, tokens, n, asked_plural, role=True)
+                and not _A_JOB.search(text, max(0, tokens[n].start() - 40), tokens[n].start())
+            ]
         if not at:
             continue
         spoken_of = True
@@ -197,7 +210,10 @@ def _named_near(
                 and not known(word.capitalize())
                 and any(
                     abs(where - n) <= 2 * reach
-                    and (sentences is None or _names_it(sentences, tokens, n, where, text))
+                    and (
+                        sentences is None
+                        or _names_it(sentences, tokens, n, where, text, titled=True)
+                    )
                     for n in at
                 )
             ):
@@ -254,10 +270,11 @@ def _named_near(
 
 
 _SENTENCE_END = re.compile(
-    r"[.!?;]+(?=\s|$)|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
+    r"(?<!\b[Mm]r)(?<!\b[Mm]rs)(?<!\b[Mm]s)(?<!\b[Dd]r)(?<!\b[Ss]t)[.!?;]+(?=\s|$)|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
 )
 """Where a sentence, or a clause of its own, ends (see :func:`_sentences`)."""
-_SAYS_A_NAME = re.compile(r"\b(?:name|names|named|called)\b", re.IGNORECASE)
+_SAYS_A_NAME = re.compile(r"(?<!\bmy )\b(?:name|names|named|called)\b", re.IGNORECASE)
+"""A sentence saying someone's name ("Her name's Kavya"), not the speaker's own."""
 _TITLE_BEFORE = re.compile(r"\b(?:mr|mrs|ms|dr|prof)\.?\s*$", re.IGNORECASE)
 
 
@@ -291,12 +308,16 @@ def _names_it(
     relative: int,
     name: int,
     text: str,
+    *,
+    titled: bool = False,
 ) -> bool:
     """Whether the capitalised word at token ``name`` may name the relative at token
     ``relative``: in its sentence, or opening the next when the relative's closes
     its own ("her husband? Dev would love it"), or in a next sentence that says a
     name ("Her name's Kavya"); not one in another sentence ("Efua did cry. So did
-    my mother.")."""
+    my mother."). A name after a title or "called" (``titled``) may be anywhere in
+    the next sentence when the relative's closes its own ("the cardiologist date
+    finally. 9th december, dr wiśniewska")."""
     kin_sentence, _, kin_last = sentences[relative]
     name_sentence, name_first, _ = sentences[name]
     if name_sentence == kin_sentence:
@@ -310,8 +331,8 @@ def _names_it(
         # "my sister is here! Carmen arrived": not "my mom's jade plant 🌱 Noor has"
         kin_last - relative <= _CLOSING and not _OWNS.search(tokens[relative].group())
     )
-    return (
-        closing and name == name_first and not _TITLE_BEFORE.search(text, 0, tokens[name].start())
+    return closing and (
+        titled or (name == name_first and not _TITLE_BEFORE.search(text, 0, tokens[name].start()))
     )
 
 
@@ -323,14 +344,32 @@ _ONE_TO_COME = re.compile(
 """Before a pet no one has yet: "decided to get a cat", "can have a cat"."""
 
 
-def _generic(text: str, tokens: list[re.Match[str]], at: int, asked_plural: bool) -> bool:
+_A_JOB = re.compile(
+    r"(?:['’]s|\bis|\bwas|\bas|\bbe|\bbecome|\bbecame)\s+an?\s+(?:[\w-]+\s+)?$", re.IGNORECASE
+)
+"""Before a role said as someone's job ("he's a physio", "works as a dispatcher")."""
+
+
+def _generic(
+    text: str, tokens: list[re.Match[str]], at: int, asked_plural: bool, *, role: bool = False
+) -> bool:
     """Whether the word at ``at`` speaks of a kind, not of someone's own: a plural
     where one is asked of ("dogs allowed", "fine with cats"), or one yet to come
-    ("I've decided to get a cat")."""
+    ("I've decided to get a cat"); not one of many ("one of the PE teachers") nor
+    one whose thing is spoken of ("the surgeon's office")."""
     token = tokens[at]
-    return (not asked_plural and token.group().lower().endswith("s")) or bool(
+    word = token.group().lower()
+    plural = (
+        word.endswith("s")
+        and not (role and word.endswith(("'s", "’s")))
+        and not _ONE_OF.search(text, max(0, token.start() - 40), token.start())
+    )
+    return (not asked_plural and plural) or bool(
         _ONE_TO_COME.search(text, max(0, token.start() - 40), token.start())
     )
+
+
+_ONE_OF = re.compile(r"\bone of (?:the|my|your|his|her|their|our)\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
 
 
 def _in_caption(text: str, token: re.Match[str]) -> bool:
@@ -484,7 +523,15 @@ def relative_named(
         if roles:
             texts = list(texts)
             named, spoken_of = _named_near(
-                roles[0], texts, query, known, is_name, called=True, voices=voices
+                roles[0],
+                texts,
+                query,
+                known,
+                is_name,
+                called=True,
+                voices=voices,
+                in_sentence=True,
+                role=roles[0] in _PEOPLE_ROLES,
             )
             if named is False:
                 # "Is the landlord nice?" "Older guy called Declan": named in the reply
@@ -701,13 +748,21 @@ _ROLES = (
     "agent lawyer solicitor accountant realtor owner chef barber hairdresser stylist "
     "photographer driver aide carer caregiver nanny babysitter sitter teammate colleague "
     "coworker player pastor priest principal headteacher professor lecturer lead chief guy "
+    "dispatcher recruiter gp optician pharmacist groomer cleaner gardener handyman decorator "
+    "roofer joiner carpenter caretaker receptionist mentor advisor adviser inspector surveyor "
+    "architect designer translator interpreter"
+)
+_PLACE_ROLES = (
     # places and bodies a name is asked of ("the name of the shelter where …")
     "restaurant cafe café bar pub shelter firm company hotel clinic gym nursery shop store "
     "bakery agency venue charity salon brewery"
 )
-_ROLE = "(" + "|".join(_ROLES.split()) + ")"
+_ROLE = "(" + "|".join((_ROLES + " " + _PLACE_ROLES).split()) + ")"
+_PEOPLE_ROLES = frozenset(term for word in _ROLES.split() for term in index_terms(word))
+"""The roles that are people's ("landlord"), not places' or bodies' ("firm")."""
 _ROLE_NAMED = re.compile(
-    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?(?:[\w-]+ ){0,3}?"
+    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?"
+    r"(?:(?!(?:at|in|of|for|from|with|who|where|that|which|on|to) )[\w-]+ ){0,3}"
     + _ROLE
     + r"s?\b|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?"
     + _ROLE
