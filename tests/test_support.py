@@ -1007,6 +1007,28 @@ def test_a_sentence_saying_the_speaker_s_own_name_names_no_relative() -> None:
     )
 
 
+def test_an_is_after_a_relative_closes_its_sentence_as_a_short_one_would() -> None:
+    supervisor = ask("What is the name of Dana's PhD supervisor?")
+    lovely = "my supervisor's lovely though. Nkem is so calm about it"
+    is_nkem = "Nkem".__eq__
+    assert relative_named(supervisor, [lovely], lambda _: False, is_nkem) is True
+    # a thing of theirs is not them ("my mom's jade plant 🌱 Noor has one too")
+    mother = ask("What is the name of Dana's mother?")
+    assert named_role(mother, "my mom's jade plant 🌱 Noor has one too") is False
+
+
+def test_a_pet_said_to_be_yours_to_the_person_asked_by_name_is_theirs() -> None:
+    dog = ask("What is the name of Dana's dog?")
+    texts = ["Dana I have bad news and it involves your dog", "She's a very good dog"]
+    # in a group chat, the turn may be taken to answer someone else
+    voices = [Voice("Priya", "Tomasz"), Voice("Dana", "Tomasz")]
+    before = ["", "Was Juniper good with Alfie?"]
+    assert (
+        relative_named(dog, texts, lambda _: False, voices=voices, asked_before=lambda: before)
+        is None
+    )
+
+
 def named_role(question: Query, *texts: str) -> bool | None:
     return relative_named(question, texts, known=lambda _word: False)
 
@@ -1053,6 +1075,19 @@ def test_a_pet_spoken_of_only_as_one_to_have_is_nobody_s() -> None:
     assert found is not None and found.about_someone_else
     # "I got a dog" is a dog had
     said = [(DANA, "I got a dog last week"), (MARCUS, "my dog Biscuit loves the beach")]
+    found = judged("What is the name of Dana's dog?", said)
+    assert found is not None and not found.about_someone_else
+
+
+def test_a_pet_s_kind_said_of_people_is_nobody_s_pet() -> None:
+    # Dana only said she is no dog person; Marcus has a dog
+    said = [
+        (DANA, "I've never been a dog person, so you'll have to work on me"),
+        (MARCUS, "my dog Biscuit loves the beach"),
+    ]
+    found = judged("What is the name of Dana's dog?", said)
+    assert found is not None and found.about_someone_else
+    said = [(DANA, "the dog is asleep"), (MARCUS, "my dog Biscuit loves the beach")]
     found = judged("What is the name of Dana's dog?", said)
     assert found is not None and not found.about_someone_else
 

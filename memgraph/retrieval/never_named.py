@@ -88,6 +88,12 @@ OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
+_IS_SAID = re.compile(
+    r"['’]s\s+(?:\w+ly|great|nice|good|fine|ok|okay|cool|chill|kind|sweet|strict|lovely|"
+    r"amazing|brilliant|awful|here|back|home|away|gone|sick|ill|busy)\b",
+    re.IGNORECASE,
+)
+"""After a word, an "'s" that is "is" ("my supervisor's lovely"), not whose a thing is."""
 _IS_SHORT = re.compile(
     r"['’]s\s+(?:the|a|an|my|our|your|his|her|their|such|so|just|still|also|really|now|"
     r"definitely|basically|probably)\b",
@@ -328,8 +334,13 @@ def _names_it(
     if _SAYS_A_NAME.search(following):
         return True
     closing = relative == kin_last or (
-        # "my sister is here! Carmen arrived": not "my mom's jade plant 🌱 Noor has"
-        kin_last - relative <= _CLOSING and not _OWNS.search(tokens[relative].group())
+        # "my sister is here! Carmen arrived", "my supervisor's lovely though. Nkem is
+        # so calm": not "my mom's jade plant 🌱 Noor has"
+        kin_last - relative <= _CLOSING
+        and (
+            not _OWNS.search(tokens[relative].group())
+            or _IS_SAID.match(text, tokens[relative].end() - 2) is not None
+        )
     )
     return closing and (
         titled or (name == name_first and not _TITLE_BEFORE.search(text, 0, tokens[name].start()))
@@ -629,6 +640,8 @@ def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], que
             if n == 0 or head not in kinds(in_any_form(index_terms(token.group()))):
                 continue
             before = {tokens[n - back].group().lower() for back in (1, 2) if n - back >= 0}
+            if "your" in before and any(is_their_name(t.group(), query) for t in tokens):
+                return False  # "Gwen I have bad news and it involves your dog"
             for pronoun, whom in (("my", voice.speaker), ("your", voice.addressee)):
                 if pronoun in before and whom is not None:
                     if is_their_name(whom, query):

@@ -678,6 +678,10 @@ def _clauses(
             # "how's the cat?" say whose; "the cat" alone is most often the speaker's)
             owned.setdefault(None, set()).add(head)
             held = held - {head}
+        elif head in PETS and head in held and owner is None and _a_kind_of_person(clause, head):
+            # "Andy's never been a dog person": no one's pet
+            owned.setdefault(None, set()).add(head)
+            held = held - {head}
         elif head in PETS and head in held and owner is None and _wished_for(clause, head):
             # "she wants a garden for a dog", "I'd love a cat someday": a pet to have,
             # nobody's yet
@@ -755,6 +759,21 @@ def _of_a_kind(clause: str, head: str) -> bool:
     "I have cats")."""
     tokens = words(clause)
     return any(at == 0 or tokens[at - 1] in _OF_A_KIND_BEFORE for at in _plurals(tokens, head))
+
+
+_PEOPLE_OF_A_PET = frozenset({"person", "people", "lover", "lovers", "friendly", "allergy"})
+"""Words after a pet's kind that speak of people, not of a pet ("a dog person")."""
+
+
+def _a_kind_of_person(clause: str, head: str) -> bool:
+    """Whether the clause says ``head`` only of a kind of person ("never been a dog
+    person", "cat people", "dog-friendly")."""
+    tokens = words(clause)
+    return any(
+        head in in_any_form(index_terms(token))
+        and (at + 1 < len(tokens) and tokens[at + 1] in _PEOPLE_OF_A_PET)
+        for at, token in enumerate(tokens)
+    )
 
 
 _REFERRING = frozenset({"it", "its", "them", "that", "this", "one"})
