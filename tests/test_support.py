@@ -994,6 +994,7 @@ def test_the_role_asked_of_is_the_head_of_its_phrase() -> None:
     assert role("What is the name of the physio clinic where Hannah works?") == "clinic"
     assert role("What was the name of Zofia's manager at the café?") == "manager"
     assert role("What is the name of the surgeon who operated on Rosa's knee?") == "surgeon"
+    assert role("What is the name of Rosa's friend in Lisbon?") == "friend"
 
 
 def test_a_sentence_saying_the_speaker_s_own_name_names_no_relative() -> None:

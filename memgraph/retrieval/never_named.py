@@ -763,7 +763,7 @@ _ROLES = (
     "coworker player pastor priest principal headteacher professor lecturer lead chief guy "
     "dispatcher recruiter gp optician pharmacist groomer cleaner gardener handyman decorator "
     "roofer joiner carpenter caretaker receptionist mentor advisor adviser inspector surveyor "
-    "architect designer translator interpreter"
+    "architect designer translator interpreter friend mate buddy pal"
 )
 _PLACE_ROLES = (
     # places and bodies a name is asked of ("the name of the shelter where …")
