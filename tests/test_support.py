@@ -1191,6 +1191,9 @@ def test_a_last_name_is_known_from_a_full_name_or_a_name_written_out() -> None:
     boss = ask("What is the surname of Lena's boss?")
     assert last_name_said(boss, ["Lena"], ["herr pichler again"]) is None
     assert last_name_said(ask("Where does Keisha live?"), ["Keisha"], []) is None
+    # someone memory holds no entity for is judged by the name the question says
+    assert last_name_said(keisha, [], ["Is Keisha going too?"]) is False
+    assert last_name_said(keisha, [], ["Is Keisha Brown going too?"]) is True
 
 
 def test_a_name_said_to_be_the_thing_is_no_owner_of_it() -> None:

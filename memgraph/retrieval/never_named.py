@@ -872,6 +872,10 @@ def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> 
         return None
     written = [name.split() for name in names if name.strip()]
     if not written:
+        # someone memory holds no entity for ("Is Ellie going too?"): as the question
+        # names them
+        written = [[owner[:-2]] for owner in _OWNER_NAMED.findall(query.text)]
+    if not written:
         return None
     if any(len(name) > 1 for name in written):
         return True
