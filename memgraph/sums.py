@@ -170,6 +170,23 @@ def paid_as(topic: Iterable[str], text: str) -> bool:
     return any(term in _PAID_SO and _PAID_SO[term].search(text) for term in topic)
 
 
+_PERCENT = re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)", re.IGNORECASE)
+_A_CHANGE_ASKED = re.compile(
+    r"\b(?:up|down|increase|increased|rise|rose|raise|raised|cut|cuts|discount|interest|"
+    r"percent|percentage|per ?cent|%|share|tip|commission|rate)\b",
+    re.IGNORECASE,
+)
+
+
+def states_a_sum_paid(text: str, question: str) -> bool:
+    """Whether ``text`` states a sum that may be the payment ``question`` asks
+    ("How much rent does Tunde pay?"): not only a share ("It's 2% max"), unless the
+    question asks a change or a rate ("How much did the rent go up?")."""
+    if _A_CHANGE_ASKED.search(question):
+        return states_amount(text)
+    return states_amount(_PERCENT.sub(" ", text))
+
+
 def states_amount(text: str) -> bool:
     """Whether ``text`` states a sum of money or a rate ("$1,450", "R1,450", "NZ$90",
     "72k", "six grand", "38,000 rupees", "4.5%", "£30 an hour", "it was free")."""

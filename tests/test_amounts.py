@@ -9,7 +9,7 @@ import pytest
 from memgraph import Memory
 from memgraph.retrieval.amounts import sums_of_it, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.sums import asks_amount, paid_as, payment_asked, states_amount
+from memgraph.sums import asks_amount, paid_as, payment_asked, states_a_sum_paid, states_amount
 from memgraph.text import index_terms
 from tests.test_recall_quality import recalled, remember_dialogue
 
@@ -194,6 +194,23 @@ def test_a_sum_of_the_kind_asked_is_said_with_its_word() -> None:
     assert not payment_asked("How much did the flight cost altogether, including the fee?")
     # a salary may be said by the month, gross or net
     assert paid_as(set(index_terms("salary")), "€2,900 a month gross")
+
+
+def test_a_share_is_no_payment_unless_a_change_is_asked() -> None:
+    rent = "How much rent does Tunde pay?"
+    assert not states_a_sum_paid("We're in a Rent Pressure Zone. It's 2% max", rent)
+    assert states_a_sum_paid("rent's €1,632 from July, up 2%", rent)
+    assert states_a_sum_paid("It's 2% max", "How much did Tunde's rent go up?")
+
+
+def test_a_share_said_of_the_rent_does_not_answer_how_much_it_is(tmp_path: Path) -> None:
+    said = [
+        ("Rosa", "did everyone get a letter from the landlord yesterday?"),
+        ("Felix", "Yes. 6% from July. Ouch"),
+        ("Tunde", "He can't do that. We're in a Rent Pressure Zone. It's 2% max"),
+    ]
+    (answer,) = recalled(tmp_path, said, "How much rent does Tunde pay?")
+    assert answer.startswith(NOTHING_SAID)
 
 
 def test_a_salary_may_be_said_as_pay() -> None:

@@ -63,7 +63,7 @@ from memgraph.retrieval.support import (
     support,
 )
 from memgraph.speakers import spoken_words
-from memgraph.sums import asks_for_a_sum, payment_asked, states_amount
+from memgraph.sums import asks_for_a_sum, payment_asked, states_a_sum_paid, states_amount
 from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
@@ -448,6 +448,8 @@ class ReadMixin(MemoryCore):
                 talk.before,
                 of_kind=payment_asked(query),
             )
+            if payment_asked(query):  # "How much rent does Tunde pay?": not "It's 2% max"
+                said = {e: words for e, words in said.items() if states_a_sum_paid(words, query)}
             if not said:
                 return True
             payer = asked_of(SUM, query)
