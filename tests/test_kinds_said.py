@@ -66,6 +66,11 @@ def test_an_airline_an_instrument_or_a_car_is_named() -> None:
     assert AIRLINE.said_in(["Qantas to Dallas and then a little hop to Houston"])
     assert AIRLINE.said_in(["Yes! Qatar Airways, Lagos to Manchester through Doha"])
     assert not AIRLINE.said_in(["I fly on the 16th. Kraków to Dublin. Alone"])
+    # a people, a country or a name is an airline only after a word of flying
+    assert not AIRLINE.said_in(["there's a great Turkish bakery downstairs"])
+    assert not AIRLINE.said_in(["Ana says eat a pastel de nata for her"])
+    assert AIRLINE.said_in(["we flew Turkish via Istanbul"])
+    assert AIRLINE.said_in(["Turkish Airlines, through Istanbul"])
     assert INSTRUMENT.said_in(["Viola. The instrument everyone forgets exists"])
     assert not INSTRUMENT.said_in(["she has choir rehearsal until 5", "I lost my keys"])
     assert CAR.said_in(["2019 corolla hybrid. silver. 48,000 on the clock"])

@@ -216,6 +216,15 @@ AIRLINE = KindOfAnswer(
     re.compile(
         r"\b[A-Z][\w-]+ (?:Air(?:ways|lines?)?)\b|\bAir [A-Z][\w-]+|\bBA\b|\bBritish Airways\b",
     ),
+    # a people, a country or an everyday word ("a great Turkish bakery", "Ana says")
+    # is an airline only after a word of flying ("flew Turkish", "booked on Swiss")
+    re.compile(
+        r"(?<!\bflew )(?<!\bfly )(?<!\bflying )(?<!\bwith )(?<!\bon )(?<!\bbooked )"
+        r"\b(?:turkish|swiss|austrian|ethiopian|norwegian|kenya|united|virgin|delta|spirit|"
+        r"frontier|porter|copa|condor|ana|indigo|pegasus|tap|flair|scoot|sas|ita|aegean|"
+        r"saudia|cebu|garuda)\b(?! air(?:ways|lines?)?\b)",
+        re.IGNORECASE,
+    ),
 )
 """Which airline someone flew ("Which airline did Priya fly to Mexico City?")."""
 
