@@ -12,6 +12,7 @@ from memgraph.retrieval.kinds_said import (
     FINISH_TIME,
     INSTRUMENT,
     JOB,
+    OUTCOME,
     STUDY,
     KindOfAnswer,
     kind_asked,
@@ -66,6 +67,16 @@ def test_an_airline_an_instrument_or_a_car_is_named() -> None:
     assert AIRLINE.said_in(["Qantas to Dallas and then a little hop to Houston"])
     assert AIRLINE.said_in(["Yes! Qatar Airways, Lagos to Manchester through Doha"])
     assert not AIRLINE.said_in(["I fly on the 16th. Kraków to Dublin. Alone"])
+    # how someone did in a contest or a test is said only once it happened
+    assert kind_asked("Did Theo win his Young Chef heat?") is OUTCOME
+    assert kind_asked("How did Maisie do in the bouldering competition?") is OUTCOME
+    assert kind_asked("Who won the biggest onion class?") is OUTCOME
+    assert kind_asked("How did the party go?") is None
+    assert not OUTCOME.said_in(["The heat's on 8 November. Wish me luck!"])
+    assert OUTCOME.said_in(["Third in the sack race. He's demanding a rematch"])
+    assert OUTCOME.said_in(["Amara came third in the under-10 section"])
+    assert OUTCOME.said_in(["Kathleen won guess the bump"])
+    assert OUTCOME.said_in(["19 out of 27 got a 5 or above in the mocks"])
     # a people, a country or a name is an airline only after a word of flying
     assert not AIRLINE.said_in(["there's a great Turkish bakery downstairs"])
     assert not AIRLINE.said_in(["Ana says eat a pastel de nata for her"])

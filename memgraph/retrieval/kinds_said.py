@@ -25,7 +25,15 @@ from dataclasses import dataclass
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 from memgraph.dates import MONTHS, WEEKDAYS
 
-__all__ = ["BIRTHDAY", "FINISH_TIME", "KINDS_SAID", "STUDY", "KindOfAnswer", "kind_asked"]
+__all__ = [
+    "BIRTHDAY",
+    "FINISH_TIME",
+    "KINDS_SAID",
+    "OUTCOME",
+    "STUDY",
+    "KindOfAnswer",
+    "kind_asked",
+]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -369,7 +377,31 @@ BIRTHDAY = KindOfAnswer(
 """The day of someone's birthday ("When is Hazel's birthday?"): a text saying a
 birthday with a day ("her bday's June 12")."""
 
-KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY, BIRTHDAY)
+OUTCOME = KindOfAnswer(
+    "outcome",
+    re.compile(
+        r"^\s*(?:did\s+[^?]{1,60}?\bwin\b|who\s+won\b|"
+        r"how\s+did\s+[^?]{1,40}?\s+do\s+(?:in|at|on)\b|"
+        r"what\s+(?:place|position)\s+did\s+[^?]{1,40}?\s+(?:finish|come|place)\b|"
+        r"what\s+prizes?\s+did\b)",
+        re.IGNORECASE,
+    ),
+    _words(
+        "won lost beat placed prize medal rosette trophy podium ribbon champion qualified "
+        "disqualified pb winner runner passed failed scored"
+    ),
+    re.compile(
+        r"\bcame\s+\w+|\b(?:first|second|third|fourth|fifth|sixth|last|\d+(?:st|nd|rd|th))\s+"
+        r"(?:in|place|out\s+of|overall|prize)\b|\bknocked\s+out\b|\bthrough\s+to\b|"
+        r"\bpersonal\s+best\b|\b\d+\s*(?:out\s+of|/)\s*\d+",
+        re.IGNORECASE,
+    ),
+)
+"""How someone did in a contest or a test ("Did Theo win his heat?", "How did
+Maisie do in the bouldering competition?", "Who won the onion class?"): one only
+ever planned ("the heat is on 8 November, wish me luck") has none said."""
+
+KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY, BIRTHDAY, OUTCOME)
 """The kinds of answer a text must say one of to answer."""
 
 
