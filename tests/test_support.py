@@ -165,6 +165,19 @@ def test_a_plain_clause_after_the_speaker_speaks_of_their_own_is_theirs() -> Non
     assert own < anyone
 
 
+def test_a_clause_opening_with_he_or_she_does_not_go_on_from_the_speaker_s_own() -> None:
+    # Marcus tells of Dana, whose name the turn before says: "I lent him my gloves"
+    # is his own news, "He's been on the waiting list two years" is Dana's
+    found = judged(
+        "How long was Dana on the allotment waiting list?",
+        [
+            (MARCUS, "Dana's the new guy on plot 14, met him today"),
+            (MARCUS, "I lent him my gloves. He's been on the waiting list two years apparently"),
+        ],
+    )
+    assert found is not None and found.own > 0.0 and not found.about_someone_else
+
+
 def test_praise_speaks_of_no_job() -> None:
     # Dana's "Great job" praises Marcus's race; only his own job is spoken of
     own, anyone = held(

@@ -623,7 +623,7 @@ def _clauses(
         elif spoken & FIRST_PERSON_WORDS or their_words:
             whose = speaker in named
             telling_own = telling_own or bool(spoken & FIRST_PERSON_WORDS)
-        elif telling_own or CAPTION.search(clause):
+        elif (telling_own and not _OPENS_WITH_A_THIRD.match(clause)) or CAPTION.search(clause):
             # "here's a picture I snapped. It's a waterfall", or the caption of a
             # photo they shared: the speaker's, whatever the turn before held
             whose = speaker in named
@@ -1034,6 +1034,9 @@ def _yours_nearest(clause: str, held: set[str]) -> bool:
     return False
 
 
+_OPENS_WITH_A_THIRD = re.compile(r"\W*(?:he|she)\b", re.IGNORECASE)
+"""A clause whose subject is someone else ("He's been on the waiting list two
+years"): it does not go on from the speaker's own news ("I lent him my gloves")."""
 _PHRASE = re.compile(r"[,:;–—]|\s-\s")
 """Where a clause's phrases part: a comma, a colon, a dash."""
 
