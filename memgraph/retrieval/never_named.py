@@ -57,7 +57,7 @@ _ARTICLE_BEFORE = re.compile(
     r"\b(?:a|an|the|one|no|more|some|any|another|every|each)\s+$", re.IGNORECASE
 )
 """Before a capitalised word, what makes it a thing's name, not a person's ("get a
-Polo", "the Ritz")."""
+Polo", "the Ritz", "down to the one Stick")."""
 _DEMONYM_WORDS = (
     "american british english scottish welsh irish canadian australian kiwi french german "
     "dutch belgian swiss austrian italian spanish portuguese greek polish czech hungarian "
@@ -276,7 +276,9 @@ def _named_near(
 
 
 _SENTENCE_END = re.compile(
-    r"(?<!\b[Mm]r)(?<!\b[Mm]rs)(?<!\b[Mm]s)(?<!\b[Dd]r)(?<!\b[Ss]t)[.!?;]+(?=\s|$)|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
+    # not a title's full stop ("our landlord Mr. Petrakis")
+    r"(?<!\b[Mm]r)(?<!\b[Mm]rs)(?<!\b[Mm]s)(?<!\b[Dd]r)(?<!\b[Ss]t)[.!?;]+(?=\s|$)"
+    r"|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
 )
 """Where a sentence, or a clause of its own, ends (see :func:`_sentences`)."""
 _SAYS_A_NAME = re.compile(r"(?<!\bmy )\b(?:name|names|named|called)\b", re.IGNORECASE)
@@ -381,6 +383,7 @@ def _generic(
 
 
 _ONE_OF = re.compile(r"\bone of (?:the|my|your|his|her|their|our)\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
+"""Before a plural that says one of many ("one of the PE teachers")."""
 
 
 def _in_caption(text: str, token: re.Match[str]) -> bool:
@@ -632,7 +635,8 @@ def relative_named(
 def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], query: Query) -> bool:
     """Whether the pet ``head`` that ``texts`` speak of is said to be the other
     speaker's ("your cat" said by the person asked about, another's "my cat") and
-    never said to be theirs ("my cat" in their own turn, "your cat" to them)."""
+    never said to be theirs ("my cat" in their own turn, "your cat" to them or in
+    a text that names them, "Gwen I have bad news and it involves your dog")."""
     anothers = False
     for text, voice in zip(texts, voices, strict=False):
         tokens = list(WORD.finditer(text))
