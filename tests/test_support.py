@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1079,31 +1080,21 @@ def test_a_pet_spoken_of_only_in_the_plural_is_nobody_s() -> None:
     assert found is not None and not found.about_someone_else
 
 
-def test_a_pet_spoken_of_only_as_one_to_have_is_nobody_s() -> None:
-    # Dana only wishes for a dog; Marcus has one
-    said = [
-        (DANA, "she wants a garden for a dog 👀"),
-        (MARCUS, "my dog Biscuit loves the beach"),
-    ]
+@pytest.mark.parametrize(
+    ("danas", "nobodys"),
+    [
+        # Dana only wishes for a dog, or says she is no dog person; Marcus has one
+        ("she wants a garden for a dog 👀", True),
+        ("I've never been a dog person, so you'll have to work on me", True),
+        # "I got a dog", "the dog" are a dog had
+        ("I got a dog last week", False),
+        ("the dog is asleep", False),
+    ],
+)
+def test_a_pet_only_wished_for_or_said_of_people_is_nobody_s(danas: str, nobodys: bool) -> None:
+    said = [(DANA, danas), (MARCUS, "my dog Biscuit loves the beach")]
     found = judged("What is the name of Dana's dog?", said)
-    assert found is not None and found.about_someone_else
-    # "I got a dog" is a dog had
-    said = [(DANA, "I got a dog last week"), (MARCUS, "my dog Biscuit loves the beach")]
-    found = judged("What is the name of Dana's dog?", said)
-    assert found is not None and not found.about_someone_else
-
-
-def test_a_pet_s_kind_said_of_people_is_nobody_s_pet() -> None:
-    # Dana only said she is no dog person; Marcus has a dog
-    said = [
-        (DANA, "I've never been a dog person, so you'll have to work on me"),
-        (MARCUS, "my dog Biscuit loves the beach"),
-    ]
-    found = judged("What is the name of Dana's dog?", said)
-    assert found is not None and found.about_someone_else
-    said = [(DANA, "the dog is asleep"), (MARCUS, "my dog Biscuit loves the beach")]
-    found = judged("What is the name of Dana's dog?", said)
-    assert found is not None and not found.about_someone_else
+    assert found is not None and found.about_someone_else is nobodys
 
 
 def test_the_relative_of_someone_only_spoken_of_is_judged_too() -> None:

@@ -442,13 +442,11 @@ class ReadMixin(MemoryCore):
                 return True
         if analyzed.asks_amount:
             said = self._with_answers(graph, said, indexed)
+            paid = payment_asked(query)
             said = sums_of_it(
-                said,
-                topic_of_amount(analyzed.content_terms),
-                talk.before,
-                of_kind=payment_asked(query),
+                said, topic_of_amount(analyzed.content_terms), talk.before, of_kind=paid
             )
-            if payment_asked(query):  # "How much rent does Tunde pay?": not "It's 2% max"
+            if paid:  # "How much rent does Tunde pay?": not "It's 2% max"
                 said = {e: words for e, words in said.items() if states_a_sum_paid(words, query)}
             if not said:
                 return True

@@ -88,18 +88,26 @@ OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
-_IS_SAID = re.compile(
-    r"['’]s\s+(?:\w+ly|great|nice|good|fine|ok|okay|cool|chill|kind|sweet|strict|lovely|"
-    r"amazing|brilliant|awful|here|back|home|away|gone|sick|ill|busy)\b",
-    re.IGNORECASE,
+_IS_WORDS = (
+    "the a an my our your his her their such so just still also really now definitely "
+    "basically probably"
 )
-"""After a word, an "'s" that is "is" ("my supervisor's lovely"), not whose a thing is."""
-_IS_SHORT = re.compile(
-    r"['’]s\s+(?:the|a|an|my|our|your|his|her|their|such|so|just|still|also|really|now|"
-    r"definitely|basically|probably)\b",
-    re.IGNORECASE,
-)
+"""Words after an "'s" that make it "is" ("Aoife's the Irish flatmate")."""
+_IS_SHORT = re.compile(rf"['’]s\s+(?:{'|'.join(_IS_WORDS.split())})\b", re.IGNORECASE)
 """A name's "'s" that says "is", not whose ("Aoife's the Irish flatmate")."""
+_IS_SAID = re.compile(
+    r"['’]s\s+(?:\w+ly|"
+    + "|".join(
+        (
+            _IS_WORDS + " great nice good fine ok okay cool chill kind sweet strict lovely "
+            "amazing brilliant awful here back home away gone sick ill busy"
+        ).split()
+    )
+    + r")\b",
+    re.IGNORECASE,
+)
+"""After a relative's word, an "'s" that is "is", also before how they are ("my
+supervisor's lovely"); not said of a name, where "Owen's lovely mom" is his."""
 THING_REACH = 1000
 """A thing's name may be anywhere in a text that speaks of it or in its reply ("the
 Kharcha app", "what's the team called?" / "The Loose Pucks.")."""
@@ -118,6 +126,12 @@ _A_HOLIDAY = re.compile(r"(?:['’]?s)?\s+Day\b")
 def _unaccented(word: str) -> str:
     """``word`` without its accents ("Mamá" -> "Mama")."""
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+def _is_a(head: str, word: str) -> bool:
+    """Whether ``word`` says the relative, role or pet ``head`` (an index term) in
+    any of its forms ("mum" for "mother", "pups" for "dog")."""
+    return head in kinds(in_any_form(index_terms(word)))
 
 
 def _not_a_noun(token: str, after: str) -> bool:
@@ -161,8 +175,7 @@ def _named_near(
     places = {m.group(1) for text in texts for m in _A_PLACE.finditer(text)}
     spoken_of = False
     asked_plural = any(
-        token.endswith("s") and head in kinds(in_any_form(index_terms(token)))
-        for token in WORD.findall(query.text)
+        token.endswith("s") and _is_a(head, token) for token in WORD.findall(query.text)
     )
     for number, text in enumerate(texts):
         tokens = list(WORD.finditer(text))
@@ -172,8 +185,7 @@ def _named_near(
         at = [
             n
             for n, t in enumerate(tokens)
-            if head in kinds(in_any_form(index_terms(t.group())))
-            and not _not_a_noun(t.group(), text[t.end() :])
+            if _is_a(head, t.group()) and not _not_a_noun(t.group(), text[t.end() :])
         ]
         if number < len(voices):
             # "Rosamma's son", Leah's "his mum": a relative of someone else's
@@ -635,23 +647,25 @@ def relative_named(
 def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], query: Query) -> bool:
     """Whether the pet ``head`` that ``texts`` speak of is said to be the other
     speaker's ("your cat" said by the person asked about, another's "my cat") and
-    never said to be theirs ("my cat" in their own turn, "your cat" to them or in
-    a text that names them, "Gwen I have bad news and it involves your dog")."""
+    never said to be theirs by the word that says whose it is (see :func:`_whose`:
+    "my cat" in their own turn, "your cat" to them or in a text that names them,
+    "Gwen I have bad news and it involves your dog")."""
     anothers = False
     for text, voice in zip(texts, voices, strict=False):
         tokens = list(WORD.finditer(text))
         for n, token in enumerate(tokens):
-            if n == 0 or head not in kinds(in_any_form(index_terms(token.group()))):
+            if n == 0 or not _is_a(head, token.group()):
                 continue
-            before = {tokens[n - back].group().lower() for back in (1, 2) if n - back >= 0}
-            if "your" in before and any(is_their_name(t.group(), query) for t in tokens):
-                return False  # "Gwen I have bad news and it involves your dog"
-            for pronoun, whom in (("my", voice.speaker), ("your", voice.addressee)):
-                if pronoun in before and whom is not None:
-                    if is_their_name(whom, query):
-                        return False
-                    anothers = True
+            whose = _whose(tokens, n, voice, query)
+            if whose:
+                return False
+            # only a speaker's "my" or "your" says it is the other's, not "her grandma's"
+            said = {tokens[n - back].group().lower() for back in (1, 2) if n - back >= 0}
+            anothers = anothers or (whose is False and bool(said & _SPEAKERS_OWN))
     return anothers
+
+
+_SPEAKERS_OWN = frozenset({"my", "your"})
 
 
 PET_REACH = 15
@@ -706,7 +720,7 @@ _ASKED_AFTER_NOT_NAMED = frozenset(_ASKED_AFTER_WORDS.split())
 
 def _speaks_of(head: str, text: str) -> bool:
     """Whether ``text`` says the relative or role ``head`` in any of its words."""
-    return any(head in kinds(in_any_form(index_terms(t))) for t in WORD.findall(text))
+    return any(_is_a(head, t) for t in WORD.findall(text))
 
 
 def _named_beside(

@@ -667,24 +667,25 @@ def _clauses(
             head in PETS
             and head in held
             and owner is None
-            and not named_in_text
-            and not asks_how
-            and _plural(clause, head)
             and (
-                not spoken & (FIRST_PERSON_WORDS | SECOND_PERSON_WORDS) or _of_a_kind(clause, head)
+                # "the rescue says no cats": no one's pet ("I have a dog", "we got a
+                # cat", "how's the cat?" say whose; "the cat" alone is most often the
+                # speaker's)
+                (
+                    not named_in_text
+                    and not asks_how
+                    and _plural(clause, head)
+                    and (
+                        not spoken & (FIRST_PERSON_WORDS | SECOND_PERSON_WORDS)
+                        or _of_a_kind(clause, head)
+                    )
+                )
+                # "Andy's never been a dog person"
+                or _a_kind_of_person(clause, head)
+                # "she wants a garden for a dog", "I'd love a cat someday": nobody's yet
+                or _wished_for(clause, head)
             )
         ):
-            # "the rescue says no cats": no one's pet ("I have a dog", "we got a cat",
-            # "how's the cat?" say whose; "the cat" alone is most often the speaker's)
-            owned.setdefault(None, set()).add(head)
-            held = held - {head}
-        elif head in PETS and head in held and owner is None and _a_kind_of_person(clause, head):
-            # "Andy's never been a dog person": no one's pet
-            owned.setdefault(None, set()).add(head)
-            held = held - {head}
-        elif head in PETS and head in held and owner is None and _wished_for(clause, head):
-            # "she wants a garden for a dog", "I'd love a cat someday": a pet to have,
-            # nobody's yet
             owned.setdefault(None, set()).add(head)
             held = held - {head}
         if (
