@@ -1408,3 +1408,36 @@ def test_a_colour_for_the_thing_said_of_another_does_not_answer(tmp_path: Path) 
     )
     assert julien.startswith(NOTHING_SAID)
     assert not sipho.startswith(NOTHING_SAID) and "purple" in sipho
+
+
+def test_a_change_against_a_plan_is_found_in_the_words_of_the_change(tmp_path: Path) -> None:
+    # "later than first planned ... end up" says what the wedding's move is measured
+    # against: no text says it, and the move itself must still count as the answer
+    said = [
+        ("Kevin", "Jess and I set the wedding date. 14 September at the boathouse!"),
+        ("Rachel", "omg finally!! I'm so happy for you both"),
+        ("Kevin", "The boathouse flooded so the wedding moved to 12 October."),
+        ("Rachel", "nooo. at least October is pretty"),
+        ("Rachel", "Dad's knee surgery got moved too, to the 3rd."),
+    ]
+    (text,) = recalled(
+        tmp_path,
+        said,
+        "How many weeks later than first planned did Kevin and Jess's wedding end up taking place?",
+        daily=True,
+    )
+    assert not text.startswith(NOTHING_SAID)
+    assert "12 October" in text and "14 September" in text
+
+
+def test_what_a_change_is_measured_against_is_no_term_of_the_question() -> None:
+    asked = index_terms(
+        tiers.asked_words(
+            "By how many weeks was Linda's knee replacement delayed from its first scheduled date?"
+        )
+    )
+    assert "knee" in asked and "delay" in asked
+    assert not {"week", "first", "schedul", "date"} & set(asked)
+    # "end up" and a unit stay where no plan is measured against
+    assert "end" in index_terms(tiers.asked_words("Which city did Chidi end up moving to?"))
+    assert "day" in index_terms(tiers.asked_words("How many days did Sam spend in Rome?"))

@@ -288,6 +288,27 @@ _WHICH_OF_SEVERAL = re.compile(r"\b(?:finally|eventually|ultimately)\b", re.IGNO
 """Words that ask which of several values ("Where was the party finally held?"), not
 about something final: a text's "finally got someone out" says nothing of it
 ("originally" stays, as "originally from Hamburg" says it)."""
+_AGAINST_A_PLAN = re.compile(
+    r"\bthan\s+(?:(?:first|originally|initially|previously)\s+)?"
+    r"(?:planned|scheduled|expected|projected|intended)\b|"
+    r"\b(?:from|than|compared\s+(?:with|to))\s+(?:its|the|their|his|her|our)\s+"
+    r"(?:(?:first|original|initial)\s+)?(?:(?:scheduled|planned)\s+)?"
+    r"(?:date|plan|schedule)\b",
+    re.IGNORECASE,
+)
+"""Words that say what a change is measured against ("later than first planned",
+"pushed back from its original date"): no text says them of the change itself ("the
+wedding's moved to the 12th")."""
+_COUNTED_IN = re.compile(
+    r"\bhow\s+many\s+(?:days|weeks|months|years)\b(?=.*\b(?:later|earlier|sooner|"
+    r"pushed\s+back|brought\s+forward|delayed|postponed)\b)",
+    re.IGNORECASE,
+)
+"""The unit a change of date is counted in ("How many weeks later ..."): the texts
+give the dates, not the count."""
+_CAME_TO = re.compile(r"\bend(?:ed|s)?\s+up\b", re.IGNORECASE)
+"""In a question about a change against a plan, words that say it came to be ("How
+many weeks later than first planned did the wedding end up taking place?")."""
 _IDIOMS = re.compile(r"\bfor a living\b", re.IGNORECASE)
 """Words that only say what kind of answer is asked ("What does Jordan do for a
 living?" asks a job, not where anyone lives): not terms of the fact tier's query."""
@@ -318,7 +339,12 @@ def without_news_words(text: str) -> str:
 def asked_words(text: str) -> str:
     """A question as the texts would say what it asks: without the words that ask
     for someone's news ("What happened to"), which no text holds, nor those that ask
-    which of several values ("finally"); "... called?" asks a name."""
+    which of several values ("finally"), nor what a change is measured against
+    ("later than first planned", counted in weeks); "... called?" asks a name."""
+    against = _AGAINST_A_PLAN.sub(" ", text)
+    if against != text:
+        text = _CAME_TO.sub(" ", against)
+    text = _COUNTED_IN.sub("how many", text)
     return _CALLED.sub(" name", _WHICH_OF_SEVERAL.sub(" ", without_news_words(text)))
 
 
