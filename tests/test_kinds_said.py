@@ -10,6 +10,7 @@ from memgraph.retrieval.kinds_said import (
     BREED,
     CAR,
     FINISH_TIME,
+    GRADE,
     INSTRUMENT,
     JOB,
     OUTCOME,
@@ -77,6 +78,9 @@ def test_an_airline_an_instrument_or_a_car_is_named() -> None:
     assert OUTCOME.said_in(["Amara came third in the under-10 section"])
     assert OUTCOME.said_in(["Kathleen won guess the bump"])
     assert OUTCOME.said_in(["19 out of 27 got a 5 or above in the mocks"])
+    # a "won't" or a habit is no outcome
+    assert not OUTCOME.said_in(["yeah i won't decide till after the AM2"])
+    assert not OUTCOME.said_in(["She's 9 and she beats me every time"])
     # a people, a country or a name is an airline only after a word of flying
     assert not AIRLINE.said_in(["there's a great Turkish bakery downstairs"])
     assert not AIRLINE.said_in(["Ana says eat a pastel de nata for her"])
@@ -214,3 +218,47 @@ def test_someone_s_someone_at_work_is_not_their_job() -> None:
     assert JOB.said_in(["Tom's a plumber, he'll sort it"])
     assert JOB.said_in(["he's retired now, thank god"])
     assert JOB.said_in(["my job as a nurse is killing me"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes Friday. and... I PASSED. 81 percent. results came yesterday",
+        "lol actually yeah. finished it in June, got a B+",
+        "B in listening, reading and speaking. C+ in writing",
+        "5.5 out of 9! Beat a guy rated 2050 in round 6",
+        "got 84!!! best mark I've had all year",
+        "lol. also passed fluid mech!! 8.2",
+        "maths 7, english 6, art 8",
+        "Got my first essay back! 68, which is a merit.",
+        "Dad, results are out. 7.5 in Port Economics!!",
+    ],
+)
+def test_a_mark_is_said_as_one(text: str) -> None:
+    assert kind_asked("What grade did Dev get in his small business course?") is GRADE
+    assert GRADE.said_in([text])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "she got the grades! she's going to sheffield",
+        "she cried after chemistry paper 1 but mum says she always does",
+        "Yes! She's got a tournament next month. She's 9 and she beats me every time",
+        "2 bedroom so I've got a flatmate",
+        "got a parka. $640 but it's rated to minus 30",
+        "Okay. How old will she be, 53?",
+        "The exam is on the 24th, 3 hours long",
+    ],
+)
+def test_a_number_that_counts_dates_or_names_something_is_no_mark(text: str) -> None:
+    assert not GRADE.said_in([text])
+
+
+def test_a_mark_in_another_subject_is_not_the_one_asked() -> None:
+    asked = "What grade did David get in Transport Economics?"
+    assert not GRADE.answers("7.5 in Port Economics!!", asked)
+    assert GRADE.answers("7.5 in Transport Economics!!", asked)
+    assert GRADE.answers("got 84!!! best mark I've had all year", asked)
+    assert kind_asked("What grade is Kevin's son in?") is None
+    assert kind_asked("What grade does Laura teach?") is None

@@ -13,6 +13,7 @@ from memgraph.retrieval.kinds_said import (
     BREED,
     CAR,
     FINISH_TIME,
+    GRADE,
     INSTRUMENT,
     JOB,
     STUDY,
@@ -72,6 +73,8 @@ def test_whom_a_job_question_asks_about(question: str, person: str | None) -> No
     ("kind", "question", "person"),
     [
         (INSTRUMENT, "What instrument does Marco play?", "Marco"),
+        (INSTRUMENT, "What type of instrument does Caroline play?", "Caroline"),
+        (AIRLINE, "What kind of airline did Sami fly with?", "Sami"),
         (CAR, "What type of car did Sam get after his old Prius broke down?", "Sam"),
         (CAR, "What car does Evelyn drive?", "Evelyn"),
         (AIRLINE, "Which airline did Gérard fly from Lyon to Porto?", "Gérard"),
@@ -319,3 +322,28 @@ def test_a_clause_with_its_own_first_or_second_person_is_the_speaker_s_or_theirs
     assert job_of("Ellie", to_ellie)
     # one clause: "she" still goes back to whom the turn before named
     assert job_of("Noémie", said_as("Camille", "Ellie", "she's a nurse", "Noémie moved back"))
+
+
+def test_a_mark_is_said_of_whom_the_turn_calls_by_name_only_when_it_speaks_of_them() -> None:
+    # "Dad," calls the one read to; the mark after it is the speaker's own
+    results = said_as("David", "Joseph", "Dad, results are out. 7.5 in Port Economics!!")
+    asked = "What mark did David get in his Port Economics exam?"
+    assert asked_of(GRADE.name, asked) == "David"
+    people = PEOPLE | {"Dad"}
+    assert said_of(lambda s: GRADE.answers(s, asked), "David", [results], people.__contains__)
+    dads = said_as("David", "Joseph", "Dad got 7.5 in Port Economics!!")
+    assert not said_of(lambda s: GRADE.answers(s, asked), "David", [dads], people.__contains__)
+
+
+def test_a_bare_mark_after_he_is_said_of_whom_he_is() -> None:
+    asked = "What score did Liam get on his driving theory test?"
+    passed = said_as(
+        "Carol",
+        "Aisha",
+        "Oh I forgot to tell you! He passed on Tuesday! 47 out of 50 on the questions",
+        "Wait Carol did Liam do his theory test?",
+    )
+    people = PEOPLE | {"Liam"}
+    assert said_of(lambda s: GRADE.answers(s, asked), "Liam", [passed], people.__contains__)
+    own = said_as("Carol", "Aisha", "Oh I forgot to tell you! 47 out of 50 on the questions")
+    assert not said_of(lambda s: GRADE.answers(s, asked), "Liam", [own], people.__contains__)

@@ -28,6 +28,7 @@ from memgraph.dates import MONTHS, WEEKDAYS
 __all__ = [
     "BIRTHDAY",
     "FINISH_TIME",
+    "GRADE",
     "KINDS_SAID",
     "OUTCOME",
     "STUDY",
@@ -77,6 +78,9 @@ class KindOfAnswer:
     """Whether it is said of a thing of theirs ("What breed is Tomasz's dog Moss?"),
     so whose it is goes by who says it, not by whom the sentence speaks of (a pet is
     "he", "she" and its own name)."""
+    spotted: Callable[[str], bool] | None = None
+    """A test over a text for answers of this kind no pattern says simply (a mark:
+    a bare number that is no date, age or count)."""
 
     def asked(self, question: str) -> bool:
         """Whether ``question`` asks for an answer of this kind."""
@@ -97,8 +101,10 @@ class KindOfAnswer:
     def _says(self, text: str) -> bool:
         if self.not_of_it is not None:
             text = self.not_of_it.sub(" ", text)
-        return bool(self.words & _said(text)) or (
-            self.shapes is not None and self.shapes.search(text) is not None
+        return (
+            bool(self.words & _said(text))
+            or (self.shapes is not None and self.shapes.search(text) is not None)
+            or (self.spotted is not None and self.spotted(text))
         )
 
 
@@ -396,12 +402,113 @@ OUTCOME = KindOfAnswer(
         r"\bpersonal\s+best\b|\b\d+\s*(?:out\s+of|/)\s*\d+",
         re.IGNORECASE,
     ),
+    # "I won't decide", "she beats me every time": no outcome of anything
+    not_of_it=re.compile(r"\bwon['’]t\b|\b(?:beats|wins|loses)\b", re.IGNORECASE),
 )
 """How someone did in a contest or a test ("Did Theo win his heat?", "How did
 Maisie do in the bouldering competition?", "Who won the onion class?"): one only
 ever planned ("the heat is on 8 November, wish me luck") has none said."""
 
-KINDS_SAID = (BREED, JOB, AIRLINE, INSTRUMENT, CAR, FINISH_TIME, STUDY, BIRTHDAY, OUTCOME)
+_MARK = re.compile(
+    # "87%", "47 out of 50", "5.5/9"; "B+", "A- in genetics", "got a B"; "2:1"
+    r"\b\d{1,3}(?:\.\d+)?\s*(?:%|percent\b|out\s+of\s+\d|/\s*\d{1,3}\b)|"
+    r"(?<![\w'’])[A-F][+*-](?=[\s!.,;)]|$)|"
+    r"\b(?i:got|get|getting|an?)\s+[A-F](?=\s+in\b|\s*[!.,;)]|$)|"
+    r"\b2:[12]\b|\b(?i:first[\s-]class)\b"
+)
+_BARE_NUMBER = re.compile(
+    r"(?P<before>[\w'’]+\s+)?(?<![\d.,:/£$€#-])\b\d{1,3}(?:\.\d)?(?![\d:/]|[.,–-]\d)"
+    r"(?P<after>\s*[a-z]+)?",
+    re.IGNORECASE,
+)
+_NOT_A_MARK_BEFORE = _words(
+    "paper round level year stage part unit module chapter page room week day number no "
+    "bus route platform gate step season episode class grade aged turned turns is was "
+    "minus plus he's she's i'm it's he’s she’s i’m it’s"
+)
+"""Words before a number that say it is no mark ("paper 1", "she's 9")."""
+_MARK_AFTER = _words("in for on and which overall so but at")
+"""Words a mark said as a bare number may have after it ("7.5 in Port Economics",
+"68 for studio"); any other says it counts something ("2 bedroom", "12 hours")."""
+_MARK_CUE = re.compile(
+    r"\b(?:got|get|pass(?:ed)?|results?|marks?|grades?|scored?|exams?|tests?|essay|paper|"
+    r"mocks?|maths?|english|art|chem|chemistry|bio|biology|physics|history|geography|"
+    r"french|spanish|german|science)\b",
+    re.IGNORECASE,
+)
+"""A word that says a bare number in the same text may be a mark."""
+
+
+def _says_a_mark(text: str) -> bool:
+    """Whether ``text`` gives a mark: one said as such ("87%", "B+", "5.5 out of
+    9") or, in a text speaking of marks or exams, a bare number that is no time,
+    date, sum, age or count ("got 84!!!", "passed fluid mech!! 8.2", "7.5 in Port
+    Economics", "art 9"; not "paper 1", "she's 9", "12 hours")."""
+    if _MARK.search(text):
+        return True
+    cued = _MARK_CUE.search(text) is not None
+    for found in _BARE_NUMBER.finditer(text):
+        before = (found["before"] or "").strip().lower()
+        after = (found["after"] or "").strip().lower()
+        if before in _NOT_A_MARK_BEFORE or (after and after not in _MARK_AFTER):
+            continue
+        # with no word of marks beside it, only one with a decimal or a cheer is
+        # ("7.5 in Port Economics!!", "84!!!")
+        if cued or "." in found.group() or text[found.end() :].lstrip().startswith("!"):
+            return True
+    return False
+
+
+_MARK_IN = re.compile(
+    r"(?:\d|[A-F][+*-]?)\s*(?:%|percent)?\s+in\s+(?:(?:the|my|her|his)\s+)?"
+    r"((?:[A-Z][\w-]*\s+)*[A-Z][\w-]*|[\w-]+(?:\s+[\w-]+){0,2})"
+)
+"""A mark said with what it is in ("7.5 in Port Economics", "C+ in writing", "78
+percent in the mock biology exam")."""
+
+
+def _another_subject(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` gives the mark for something the question does not ask
+    about: a name the question does not say ("7.5 in Port Economics" for "What grade
+    did David get in Transport Economics?"), or words none of which it says."""
+    asked = {word.lower() for word in re.findall(r"[\w-]+", question)}
+    for found in _MARK_IN.finditer(sentence):
+        subject = found[1]
+        if subject[0].isupper():
+            if not re.search(rf"\b{re.escape(subject)}\b", question, re.IGNORECASE):
+                return True
+        elif not {word.lower() for word in subject.split()} & asked:
+            return True
+    return False
+
+
+GRADE = KindOfAnswer(
+    "grade",
+    re.compile(
+        r"^\s*what\s+(?:grades?|scores?|marks?|results?)\s+(?:did|does|do|has|had|will)\s+"
+        r"[^?]{1,60}?\b(?:get|got|score|receive|achieve|earn)\b",
+        re.IGNORECASE,
+    ),
+    _words("merit distinction"),
+    of_another=_another_subject,
+    spotted=_says_a_mark,
+)
+"""A mark in an exam or a test ("What grade did Dev get in his small business
+course?" "got a B+"; "What score did Tessa get?" "87%"): "she got the grades!"
+gives none."""
+
+KINDS_SAID = (
+    BREED,
+    JOB,
+    AIRLINE,
+    INSTRUMENT,
+    CAR,
+    FINISH_TIME,
+    STUDY,
+    BIRTHDAY,
+    OUTCOME,
+    GRADE,
+)
 """The kinds of answer a text must say one of to answer."""
 
 

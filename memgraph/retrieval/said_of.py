@@ -23,6 +23,7 @@ from memgraph.retrieval.kinds_said import (
     BREED,
     CAR,
     FINISH_TIME,
+    GRADE,
     INSTRUMENT,
     JOB,
     STUDY,
@@ -50,6 +51,8 @@ SUM = "sum"
 """The kind of answer a sum of money is ("How much did Gus pay for his car?")."""
 COLOUR = "colour"
 """The kind of answer a colour is ("What colour was Julien's cast?")."""
+_KIND_OF = r"(?:(?:kind|sort|type)s?\s+of\s+)?"
+"""What a question may say before the kind it asks ("What type of instrument ...")."""
 _ASKED_OF: dict[str, tuple[str, ...]] = {
     COLOUR: (r"^\s*what\s+colou?r\s+(?:is|was|are|were)\s+" + _WHO + r"['’]s\s+\w",),
     JOB.name: (
@@ -58,7 +61,9 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*what\s+(?:is|was)\s+" + _WHO + r"['’]s\s+(?:(?:current|new|old)\s+)?"
         r"(?:job|occupation|profession|trade)\b",
         # "What job is Kiri moving to Wellington for?"
-        r"^\s*what\s+(?:(?:kind|sort)\s+of\s+)?(?:job|work)\s+(?:is|was|does|did|has|had|will)\s+"
+        r"^\s*what\s+"
+        + _KIND_OF
+        + r"(?:job|work)\s+(?:is|was|does|did|has|had|will)\s+"
         + _WHO
         + r"\s+(?:\w+ing|do|have|get|start|take|want|apply|move|leave)\b",
     ),
@@ -76,7 +81,9 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*what\s+(?:did|does|do|is|was|will)\s+" + _WHO + r"\s+(?:stud(?:y|ying)|major)\b",
     ),
     INSTRUMENT.name: (
-        r"^\s*(?:what|which)\s+(?:musical\s+)?instruments?\s+(?:does|did|do|can)\s+"
+        r"^\s*(?:what|which)\s+"
+        + _KIND_OF
+        + r"(?:musical\s+)?instruments?\s+(?:does|did|do|can)\s+"
         + _WHO
         + r"\s+(?:play|learn|practi[sc]e|teach)\b",
     ),
@@ -87,7 +94,9 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         + r"\s+(?:drive|own|have|buy|get)\b",
     ),
     AIRLINE.name: (
-        r"^\s*(?:what|which)\s+airlines?\s+(?:does|did|do|will)\s+"
+        r"^\s*(?:what|which)\s+"
+        + _KIND_OF
+        + r"airlines?\s+(?:does|did|do|will)\s+"
         + _WHO
         + r"\s+(?:fly|take|book|use)\b",
     ),
@@ -96,6 +105,11 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*what\s+finish(?:ing)?\s+time\s+(?:did|does|was)\s+" + _WHO + r"\s+\w+",
         r"^\s*what\s+(?:was|is)\s+" + _WHO + r"['’]s\s+(?:(?:half\s+)?marathon\s+|race\s+|"
         r"run\s+|swim\s+|bike\s+|\d+k\s+)?time\b",
+    ),
+    GRADE.name: (
+        r"^\s*what\s+(?:grades?|scores?|marks?|results?)\s+(?:did|does|do|has|had|will)\s+"
+        + _WHO
+        + r"\s+(?:get|score|receive|achieve|earn)\b",
     ),
     SUM: (
         r"^\s*(?:(?:roughly|about|approximately)\s+)?how\s+much\s+(?:money\s+|rent\s+)?"
@@ -123,7 +137,8 @@ _ADVERB_AFTER = re.compile(
     re.IGNORECASE,
 )
 """A word after the subject that is not part of it ("How much does Priya currently pay")."""
-_SENTENCE = re.compile(r"[^.!?\n]+")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|(?<=\d)\.(?=\d))+")
+"""A sentence: up to a stop that is no decimal point ("7.5 in Port Economics")."""
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
 _IN_A_PLACE = re.compile(r"\b(?:in|from|near|via)\s+[A-Z][\w'’-]+(?!['’]s\b)")
@@ -216,7 +231,7 @@ def said_of(
 
         earlier: set[str] = set()  # whom the text named last before this sentence
         spoken_of: set[str] = set()  # and whom it spoke of, the two talking too
-        for sentence in _SENTENCE.findall(turn.text):
+        for sentence in _SENTENCE.findall(_without_calling(turn)):
             names = named_in(sentence)
             if says(sentence) and _of_them(
                 key, sentence, names, (earlier, spoken_of), turn, named_in, says
@@ -229,9 +244,31 @@ def said_of(
             talked_of = names
             if subject in FIRST_PERSON_WORDS:
                 talked_of = names | {_first_name(turn.speaker)}
+            elif subject in _HE_OR_SHE and not names:
+                # "I forgot to tell you! He passed on Tuesday! 47 out of 50": whom
+                # "he" is, named in the text or the turn it answers ("did Liam do
+                # his theory test?")
+                talked_of = earlier or next(map(named_in, turn.before()[:1]), set())
             earlier = names or earlier
             spoken_of = talked_of or spoken_of
     return False
+
+
+_CALLING = re.compile(r"^\W*(?:(?:hey|hi|oh|ok|okay|so)\s+)?([A-Z][\w'’-]*)\s*[,!]+\s")
+"""A turn opening by calling someone ("Dad, results are out.", "Hey Thandi, ...")."""
+
+
+def _without_calling(turn: Turn) -> str:
+    """The text of ``turn`` without the word it opens with to call the other ("Dad,
+    results are out. 7.5 in Port Economics!!"): whom it calls is not whom it
+    speaks of."""
+    found = _CALLING.match(turn.text)
+    if found is None:
+        return turn.text
+    called = found[1]
+    if called.lower() == _first_name(turn.addressee) or _kin_term(called) is not None:
+        return turn.text[found.end() :]
+    return turn.text
 
 
 def said_of_owner(says: Callable[[str], bool], person: str, turns: Iterable[Turn]) -> bool:
