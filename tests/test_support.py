@@ -1308,6 +1308,21 @@ def test_someone_asked_of_by_their_role_is_named_in_the_reply_to_a_question() ->
     assert relative_named(landlord, told, lambda _: False, replies=lambda: answered) is False
 
 
+def test_a_role_with_a_sign_in_its_words_or_a_thing_of_theirs_beside_it_is_still_unnamed() -> None:
+    consultant = ask("What is the name of the A&E consultant Dana admires?")
+    assert named_role(consultant, "The consultant is amazing, she's so calm") is False
+    vicar = ask("What is the name of the vicar at the church where the food bank is?")
+    assert named_role(vicar, "the hall's roof is being fixed, the vicar just told me") is False
+    physio = ask("What is the name of Dana's physio?")
+    # "my Novablasts" are shoes: a thing of hers, no one the role is
+    assert named_role(physio, "Physio said my Novablasts were done") is False
+    assert named_role(physio, "Physio said Niall is off in May") is True
+    # "Called it" in a short reply names no one
+    said = ["Please see a physio before it gets worse"]
+    called = ["Ice it. Called it"]
+    assert relative_named(physio, said, lambda _: False, replies=lambda: called) is False
+
+
 def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() -> None:
     startup = ask("What is the name of the startup Dana worked at before Beaumont?")
     # spoken of, never named: nothing remembered says its name

@@ -58,6 +58,9 @@ _ARTICLE_BEFORE = re.compile(
 )
 """Before a capitalised word, what makes it a thing's name, not a person's ("get a
 Polo", "the Ritz", "down to the one Stick")."""
+_THEIRS_BEFORE = re.compile(r"\b(?:my|your|his|her|our|their)\s+$", re.IGNORECASE)
+"""Before a capitalised word, what makes it a thing someone has, not someone a role
+is ("my Novablasts", "her Fiesta")."""
 _DEMONYM_WORDS = (
     "american british english scottish welsh irish canadian australian kiwi french german "
     "dutch belgian swiss austrian italian spanish portuguese greek polish czech hungarian "
@@ -270,6 +273,8 @@ def _named_near(
                 continue  # "Tony Marchetti": their own last name
             if not thing and _ARTICLE_BEFORE.search(text, 0, run):
                 continue  # "get a Polo", "a Toyota Yaris": a thing's name
+            if role and _THEIRS_BEFORE.search(text, 0, run):
+                continue  # "Physio said my Novablasts were done": a thing of theirs
             where = place.get(name.start())
             if (
                 where is not None
@@ -742,6 +747,7 @@ def _named_beside(
     turns = beside()
     return any(
         not known(found.group(1).capitalize())
+        and found.group(1).lower() not in STOP_WORDS  # "Ice it. Called it"
         for n in speaking
         if n < len(turns) and keep(texts[n], turns[n])
         for found in name.finditer(turns[n])
@@ -781,7 +787,8 @@ _ROLES = (
     "coworker player pastor priest principal headteacher professor lecturer lead chief guy "
     "dispatcher recruiter gp optician pharmacist groomer cleaner gardener handyman decorator "
     "roofer joiner carpenter caretaker receptionist mentor advisor adviser inspector surveyor "
-    "architect designer translator interpreter friend mate buddy pal"
+    "architect designer translator interpreter friend mate buddy pal vicar reverend rabbi "
+    "imam chaplain"
 )
 _PLACE_ROLES = (
     # places and bodies a name is asked of ("the name of the shelter where …")
@@ -793,7 +800,7 @@ _PEOPLE_ROLES = frozenset(term for word in _ROLES.split() for term in index_term
 """The roles that are people's ("landlord"), not places' or bodies' ("firm")."""
 _ROLE_NAMED = re.compile(
     r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?"
-    r"(?:(?!(?:at|in|of|for|from|with|who|where|that|which|on|to) )[\w-]+ ){0,3}"
+    r"(?:(?!(?:at|in|of|for|from|with|who|where|that|which|on|to) )[\w&-]+ ){0,3}"
     + _ROLE
     + r"s?\b|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?"
     + _ROLE
