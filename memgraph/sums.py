@@ -78,7 +78,7 @@ _AMOUNT = re.compile(
     # 72k  1.2 million; not a distance run ("ran 18k") or a count ("28k steps")
     # ("Did 28k on Sunday along the lake", "5k very slow, no pain at all")
     r"|(?<!\bran )(?<!\brun )(?<!walked )(?<!cycled )(?<!\bswam )(?<!\brode )"
-    r"(?<!\bdid )(?<!\bdone )(?<!\bdoing )"
+    r"(?<!\bdid )(?<!\bdone )(?<!\bdoing )(?<!\bdo )(?<!\ban )(?<!\ba )(?<!\beasy )"
     r"\b\d[\d,.]*\s?(?:k|K|grand|mil|m|bn|million|billion|thousand)\b"
     r"(?!\s?(?:steps|words|followers|views|subscribers|likes|streams|downloads|plays|"
     r"listeners|readers|people|runners|miles|km|kms|run|race|swim|ride|"
@@ -90,7 +90,9 @@ _AMOUNT = re.compile(
     r"r[ou]?ubles?|yuan|rmb|cny|jpy|mxn|brl|czk|kč)(?!\w)"
     r"|\b(?:usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|rs\.?)\s?\d"
     r"|\b" + _NUMBER_WORD + r"(?:[ -]\w+)? (?:grand|hundred|thousand|million|bucks|quid|k)\b"
-    r"|\b\d{1,3}(?:,\d{3})+\b"  # 6,500 (a year is never written with a comma)
+    # 6,500 (a year is never written with a comma); not "190,000 miles"
+    r"|\b\d{1,3}(?:,\d{3})+\b(?!\s?(?:miles|km|kms|kilomet(?:re|er)s|steps|people|words|"
+    r"followers|views|subscribers|likes|streams|downloads|plays|listeners|readers|runners)\b)"
     r"|\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)"
     r"|\b\d[\d,.]*\s?(?:an|a|per|/)\s?(?:hour|hr|month|mo|week|wk|year|yr|night)\b"
     r"|\b(?:rent|rents|cost|costs|paid|pay|pays|price|salary|spent|fee|charges?|deposit|"

@@ -89,6 +89,10 @@ def test_a_text_stating_a_sum(text: str) -> None:
         "Did 28k on Sunday along the lake. It was -12 with the wind",
         "First real run yesterday! 5k very slow, no pain at all",
         "I submitted the mushroom game. 40k words, two days early",
+        "the clutch isn't worth fixing on a 2011 Transit with 190,000 miles on it",
+        "I can do 5k without dying. Barely.",
+        "Did an easy 5k Thursday, no pain",
+        "signed up for a 10k in May",
     ],
 )
 def test_a_text_stating_no_sum(text: str) -> None:
