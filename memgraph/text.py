@@ -17,6 +17,7 @@ __all__ = [
     "STOP_WORDS",
     "VERB_FORMS",
     "WORD_FORMS",
+    "as_asked",
     "content_key",
     "in_any_form",
     "index_terms",
@@ -399,6 +400,29 @@ clipped words (``veterinari`` -> ``vet``) and everyday equivalents (``boss`` ->
 ``manag``), and, one way, a derived noun's base (``apprenticeship`` -> ``apprentic``)
 and a formal word's everyday ones (``arriv`` -> ``land``), for matching a question's
 words in any of them."""
+
+
+def _asked_as(forms: dict[str, tuple[str, ...]]) -> dict[str, frozenset[str]]:
+    """Each word's index term -> the terms of the question words it says (``land``
+    -> ``arriv``): :data:`WORD_FORMS` read backwards."""
+    asked: dict[str, set[str]] = {}
+    for term, said in forms.items():
+        for form in said:
+            asked.setdefault(form, set()).add(term)
+    return {form: frozenset(terms) for form, terms in asked.items()}
+
+
+_ASKED_AS = _asked_as(WORD_FORMS)
+
+
+def as_asked(terms: Iterable[str]) -> set[str]:
+    """A text's index terms in any form (:func:`in_any_form`) and the question words
+    each says, one way too: a text's "landed" says "arrive", as a question's
+    "arrive" finds "landed"."""
+    found = in_any_form(terms)
+    for term in list(found):
+        found.update(_ASKED_AS.get(term, ()))
+    return found
 
 
 def in_any_form(terms: Iterable[str]) -> set[str]:

@@ -1441,3 +1441,14 @@ def test_what_a_change_is_measured_against_is_no_term_of_the_question() -> None:
     # "end up" and a unit stay where no plan is measured against
     assert "end" in index_terms(tiers.asked_words("Which city did Chidi end up moving to?"))
     assert "day" in index_terms(tiers.asked_words("How many days did Sam spend in Rome?"))
+
+
+def test_a_text_s_words_say_the_question_words_they_stand_for() -> None:
+    from memgraph.text import as_asked
+
+    assert "arriv" in as_asked(index_terms("Landed at Schiphol"))
+    assert "arriv" not in as_asked(index_terms("she ran the race"))
+    # whose a topic is reads a text's words so: "Landed" holds "When did David arrive?"
+    from memgraph.retrieval.support import _split
+
+    assert any("arriv" in said for _, said in _split("Yes! Landed at Schiphol last Sunday"))

@@ -53,7 +53,7 @@ from memgraph.retrieval.possession import (
 )
 from memgraph.retrieval.ranking import FIRST_PERSON_WORDS, PARTIAL_NAMES, Candidate, Query
 from memgraph.speakers import spoken_words, transcript_turns
-from memgraph.text import WORD_FORMS, in_any_form, index_terms, words
+from memgraph.text import WORD_FORMS, as_asked, in_any_form, index_terms, words
 
 __all__ = [
     "CLEAR_MARGIN",
@@ -284,7 +284,7 @@ def support(
     for item in ranked[:LOOKED_AT]:
         if item.obs is not None:
             content = str(item.obs.get("content") or "")
-            said = in_any_form(index_terms(content)) & set(wanted)
+            said = as_asked(index_terms(content)) & set(wanted)
             mine = item.entity is not None and item.entity["id"] in named
             if (
                 head in KIN_TERMS
@@ -801,7 +801,7 @@ def _referred(
         _owned_by_name(clause, query) for clause in naming
     ):
         return set()  # said to them, their name only calls them
-    return {t for _, turn in talk.before(episode) for t in in_any_form(index_terms(turn)) & wanted}
+    return {t for _, turn in talk.before(episode) for t in as_asked(index_terms(turn)) & wanted}
 
 
 _OWNER_WORDS = {"my": "speaker", "our": "speaker", "your": "addressee", "ur": "addressee"}
@@ -949,7 +949,7 @@ def _owned_by_name(text: str, query: Query) -> bool:
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
     clauses = (_NOT_TO_THEM.sub(" ", m.group()) for m in _CLAUSE.finditer(text))
-    return [(clause, in_any_form(index_terms(_PRAISE.sub(" ", clause)))) for clause in clauses]
+    return [(clause, as_asked(index_terms(_PRAISE.sub(" ", clause)))) for clause in clauses]
 
 
 _NOT_TO_THEM = re.compile(
