@@ -1452,3 +1452,23 @@ def test_a_text_s_words_say_the_question_words_they_stand_for() -> None:
     from memgraph.retrieval.support import _split
 
     assert any("arriv" in said for _, said in _split("Yes! Landed at Schiphol last Sunday"))
+
+
+def test_a_short_form_of_a_speaker_s_name_names_no_place(tmp_path: Path) -> None:
+    # "Rhi" is Rhiannon, called so by Kofi: no name of the practice
+    said = [
+        ("Kofi", "oh wow! how do you feel?"),
+        (
+            "Rhiannon",
+            "Weirdly calm. I've got a GP placement in Splott from December so I'll get a "
+            "proper taste of it",
+        ),
+        ("Kofi", "that's a big decision Rhi, proud of you"),
+        ("Rhiannon", "Thanks! The practice seems lovely"),
+    ]
+    (text,) = recalled(
+        tmp_path,
+        said,
+        "What is the name of the GP practice in Splott where Rhiannon did her placement?",
+    )
+    assert text.startswith(NOTHING_SAID)

@@ -1323,6 +1323,23 @@ def test_a_role_with_a_sign_in_its_words_or_a_thing_of_theirs_beside_it_is_still
     assert relative_named(physio, said, lambda _: False, replies=lambda: called) is False
 
 
+def test_a_place_asked_by_name_is_not_named_by_a_street_a_person_or_a_reply_s_first_word() -> None:
+    restaurant = ask("What is the name of the Turkish restaurant where David washed dishes?")
+    # a street after "on", whichever word of it
+    assert named_role(restaurant, "Washing dishes at a restaurant on Witte de Withstraat") is False
+    # a name after a title is a person's, not the restaurant's
+    asked = ["Haha. Still at the restaurant?"]
+    reply = ["Actually, I'm leaving. Dr. Visser's group needs a student assistant"]
+    assert relative_named(restaurant, asked, lambda _: False, replies=lambda: reply) is False
+    named = ["It's called Anatolia, the owner is lovely"]
+    assert relative_named(restaurant, asked, lambda _: False, replies=lambda: named) is True
+    # a reply's first word opens a sentence ("Smug Aoife")
+    school = ask("What is the name of the secondary school where Aoife teaches?")
+    said = ["Schools are out, so I felt smug"]
+    replies = ["Smug Aoife"]
+    assert relative_named(school, said, lambda w: w == "Aoife", replies=lambda: replies) is False
+
+
 def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() -> None:
     startup = ask("What is the name of the startup Dana worked at before Beaumont?")
     # spoken of, never named: nothing remembered says its name

@@ -430,7 +430,10 @@ class ReadMixin(MemoryCore):
             named = relative_named(
                 analyzed,
                 [said[e] for e in theirs],
-                known=indexed.heard,
+                # a speaker, or a short form of one's name ("Rhi" of Rhiannon)
+                known=lambda word: (
+                    indexed.heard(word) or bool(indexed.first_names().started_by(word.lower()))
+                ),
                 is_name=lambda word: graph.entity_by_name(word) is not None,
                 voices=[Voice(docs[e].get("speaker"), indexed.addressee(e)) for e in theirs],
                 replies=replies,

@@ -45,10 +45,13 @@ _LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůű�
 _NAME_LIKE = re.compile(rf"\b[{_UPPER}][{_LOWER}]{{2,}}\b")
 """A capitalised word, in any Latin letters ("Ayşe", "Élise", "Łukasz")."""
 _STARTS_SENTENCE = re.compile(
-    r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
+    r"(?:^|\n|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
 )
 _CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
 """A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
+_CALLED_THING = re.compile(r"\b(?:called|named)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
+"""A place's or a body's name said as one ("a café called Anatolia"); after a title
+it is a person's ("Dr. Visser's group")."""
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
 _A_PLACE = re.compile(rf"\b(?:in|from)\s+([{_UPPER}][{_LOWER}]{{2,}})\b(?!['’])")
 """A capitalised word said as a place ("flew in from Manchester")."""
@@ -152,6 +155,7 @@ def _named_near(
     is_name: Callable[[str], bool],
     *,
     called: bool = False,
+    titles: bool = True,
     voices: Sequence[Voice] = (),
     reach: int = RELATIVE_REACH,
     thing: bool = False,
@@ -221,7 +225,7 @@ def _named_near(
         spoken_of = True
         if _ASKS_A_NAME.search(text):
             return None, True  # "What's your mum's name?": the turn after may say it, in any case
-        for said_as in _CALLED.finditer(text) if called else ():
+        for said_as in (_CALLED if titles else _CALLED_THING).finditer(text) if called else ():
             # "an old guy called jim", "dr wiśniewska": a name, whatever its case
             word = said_as.group(1)
             where = place.get(said_as.start(1))
@@ -267,6 +271,10 @@ def _named_near(
             run = _run_start(text, name.start())
             if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
                 continue
+            if _PARTICLE.search(text, run, name.start()) and _PLACE_BEFORE.search(
+                text, max(0, run - 8), run
+            ):
+                continue  # "on Witte de Withstraat": a place, whichever word of it
             if _IN_PLACE_BEFORE.search(text, max(0, run - 8), run):
                 continue  # "in Cape Town"
             if run < name.start() and is_their_name(text[run : name.start()].split()[-1], query):
@@ -275,6 +283,8 @@ def _named_near(
                 continue  # "get a Polo", "a Toyota Yaris": a thing's name
             if role and _THEIRS_BEFORE.search(text, 0, run):
                 continue  # "Physio said my Novablasts were done": a thing of theirs
+            if not titles and _TITLE_BEFORE.search(text, max(0, run - 6), run):
+                continue  # "Dr. Visser's group": a person, not the restaurant asked
             where = place.get(name.start())
             if (
                 where is not None
@@ -484,11 +494,17 @@ def _asks_of_anothers(
     return not set(words(said)) & FIRST_PERSON_WORDS
 
 
+_PARTICLES = "de|van|der|den|von|la|le|di|da|del|du|dos|das"
+_PARTICLE = re.compile(rf"\s(?:{_PARTICLES})\s")
+"""A lower-case word inside a name ("Witte de Withstraat", "Leonardo da Vinci")."""
+_CAPITALISED_BEFORE = re.compile(rf"\b[A-Z][\w-]*\s+(?:(?:{_PARTICLES})\s+)?$")
+
+
 def _run_start(text: str, start: int) -> int:
     """Where the run of capitalised words ending with the one at ``start`` begins
-    ("Toyota" of "a Toyota Yaris")."""
+    ("Toyota" of "a Toyota Yaris", "Witte" of "Witte de Withstraat")."""
     while True:
-        before = re.search(r"\b[A-Z][\w-]*\s+$", text[max(0, start - 30) : start])
+        before = _CAPITALISED_BEFORE.search(text[max(0, start - 30) : start])
         if before is None:
             return start
         start = max(0, start - 30) + before.start()
@@ -553,6 +569,7 @@ def relative_named(
         roles = index_terms(role.group(1) or role.group(2) or role.group(3))
         if roles:
             texts = list(texts)
+            people = roles[0] in _PEOPLE_ROLES  # a place is named after no title
             named, spoken_of = _named_near(
                 roles[0],
                 texts,
@@ -560,9 +577,10 @@ def relative_named(
                 known,
                 is_name,
                 called=True,
+                titles=people,
                 voices=voices,
                 in_sentence=True,
-                role=roles[0] in _PEOPLE_ROLES,
+                role=people,
             )
             if named is False:
                 # "Is the landlord nice?" "Older guy called Declan": named in the reply
@@ -572,14 +590,21 @@ def relative_named(
                     for n, text in enumerate(texts)
                     if n < len(answers) and text.rstrip().endswith("?")
                 ]
-                named, _ = _named_near(roles[0], asked, query, known, is_name, called=True)
+                named, _ = _named_near(
+                    roles[0], asked, query, known, is_name, called=True, titles=people
+                )
                 # "who's Rick again?" "our contractor": named in the turn it answers;
                 # "the cardiologist cleared him" "Dr. Okafor?": in a short reply
                 if named is False:
                     named = _named_beside(
                         roles[0], texts, asked_before, _WHO_IS, known
                     ) or _named_beside(
-                        roles[0], texts, lambda: answers, _CALLED, known, keep=_short
+                        roles[0],
+                        texts,
+                        lambda: answers,
+                        _CALLED if people else _CALLED_THING,
+                        known,
+                        keep=_short,
                     )
             return named if named is not False else (False if spoken_of else None)
     brand = brand_asked(query.text)
