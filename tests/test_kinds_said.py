@@ -78,6 +78,16 @@ def test_an_airline_an_instrument_or_a_car_is_named() -> None:
     assert OUTCOME.said_in(["Amara came third in the under-10 section"])
     assert OUTCOME.said_in(["Kathleen won guess the bump"])
     assert OUTCOME.said_in(["19 out of 27 got a 5 or above in the mocks"])
+    # which team won, whether someone passed, where a team placed, a score or a result
+    assert kind_asked("Which team won the charity tournament at Scotstoun?") is OUTCOME
+    assert kind_asked("Did Joy pass her G1 test?") is OUTCOME
+    assert kind_asked("Where did Bea's Science Olympics team place in 2025?") is OUTCOME
+    assert kind_asked("What was the result of Mere's glucose tolerance test?") is OUTCOME
+    assert kind_asked("Where did the reunion hike end up taking place?") is None
+    assert kind_asked("Where did Tom come from?") is None
+    assert OUTCOME.said_in(["They lost 24-19 but he scored a try!!"])
+    assert OUTCOME.said_in(["Not guilty. I cried in the car park"])
+    assert not OUTCOME.said_in(["I'm off 2-3 weeks, then back on nights"])
     # a "won't" or a habit is no outcome
     assert not OUTCOME.said_in(["yeah i won't decide till after the AM2"])
     assert not OUTCOME.said_in(["She's 9 and she beats me every time"])
@@ -255,10 +265,17 @@ def test_a_number_that_counts_dates_or_names_something_is_no_mark(text: str) -> 
     assert not GRADE.said_in([text])
 
 
+def test_a_chore_s_half_an_hour_is_no_finishing_time() -> None:
+    assert not FINISH_TIME.said_in(["He fixed the gate on the top field in half an hour."])
+    assert FINISH_TIME.said_in(["i did it!!! bath half done 2:04:37"])
+    assert FINISH_TIME.said_in(["Ran it in an hour and five minutes"])
+
+
 def test_a_mark_in_another_subject_is_not_the_one_asked() -> None:
     asked = "What grade did David get in Transport Economics?"
     assert not GRADE.answers("7.5 in Port Economics!!", asked)
     assert GRADE.answers("7.5 in Transport Economics!!", asked)
     assert GRADE.answers("got 84!!! best mark I've had all year", asked)
+    assert kind_asked("What did Aaron score in science in his board exams?") is GRADE
     assert kind_asked("What grade is Kevin's son in?") is None
     assert kind_asked("What grade does Laura teach?") is None

@@ -1472,3 +1472,15 @@ def test_a_short_form_of_a_speaker_s_name_names_no_place(tmp_path: Path) -> None
         "What is the name of the GP practice in Splott where Rhiannon did her placement?",
     )
     assert text.startswith(NOTHING_SAID)
+
+
+def test_a_speaker_s_relative_no_text_found_speaks_of_has_no_job_said(tmp_path: Path) -> None:
+    said = [
+        ("Nadia", "Terry, the van's booked in for Thursday. Dev, can you do the Aldi run?"),
+        ("Dev", "Yes. I finish at the office at 5, I'm an accountant so Fridays are quiet"),
+        ("Terry", "I'll drive then. Thirty years as a bus driver, I can handle a Transit"),
+        ("Nadia", "Brilliant. I'm at work on reception at the surgery till 2 anyway"),
+        ("Nadia", "Work is mad this week, the new system keeps crashing"),
+    ]
+    (text,) = recalled(tmp_path, said, "What does Nadia's husband do for work?")
+    assert text.startswith(NOTHING_SAID)

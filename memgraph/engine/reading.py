@@ -38,6 +38,7 @@ from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import Voice, brand_asked, last_name_said, relative_named
+from memgraph.retrieval.possession import kin as kin_of
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -64,7 +65,7 @@ from memgraph.retrieval.support import (
 )
 from memgraph.speakers import spoken_words
 from memgraph.sums import asks_for_a_sum, payment_asked, states_a_sum_paid, states_amount
-from memgraph.text import STOP_WORDS, index_terms, name_key, words
+from memgraph.text import STOP_WORDS, in_any_form, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
 
@@ -543,10 +544,13 @@ class ReadMixin(MemoryCore):
             )
         kin = kin_asked(person)
         whose = name_key(person) if kin is None else kin[0]
-        if indexed.first_names().begun_like(whose) or (kin is not None and indexed.heard(whose)):
-            # a speaker's own relatives are "she" and "my wife" over many turns, and
-            # what answers is as often a fact drawn from them as a sentence
+        if indexed.first_names().begun_like(whose):
             return True
+        if kin is not None and indexed.heard(whose):
+            # a speaker's own relatives are "she" and "my wife" over many turns, and
+            # what answers is as often a fact drawn from them as a sentence; but a
+            # relative no text found speaks of ("What does Bea's brother do?") is none
+            return any(kin[1] in kin_of(in_any_form(index_terms(w))) for w in said.values())
         return said_of(
             says,
             person,

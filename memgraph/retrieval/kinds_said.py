@@ -320,8 +320,9 @@ FINISH_TIME = KindOfAnswer(
         r"\b\d{1,2}:\d{2}(?::\d{2})?\b(?!\s*(?:/|per\s)\s*(?:km|k|mi|mile)\b)|"
         r"\b\d{1,2}h\s?\d{1,2}\b|"
         r"(?<!\bfor )\b\d+(?:\.\d+)?\s?(?:h|hrs?|hours?|mins?|minutes)\b|"
-        r"(?<!\bfor )\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)(?: and a half)?\s+"
-        r"(?:hrs?|hours?|mins?|minutes)\b",
+        # not how long a chore took ("fixed the gate in half an hour")
+        r"(?<!\bfor )(?<!\bhalf )\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+        r"(?: and a half)?\s+(?:hrs?|hours?|mins?|minutes)\b",
         re.IGNORECASE,
     ),
     of_another=_another_race,
@@ -386,20 +387,27 @@ birthday with a day ("her bday's June 12")."""
 OUTCOME = KindOfAnswer(
     "outcome",
     re.compile(
-        r"^\s*(?:did\s+[^?]{1,60}?\bwin\b|who\s+won\b|"
+        r"^\s*(?:did\s+[^?]{1,60}?\b(?:win|pass)\b|who\s+won\b|"
+        r"(?:which|what)\s+(?:[\w'’-]+\s+){1,2}won\b|"
         r"how\s+did\s+[^?]{1,40}?\s+do\s+(?:in|at|on)\b|"
         r"what\s+(?:place|position)\s+did\s+[^?]{1,40}?\s+(?:finish|come|place)\b|"
+        r"where\s+did\s+[^?]{1,60}?\s+(?<!taking\s)(?:place|finish|come)\b(?!\s+from)|"
+        r"what\s+was\s+the\s+(?:final\s+)?(?:score|result|outcome)\s+(?:of|in|at|for)\b|"
         r"what\s+prizes?\s+did\b)",
         re.IGNORECASE,
     ),
     _words(
         "won lost beat placed prize medal rosette trophy podium ribbon champion qualified "
-        "disqualified pb winner runner passed failed scored"
+        "disqualified pb winner runner passed failed scored drew draw tied normal negative "
+        "positive guilty acquitted convicted"
     ),
     re.compile(
         r"\bcame\s+\w+|\b(?:first|second|third|fourth|fifth|sixth|last|\d+(?:st|nd|rd|th))\s+"
         r"(?:in|place|out\s+of|overall|prize)\b|\bknocked\s+out\b|\bthrough\s+to\b|"
-        r"\bpersonal\s+best\b|\b\d+\s*(?:out\s+of|/)\s*\d+",
+        r"\bpersonal\s+best\b|\b\d+\s*(?:out\s+of|/)\s*\d+|"
+        # a score ("3-2", "won 4–1"), not a span of days or hours ("2-3 weeks")
+        r"\b\d{1,2}\s?[-–]\s?\d{1,2}\b(?!\s?(?:am|pm|weeks?|days?|months?|years?|hours?|hrs?|"
+        r"mins?|minutes?|times?|people|kids)\b)",
         re.IGNORECASE,
     ),
     # "I won't decide", "she beats me every time": no outcome of anything
@@ -486,7 +494,10 @@ GRADE = KindOfAnswer(
     "grade",
     re.compile(
         r"^\s*what\s+(?:grades?|scores?|marks?|results?)\s+(?:did|does|do|has|had|will)\s+"
-        r"[^?]{1,60}?\b(?:get|got|score|receive|achieve|earn)\b",
+        r"[^?]{1,60}?\b(?:get|got|score|receive|achieve|earn)\b|"
+        r"^\s*what\s+did\s+[^?]{1,40}?\s+(?:score|get)\s+(?:in|on|for)\s+(?:(?:his|her|their|"
+        r"the|a|an)\s+)?[^?]*\b(?:exams?|tests?|papers?|boards?|science|maths?|english|"
+        r"chemistry|biology|physics|history|essay|module|assessment|finals?|mocks?)\b",
         re.IGNORECASE,
     ),
     _words("merit distinction"),
