@@ -1215,6 +1215,14 @@ def test_a_verb_in_ing_ends_what_the_question_says_is_theirs() -> None:
     assert head == "plan" and len(things) == 3
 
 
+def test_a_word_saying_which_answer_is_asked_is_no_thing_of_theirs() -> None:
+    # "finishing time" asks a time, "due date" a date: nothing else is hers
+    assert possessed(ask("What was Dana's finishing time in the Bath Half?")) == (set(), None)
+    assert possessed(ask("What was Dana's due date after her first scan?")) == (set(), None)
+    # a noun before the answer's word is still hers
+    assert possessed(ask("What is Dana's wedding date?")) == ({"wed"}, "wed")
+
+
 def test_someone_s_family_is_them_told_of_as_we() -> None:
     assert possessed(ask("When does Dana's family fly out to Wellington?")) == (set(), None)
     # Dana's "we fly out" is hers, though Marcus speaks of "your family"

@@ -91,6 +91,15 @@ _LATE = frozenset(index_terms("late"))
 """Said before a relative ("her late husband"), of one who has died."""
 
 
+_SAYS_WHICH = re.compile(
+    r"^(?:finishing|starting|opening|closing|leaving|moving|asking|selling|buying|due|"
+    r"target|goal|expected|estimated)$",
+    re.IGNORECASE,
+)
+"""A word before an answer's that only says which one is asked ("finishing time",
+"starting salary", "due date")."""
+
+
 def possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | None]:
     """The terms of what the question says is the named person's ("Dana's sister",
     "her tortoise", "his architecture licensing exam", the user's "my brother"),
@@ -126,6 +135,8 @@ def possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | N
                 continue  # "Kofi's late grandfather": the grandfather, not "lately"
             if not terms or terms[0] in query.name_terms or terms[0] in ANSWER_WORDS:
                 ended = bool(terms) and terms[0] in ANSWER_WORDS
+                if ended and at and _SAYS_WHICH.match(said[at - 1]):
+                    phrase.pop()  # "Cerys's finishing time", "Mere's due date": no thing of theirs
                 break
             phrase.append(KIN.get(terms[0], terms[0]))
         if not ended and len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
