@@ -167,7 +167,10 @@ def _named_near(
     capitalised name within :data:`RELATIVE_REACH` words of it (see
     :func:`relative_named`), ``None`` when a text asks for that name ("What's your
     mum's name?"); and whether any text says ``head`` at all. A pet or a ``role``
-    said of a kind ("fine with cats", "you guys", "he's a physio") is none."""
+    said of a kind ("fine with cats", "you guys", "he's a physio") is none, and a
+    thing after "my" or "her" names no role ("Physio said my Novablasts were
+    done"). ``titles``: a name after a title may be the one asked (a person's role);
+    without, it is someone else ("Dr. Visser's group", for a restaurant)."""
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
     lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
     # and one never written with a capital inside a sentence is no name there either

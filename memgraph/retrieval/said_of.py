@@ -254,7 +254,7 @@ def said_of(
     return False
 
 
-_CALLING = re.compile(r"^\W*(?:(?:hey|hi|oh|ok|okay|so)\s+)?([A-Z][\w'’-]*)\s*[,!]+\s")
+_CALLING = re.compile(r"^\W*(?:(?i:hey|hi|oh|ok|okay|so)\s+)?([A-Z][\w'’-]*)\s*[,!]+\s")
 """A turn opening by calling someone ("Dad, results are out.", "Hey Thandi, ...")."""
 
 
