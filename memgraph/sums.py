@@ -72,6 +72,12 @@ _NUMBER_WORD = (
     r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a few|few|couple)"
 )
+_COUNTED = (
+    "steps|words|followers|views|subscribers|likes|streams|downloads|plays|listeners|readers|"
+    "people|runners|miles|km|kms"
+)
+"""What a number may count that is no money ("28k steps", "190,000 miles")."""
+_PERCENT_SAID = r"\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)"
 _AMOUNT = re.compile(
     r"[$£€¥₹₩₦₱฿₺₽₴₪₫]\s?\d"  # $1,450  £72  ₹38,000  ₩620,000
     r"|(?<![\w$])(?:r\s?\d[\d,.]*\d|(?:rs\.?|kr|zł|chf|[a-z]{1,2}\$)\s?\d)"  # R1,450 NZ$90
@@ -80,8 +86,7 @@ _AMOUNT = re.compile(
     r"|(?<!\bran )(?<!\brun )(?<!walked )(?<!cycled )(?<!\bswam )(?<!\brode )"
     r"(?<!\bdid )(?<!\bdone )(?<!\bdoing )(?<!\bdo )(?<!\ban )(?<!\ba )(?<!\beasy )"
     r"\b\d[\d,.]*\s?(?:k|K|grand|mil|m|bn|million|billion|thousand)\b"
-    r"(?!\s?(?:steps|words|followers|views|subscribers|likes|streams|downloads|plays|"
-    r"listeners|readers|people|runners|miles|km|kms|run|race|swim|ride|"
+    r"(?!\s?(?:" + _COUNTED + r"|run|race|swim|ride|"
     r"(?:very |so |really )?(?:slow|easy|fast|pace|loop|route|pb|time))\b)"
     r"|\b\d[\d,.]*\s?(?:dollars?|bucks|pounds?|quid|euros?|rand|rupees?|lakhs?|crores?|"
     r"yen|usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|"
@@ -91,10 +96,12 @@ _AMOUNT = re.compile(
     r"|\b(?:usd|aud|cad|gbp|eur|nzd|sgd|inr|zar|chf|rs\.?)\s?\d"
     r"|\b" + _NUMBER_WORD + r"(?:[ -]\w+)? (?:grand|hundred|thousand|million|bucks|quid|k)\b"
     # 6,500 (a year is never written with a comma); not "190,000 miles"
-    r"|\b\d{1,3}(?:,\d{3})+\b(?!\s?(?:miles|km|kms|kilomet(?:re|er)s|steps|people|words|"
-    r"followers|views|subscribers|likes|streams|downloads|plays|listeners|readers|runners)\b)"
-    r"|\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)"
-    r"|\b\d[\d,.]*\s?(?:an|a|per|/)\s?(?:hour|hr|month|mo|week|wk|year|yr|night)\b"
+    r"|\b\d{1,3}(?:,\d{3})+\b(?!\s?(?:"
+    + _COUNTED
+    + r"|kilomet(?:re|er)s)\b)"
+    + r"|"
+    + _PERCENT_SAID
+    + r"|\b\d[\d,.]*\s?(?:an|a|per|/)\s?(?:hour|hr|month|mo|week|wk|year|yr|night)\b"
     r"|\b(?:rent|rents|cost|costs|paid|pay|pays|price|salary|spent|fee|charges?|deposit|"
     r"budget|offer(?:ed)?|sold|sell|worth)\b[^.!?\d]{0,30}\b(?!(?:19|20)\d\d\b)\d{2,}\b(?!\s?(?:am|pm|years?|"
     r"yrs?|days?|weeks?|months?|hours?|minutes?|mins?|miles?|km|kg|lbs?|pounds? of)\b)"
@@ -172,7 +179,7 @@ def paid_as(topic: Iterable[str], text: str) -> bool:
     return any(term in _PAID_SO and _PAID_SO[term].search(text) for term in topic)
 
 
-_PERCENT = re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|percent|per ?cent)", re.IGNORECASE)
+_PERCENT = re.compile(_PERCENT_SAID, re.IGNORECASE)
 _A_CHANGE_ASKED = re.compile(
     r"\b(?:up|down|increase|increased|rise|rose|raise|raised|cut|cuts|discount|interest|"
     r"percent|percentage|per ?cent|%|share|tip|commission|rate)\b",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -1044,8 +1044,10 @@ def test_a_pet_said_to_be_yours_to_the_person_asked_by_name_is_theirs() -> None:
     )
 
 
-def named_role(question: Query, *texts: str) -> bool | None:
-    return relative_named(question, texts, known=lambda _word: False)
+def named_role(question: Query, *texts: str, replies: Sequence[str] = ()) -> bool | None:
+    """Whether ``texts`` (each answered by the turn of ``replies`` at its place) name
+    whom or what ``question`` asks the name of, no one being a speaker."""
+    return relative_named(question, texts, known=lambda _word: False, replies=lambda: replies)
 
 
 def test_a_thing_s_name_or_a_place_near_a_relative_does_not_name_them() -> None:
@@ -1326,9 +1328,8 @@ def test_a_role_with_a_sign_in_its_words_or_a_thing_of_theirs_beside_it_is_still
     assert named_role(physio, "Physio said my Novablasts were done") is False
     assert named_role(physio, "Physio said Niall is off in May") is True
     # "Called it" in a short reply names no one
-    said = ["Please see a physio before it gets worse"]
-    called = ["Ice it. Called it"]
-    assert relative_named(physio, said, lambda _: False, replies=lambda: called) is False
+    see = "Please see a physio before it gets worse"
+    assert named_role(physio, see, replies=["Ice it. Called it"]) is False
 
 
 def test_a_place_asked_by_name_is_not_named_by_a_street_a_person_or_a_reply_s_first_word() -> None:
@@ -1336,11 +1337,11 @@ def test_a_place_asked_by_name_is_not_named_by_a_street_a_person_or_a_reply_s_fi
     # a street after "on", whichever word of it
     assert named_role(restaurant, "Washing dishes at a restaurant on Witte de Withstraat") is False
     # a name after a title is a person's, not the restaurant's
-    asked = ["Haha. Still at the restaurant?"]
-    reply = ["Actually, I'm leaving. Dr. Visser's group needs a student assistant"]
-    assert relative_named(restaurant, asked, lambda _: False, replies=lambda: reply) is False
-    named = ["It's called Anatolia, the owner is lovely"]
-    assert relative_named(restaurant, asked, lambda _: False, replies=lambda: named) is True
+    asked = "Haha. Still at the restaurant?"
+    reply = "Actually, I'm leaving. Dr. Visser's group needs a student assistant"
+    assert named_role(restaurant, asked, replies=[reply]) is False
+    named = "It's called Anatolia, the owner is lovely"
+    assert named_role(restaurant, asked, replies=[named]) is True
     # a reply's first word opens a sentence ("Smug Aoife")
     school = ask("What is the name of the secondary school where Aoife teaches?")
     said = ["Schools are out, so I felt smug"]

@@ -37,8 +37,13 @@ from memgraph.retrieval.days_said import days_said_before
 from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
-from memgraph.retrieval.never_named import Voice, brand_asked, last_name_said, relative_named
-from memgraph.retrieval.possession import kin as kin_of
+from memgraph.retrieval.never_named import (
+    Voice,
+    brand_asked,
+    last_name_said,
+    relative_named,
+    speaks_of,
+)
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -65,7 +70,7 @@ from memgraph.retrieval.support import (
 )
 from memgraph.speakers import spoken_words
 from memgraph.sums import asks_for_a_sum, payment_asked, states_a_sum_paid, states_amount
-from memgraph.text import STOP_WORDS, in_any_form, index_terms, name_key, words
+from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
 
@@ -431,10 +436,7 @@ class ReadMixin(MemoryCore):
             named = relative_named(
                 analyzed,
                 [said[e] for e in theirs],
-                # a speaker, or a short form of one's name ("Rhi" of Rhiannon)
-                known=lambda word: (
-                    indexed.heard(word) or bool(indexed.first_names().started_by(word.lower()))
-                ),
+                known=indexed.names_a_speaker,  # "Rhi" of Rhiannon too
                 is_name=lambda word: graph.entity_by_name(word) is not None,
                 voices=[Voice(docs[e].get("speaker"), indexed.addressee(e)) for e in theirs],
                 replies=replies,
@@ -550,7 +552,7 @@ class ReadMixin(MemoryCore):
             # a speaker's own relatives are "she" and "my wife" over many turns, and
             # what answers is as often a fact drawn from them as a sentence; but a
             # relative no text found speaks of ("What does Bea's brother do?") is none
-            return any(kin[1] in kin_of(in_any_form(index_terms(w))) for w in said.values())
+            return any(speaks_of(kin[1], w) for w in said.values())
         return said_of(
             says,
             person,

@@ -1160,6 +1160,11 @@ class EpisodeIndex:
         """Whether someone of that name said any remembered text (is a speaker)."""
         return bool(name) and name_key(str(name)) in self.voices
 
+    def names_a_speaker(self, word: str) -> bool:
+        """Whether ``word`` names someone who speaks: their name, or the short form of
+        a speaker's first name ("Rhi" of Rhiannon: :meth:`FirstNames.started_by`)."""
+        return self.heard(word) or bool(self.first_names().started_by(word.lower()))
+
     def first_names(self) -> FirstNames:
         """The speakers' first names, sorted to read a short form of one in a question."""
         found = self._first_names

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 from memgraph.dates import MONTHS, WEEKDAYS
+from memgraph.text import words
 
 __all__ = [
     "BIRTHDAY",
@@ -479,13 +480,13 @@ def _another_subject(sentence: str, question: str) -> bool:
     """Whether ``sentence`` gives the mark for something the question does not ask
     about: a name the question does not say ("7.5 in Port Economics" for "What grade
     did David get in Transport Economics?"), or words none of which it says."""
-    asked = {word.lower() for word in re.findall(r"[\w-]+", question)}
+    asked = set(words(question))
     for found in _MARK_IN.finditer(sentence):
         subject = found[1]
         if subject[0].isupper():
             if not re.search(rf"\b{re.escape(subject)}\b", question, re.IGNORECASE):
                 return True
-        elif not {word.lower() for word in subject.split()} & asked:
+        elif not set(words(subject)) & asked:
             return True
     return False
 

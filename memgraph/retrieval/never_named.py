@@ -37,6 +37,7 @@ __all__ = [
     "brand_asked",
     "last_name_said",
     "relative_named",
+    "speaks_of",
 ]
 
 WORD = re.compile(r"[\w'’]+")
@@ -44,12 +45,16 @@ _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĪİŁŃŇŌŐŒŘŚŞŠŢŤŪŮŰ�
 _LOWER = "a-zß-öø-ÿāăąćčďđēęěğīıłńňōőœřśşšţťūůűźżž"
 _NAME_LIKE = re.compile(rf"\b[{_UPPER}][{_LOWER}]{{2,}}\b")
 """A capitalised word, in any Latin letters ("Ayşe", "Élise", "Łukasz")."""
-_STARTS_SENTENCE = re.compile(
-    r"(?:^|\n|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!?:]\s*|\]\s*)\W*$"
+_NOT_AFTER_A_TITLE = "".join(
+    rf"(?<!\b[{t[0].upper()}{t[0]}]{t[1:]})" for t in ("mr", "mrs", "ms", "dr", "st")
 )
-_CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
+"""Before a full stop, what makes it a title's, which ends no sentence ("our landlord
+Mr. Petrakis")."""
+_STARTS_SENTENCE = re.compile(rf"(?:^|\n|{_NOT_AFTER_A_TITLE}[.!?:]\s*|\]\s*)\W*$")
+_NAME_AFTER = r"\s+([^\W\d_][\w'’-]+)"
+_CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)" + _NAME_AFTER, re.IGNORECASE)
 """A name said as one, in any case: "a guy called jim", "dr wiśniewska"."""
-_CALLED_THING = re.compile(r"\b(?:called|named)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE)
+_CALLED_THING = re.compile(r"\b(?:called|named)" + _NAME_AFTER, re.IGNORECASE)
 """A place's or a body's name said as one ("a café called Anatolia"); after a title
 it is a person's ("Dr. Visser's group")."""
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
@@ -306,9 +311,8 @@ def _named_near(
 
 
 _SENTENCE_END = re.compile(
-    # not a title's full stop ("our landlord Mr. Petrakis")
-    r"(?<!\b[Mm]r)(?<!\b[Mm]rs)(?<!\b[Mm]s)(?<!\b[Dd]r)(?<!\b[Ss]t)[.!?;]+(?=\s|$)"
-    r"|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
+    _NOT_AFTER_A_TITLE
+    + r"[.!?;]+(?=\s|$)|,\s+(?=(?:and|but|so)\b)|\n|[\u2600-\u27bf\U0001F000-\U0001FFFF]+"
 )
 """Where a sentence, or a clause of its own, ends (see :func:`_sentences`)."""
 _SAYS_A_NAME = re.compile(r"(?<!\bmy )\b(?:name|names|named|called)\b", re.IGNORECASE)
@@ -736,7 +740,7 @@ def _pet_named_beside(
         found.group(1).lower() not in _NEVER_NAMES | _ASKED_AFTER_NOT_NAMED
         and not known(found.group(1).capitalize())
         for n, text in enumerate(texts)
-        if n < len(before) and _speaks_of(head, text)
+        if n < len(before) and speaks_of(head, text)
         for found in _ASKS_AFTER.finditer(before[n])
     )
 
@@ -751,7 +755,7 @@ _ASKED_AFTER_NOT_NAMED = frozenset(_ASKED_AFTER_WORDS.split())
 """What a turn asks after ("how's work?") that names no one."""
 
 
-def _speaks_of(head: str, text: str) -> bool:
+def speaks_of(head: str, text: str) -> bool:
     """Whether ``text`` says the relative or role ``head`` in any of its words."""
     return any(_is_a(head, t) for t in WORD.findall(text))
 
@@ -769,7 +773,7 @@ def _named_beside(
     ``beside`` it (one per text, read only when one speaks of it), a name the pattern
     ``name`` finds (its first group) that is no one ``known``; ``keep`` says which
     pairs of a text and that turn count."""
-    speaking = [n for n, text in enumerate(texts) if _speaks_of(head, text)]
+    speaking = [n for n, text in enumerate(texts) if speaks_of(head, text)]
     if not speaking:
         return False
     turns = beside()
