@@ -1465,3 +1465,53 @@ def test_a_brand_is_a_name_said_of_the_thing() -> None:
     )
     # no bike spoken of: left to the other checks
     assert relative_named(bike, ["Rained all day"], lambda _: False, voices=dana) is None
+
+
+def test_the_role_asked_by_name_comes_before_a_relative_said_after_it() -> None:
+    # the physiotherapist's name is asked, not Dana's father's
+    physio = ask("What is the name of the physiotherapist who treated Dana's father?")
+    assert named_role(physio, "Physio three times a week at home now, my dad hates it") is False
+    assert named_role(physio, "His physio Gemma is strict, my dad hates it") is True
+    assert (
+        named_role(ask("What are the names of Dana's new tenants?"), "the tenants moved in")
+        is False
+    )
+
+
+def test_a_place_s_word_is_not_a_person_s_that_shares_its_stem() -> None:
+    # "It's a consultancy" speaks of the place; "'s a" is no job said of someone
+    consultancy = ask("What is the name of the consultancy Dana will work for?")
+    texts = ["I'll tell you if I get it. It's a consultancy, data analyst role"]
+    voices = [Voice("Dana", "Kasia")]
+    assert relative_named(consultancy, texts, lambda _: False, voices=voices) is False
+    named = ["It's a consultancy called Brightpath, data analyst role"]
+    assert relative_named(consultancy, named, lambda _: False, voices=voices) is True
+
+
+def test_a_place_said_by_its_kind_of_worker_is_judged_by_that_word() -> None:
+    # "the vet clinic" is spoken of as "the vet"; "the physio clinic" as the clinic
+    clinic = ask("What is the name of the vet clinic that operated on Dana's dog?")
+    assert named_role(clinic, "the vet said the operation went well, he's sore") is False
+    assert named_role(clinic, "so the vet, Dr Ahmed, said the operation went well") is True
+    physio = ask("What is the name of the physio clinic where Dana works?")
+    assert named_role(physio, "the clinic is busy, three physios off sick") is False
+
+
+def test_a_pet_asked_as_theirs_is_judged_alone_however_much_else_is_theirs() -> None:
+    # Dana adopted a cat at the rescue; only Marcus has a dog
+    found = judged(
+        "Which rescue did Dana adopt her dog from?",
+        [
+            (DANA, "I signed the adoption papers for Pierogi at the rescue on Thursday"),
+            (MARCUS, "my dog hates cats, be warned"),
+        ],
+    )
+    assert found is not None and found.about_someone_else
+    found = judged(
+        "Which rescue did Dana adopt her dog from?",
+        [
+            (DANA, "I signed the adoption papers for my dog at the rescue on Thursday"),
+            (MARCUS, "my dog hates cats, be warned"),
+        ],
+    )
+    assert found is not None and not found.about_someone_else

@@ -445,7 +445,13 @@ class Voice(NamedTuple):
     addressee: str | None
 
 
-_KIN_OWNER = re.compile(r"^(?:my|your|his|her|their)$|^(.+)['’]s$", re.IGNORECASE)
+_KIN_OWNER = re.compile(
+    r"^(?:my|your|his|her|their)$"
+    r"|^(?!(?:it|that|this|he|she|there|here|what|who|where|let)['’]s$)(.+)['’]s$",
+    re.IGNORECASE,
+)
+"""The word before a relative that says whose it is ("my", "Rosamma's"); not a
+word whose "'s" is "is" ("It's a consultancy")."""
 
 
 def _whose(tokens: list[re.Match[str]], at: int, voice: Voice, query: Query) -> bool | None:
@@ -572,48 +578,30 @@ def relative_named(
     _things, head = possessed(query, anyones=True)
     head = PETS.get(head or "", head)
     role = _ROLE_NAMED.search(query.text)
-    if role is not None and (head is None or head not in RELATIONS | PETS.keys()):
-        roles = index_terms(role.group(1) or role.group(2) or role.group(3))
-        if roles:
-            texts = list(texts)
-            people = roles[0] in _PEOPLE_ROLES  # a place is named after no title
-            named, spoken_of = _named_near(
-                roles[0],
-                texts,
-                query,
-                known,
-                is_name,
-                called=True,
-                titles=people,
-                voices=voices,
-                in_sentence=True,
-                role=people,
+    if (
+        role is not None
+        and (
+            head is None
+            or head not in RELATIONS | PETS.keys()
+            # "the name of the physiotherapist who treated Ifeanyi's father": the role's
+            or _OWNER_WORD.search(query.text[: role.end()]) is None
+        )
+    ):
+        texts = list(texts)
+        # "the vet practice", "the physio clinic": the place's word, or else the word
+        # before it, which a chat may say alone ("the vets")
+        which = next(n for n in (1, 2, 3) if role.group(n))
+        said_as = [role.group(which)]
+        said_as += [
+            m.group(1) for m in _A_ROLE.finditer(query.text, role.start(), role.start(which))
+        ]
+        for role_word in said_as:
+            named, spoken_of = _role_named(
+                role_word, texts, query, known, is_name, voices, replies, asked_before
             )
-            if named is False:
-                # "Is the landlord nice?" "Older guy called Declan": named in the reply
-                answers = replies()
-                asked = [
-                    text + "\n" + answers[n]
-                    for n, text in enumerate(texts)
-                    if n < len(answers) and text.rstrip().endswith("?")
-                ]
-                named, _ = _named_near(
-                    roles[0], asked, query, known, is_name, called=True, titles=people
-                )
-                # "who's Rick again?" "our contractor": named in the turn it answers;
-                # "the cardiologist cleared him" "Dr. Okafor?": in a short reply
-                if named is False:
-                    named = _named_beside(
-                        roles[0], texts, asked_before, _WHO_IS, known
-                    ) or _named_beside(
-                        roles[0],
-                        texts,
-                        lambda: answers,
-                        _CALLED if people else _CALLED_THING,
-                        known,
-                        keep=_short,
-                    )
-            return named if named is not False else (False if spoken_of else None)
+            if named is not False or spoken_of:
+                return named if named is not False else False
+        return None
     brand = brand_asked(query.text)
     if (
         head not in RELATIONS
@@ -679,6 +667,60 @@ def relative_named(
     # boy's kid", so those are left to the texts' other words.
     owned = _OWNER_NAMED.search(query.text) is not None
     return False if owned and head not in _TOLD_OF_THROUGH_OTHERS else None
+
+
+def _role_named(
+    role_word: str,
+    texts: list[str],
+    query: Query,
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool],
+    voices: Sequence[Voice],
+    replies: Callable[[], Sequence[str]],
+    asked_before: Callable[[], Sequence[str]],
+) -> tuple[bool | None, bool]:
+    """For someone or somewhere asked of by ``role_word`` (see :func:`relative_named`):
+    whether the texts, the turns answering them or the turns they answer name it,
+    and whether any text speaks of it."""
+    roles = index_terms(role_word)
+    if not roles:
+        return None, False
+    # a place is named after no title (a "consultancy" is no "consultant")
+    people = role_word.lower() in _PEOPLE_ROLES
+    named, spoken_of = _named_near(
+        roles[0],
+        texts,
+        query,
+        known,
+        is_name,
+        called=True,
+        titles=people,
+        voices=voices,
+        in_sentence=True,
+        role=people,
+    )
+    if named is not False:
+        return named, spoken_of
+    # "Is the landlord nice?" "Older guy called Declan": named in the reply
+    answers = replies()
+    asked = [
+        text + "\n" + answers[n]
+        for n, text in enumerate(texts)
+        if n < len(answers) and text.rstrip().endswith("?")
+    ]
+    named, _ = _named_near(roles[0], asked, query, known, is_name, called=True, titles=people)
+    # "who's Rick again?" "our contractor": named in the turn it answers;
+    # "the cardiologist cleared him" "Dr. Okafor?": in a short reply
+    if named is False:
+        named = _named_beside(roles[0], texts, asked_before, _WHO_IS, known) or _named_beside(
+            roles[0],
+            texts,
+            lambda: answers,
+            _CALLED if people else _CALLED_THING,
+            known,
+            keep=_short,
+        )
+    return named, spoken_of
 
 
 def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], query: Query) -> bool:
@@ -820,18 +862,20 @@ _ROLES = (
     "dispatcher recruiter gp optician pharmacist groomer cleaner gardener handyman decorator "
     "roofer joiner carpenter caretaker receptionist mentor advisor adviser inspector surveyor "
     "architect designer translator interpreter friend mate buddy pal vicar reverend rabbi "
-    "imam chaplain"
+    "imam chaplain creator influencer youtuber tenant"
 )
 _PLACE_ROLES = (
     # places and bodies a name is asked of ("the name of the shelter where …")
     "restaurant cafe café bar pub shelter firm company hotel clinic gym nursery shop store "
-    "bakery agency venue charity salon brewery"
+    "bakery agency venue charity salon brewery consultancy practice startup"
 )
 _ROLE = "(" + "|".join((_ROLES + " " + _PLACE_ROLES).split()) + ")"
-_PEOPLE_ROLES = frozenset(term for word in _ROLES.split() for term in index_terms(word))
+_PEOPLE_ROLES = frozenset(_ROLES.split())
+_A_ROLE = re.compile(r"\b" + _ROLE + r"\b", re.IGNORECASE)
+"""A role's word anywhere (the "vet" of "the vet practice")."""
 """The roles that are people's ("landlord"), not places' or bodies' ("firm")."""
 _ROLE_NAMED = re.compile(
-    r"\bname of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?"
+    r"\bnames? of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?"
     r"(?:(?!(?:at|in|of|for|from|with|who|where|that|which|on|to) )[\w&-]+ ){0,3}"
     + _ROLE
     + r"s?\b|\b[A-Z][\w-]*['’]s (?:[\w-]+ ){0,2}?"

@@ -353,10 +353,12 @@ def support(
     )
     if (
         possessions
-        and (own < MOSTLY_THEIRS or head in KIN_TERMS)
+        and (own < MOSTLY_THEIRS or head in KIN_TERMS or head in PETS)
         and any(possessions & said for said, _ in parts)
     ):
-        # what is theirs, alone: someone else's holds it and theirs do not
+        # what is theirs, alone: someone else's holds it and theirs do not (a pet or
+        # a relative, however much else is theirs: "Which rescue did Kasia adopt her
+        # dog from?" when she adopted a cat there and only others speak of dogs)
         held = {t: w for t, w in weights.items() if t in possessions}
         if head in held:  # a text that holds the kind of thing is about one
             held[head] = max(held[head], math.fsum(held.values()) - held[head])
