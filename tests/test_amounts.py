@@ -217,6 +217,19 @@ def test_a_share_said_of_the_rent_does_not_answer_how_much_it_is(tmp_path: Path)
     assert answer.startswith(NOTHING_SAID)
 
 
+def test_a_share_answers_no_sum_asked_of_any_kind(tmp_path: Path) -> None:
+    # "100%." agrees; it is no price of the house
+    said = [
+        ("Rosa", "so did you and Dan end up buying the house on Elm Road?"),
+        ("Tunde", "100%. keys on Friday, the house is ours"),
+    ]
+    (answer,) = recalled(tmp_path, said, "How much did Tunde pay for the house on Elm Road?")
+    assert answer.startswith(NOTHING_SAID)
+    said = [*said[:1], ("Tunde", "yes! £310k for the house in the end, keys on Friday")]
+    (answer,) = recalled(tmp_path / "paid", said, "How much did Tunde pay for the house?")
+    assert not answer.startswith(NOTHING_SAID)
+
+
 def test_a_salary_may_be_said_as_pay() -> None:
     asked = "What is Larissa's starting salary in her current role?"
     topic = topic_of_amount(index_terms(asked))

@@ -452,8 +452,9 @@ class ReadMixin(MemoryCore):
             said = sums_of_it(
                 said, topic_of_amount(analyzed.content_terms), talk.before, of_kind=paid
             )
-            if paid:  # "How much rent does Tunde pay?": not "It's 2% max"
-                said = {e: words for e, words in said.items() if states_a_sum_paid(words, query)}
+            # "How much rent does Tunde pay?": not "It's 2% max"; "How much was the band
+            # paid?": not "100%."
+            said = {e: words for e, words in said.items() if states_a_sum_paid(words, query)}
             if not said:
                 return True
             payer = asked_of(SUM, query)
