@@ -1515,3 +1515,20 @@ def test_a_pet_asked_as_theirs_is_judged_alone_however_much_else_is_theirs() -> 
         ],
     )
     assert found is not None and not found.about_someone_else
+
+
+def test_what_a_friend_of_the_speaker_did_is_not_the_speaker_s() -> None:
+    # Marcus adopted; Dana only told of a friend who did
+    friend = (DANA, "Yeah, a buddy of mine adopted last year. It was a long process")
+    own, anyone = held(
+        "What did Dana find hard about the adoption process?",
+        friend,
+        (MARCUS, "the adoption process has been so hard for me, the home study especially"),
+    )
+    assert own == 0.0 and anyone > 0.0
+    own, _ = held(
+        "What did Dana find hard about the adoption process?",
+        (DANA, "Yeah, I adopted last year. It was a long process"),
+        (MARCUS, "the adoption process has been so hard for me, the home study especially"),
+    )
+    assert own > 0.0

@@ -576,6 +576,7 @@ def _clauses(
     owned: dict[bool | None, set[str]] = {}
     telling_own = False  # an earlier clause spoke of the topic with "I" or "my"
     reacting = False  # an earlier clause reacted to the addressee's news ("well done!!")
+    friends = False  # an earlier clause told what a friend of the speaker's did
     for clause, said in clauses:
         held = said & wanted
         clause_words = set(words(clause))
@@ -622,9 +623,19 @@ def _clauses(
             # "I bet you never thought you'd be getting a third turtle": the
             # addressee's, though the clause also says "I"
             whose = to_them
+        elif (
+            _SOMEONE_OF_THEIRS_DOES.match(clause)
+            and not (set(words(clause)) - _SOMEONE_OF_THEIRS_WORDS) & FIRST_PERSON_WORDS
+        ):
+            # "a buddy of mine adopted last year", "my friend moved to Leeds": theirs,
+            # not the speaker's, and so is what goes on from it ("It was a long process")
+            whose = None
+            friends = True
         elif spoken & FIRST_PERSON_WORDS or their_words:
             whose = speaker in named
             telling_own = telling_own or bool(spoken & FIRST_PERSON_WORDS)
+        elif friends and not spoken & (FIRST_PERSON_WORDS | SECOND_PERSON_WORDS):
+            whose = None
         elif (telling_own and not _OPENS_WITH_A_THIRD.match(clause)) or CAPTION.search(clause):
             # "here's a picture I snapped. It's a waterfall", or the caption of a
             # photo they shared: the speaker's, whatever the turn before held
@@ -1036,6 +1047,19 @@ def _yours_nearest(clause: str, held: set[str]) -> bool:
                 return False
     return False
 
+
+_SOMEONE_OF_THEIRS_DOES = re.compile(
+    r"\W*(?:(?:yeah|yes|oh|well|so|and|but|actually|haha|lol)\W+){0,2}"
+    r"(?:a|one)\s+(?:good\s+|close\s+|old\s+)?(?:friend|buddy|pal|mate|colleague|coworker|"
+    r"co-worker|cousin|neighbou?r)\s+of\s+(?:mine|ours)\b|"
+    r"\W*(?:(?:yeah|yes|oh|well|so|and|but|actually|haha|lol)\W+){0,2}"
+    r"my\s+(?:good\s+|close\s+|old\s+|best\s+)?(?:friend|buddy|pal|mate|colleague|coworker|"
+    r"co-worker|neighbou?r)\s+(?!and\b|&)[a-z]+(?:ed|s)\b",
+    re.IGNORECASE,
+)
+"""A clause about what a friend of the speaker's did ("a buddy of mine adopted last
+year"): the friend's, not the speaker's."""
+_SOMEONE_OF_THEIRS_WORDS = frozenset({"mine", "ours", "my", "our"})
 
 _OPENS_WITH_A_THIRD = re.compile(r"\W*(?:he|she)\b", re.IGNORECASE)
 """A clause whose subject is someone else ("He's been on the waiting list two
