@@ -1217,6 +1217,13 @@ def test_a_verb_in_ing_ends_what_the_question_says_is_theirs() -> None:
     assert head == "plan" and len(things) == 3
 
 
+def test_the_verb_after_a_relative_asked_with_did_ends_what_is_theirs() -> None:
+    assert possessed(ask("When did Dana's dad visit England?")) == ({"father"}, "father")
+    assert possessed(ask("How much did Dana's mother put toward it?")) == ({"mother"}, "mother")
+    # two nouns before the verb stay one thing
+    assert possessed(ask("When did Dana's yoga class start?"))[1] == index_terms("class")[0]
+
+
 def test_a_word_saying_which_answer_is_asked_is_no_thing_of_theirs() -> None:
     # "finishing time" asks a time, "due date" a date: nothing else is hers
     assert possessed(ask("What was Dana's finishing time in the Bath Half?")) == (set(), None)

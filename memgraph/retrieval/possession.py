@@ -140,7 +140,13 @@ def possessed(query: Query, *, anyones: bool = False) -> tuple[set[str], str | N
                 break
             phrase.append(KIN.get(terms[0], terms[0]))
         if not ended and len(phrase) > 1 and _DO_SUBJECT.search(query.text[: match.start() + 1]):
-            phrase.pop()  # "Where does Dana's sister live": the verb ends it
+            # "Where does Dana's sister live": the verb ends it, right after a relative
+            # or a pet ("When did Tyler's dad visit England?")
+            kept = next(
+                (at + 1 for at, term in enumerate(phrase) if term in KIN_TERMS or term in PETS),
+                len(phrase) - 1,
+            )
+            del phrase[kept:]
         if phrase and not set(phrase) <= _THEMSELVES:
             found.update(phrase)
             head = phrase[-1]
