@@ -187,10 +187,11 @@ _A_CHANGE_ASKED = re.compile(
 )
 
 
-def states_a_sum_paid(text: str, question: str) -> bool:
-    """Whether ``text`` states a sum that may be the payment ``question`` asks
-    ("How much rent does Tunde pay?"): not only a share ("It's 2% max"), unless the
-    question asks a change or a rate ("How much did the rent go up?")."""
+def states_the_sum_asked(text: str, question: str) -> bool:
+    """Whether ``text`` states a sum that may be the one ``question`` asks ("How much
+    rent does Tunde pay?", "How much was the band paid?"): not only a share ("It's 2%
+    max", "100%."), unless the question asks a change or a rate ("How much did the
+    rent go up?")."""
     if _A_CHANGE_ASKED.search(question):
         return states_amount(text)
     return states_amount(_PERCENT.sub(" ", text))

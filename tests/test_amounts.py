@@ -9,7 +9,7 @@ import pytest
 from memgraph import Memory
 from memgraph.retrieval.amounts import sums_of_it, topic_of_amount
 from memgraph.retrieval.recall_text import NOTHING_SAID
-from memgraph.sums import asks_amount, paid_as, payment_asked, states_a_sum_paid, states_amount
+from memgraph.sums import asks_amount, paid_as, payment_asked, states_amount, states_the_sum_asked
 from memgraph.text import index_terms
 from tests.test_recall_quality import recalled, remember_dialogue
 
@@ -202,9 +202,9 @@ def test_a_sum_of_the_kind_asked_is_said_with_its_word() -> None:
 
 def test_a_share_is_no_payment_unless_a_change_is_asked() -> None:
     rent = "How much rent does Tunde pay?"
-    assert not states_a_sum_paid("We're in a Rent Pressure Zone. It's 2% max", rent)
-    assert states_a_sum_paid("rent's €1,632 from July, up 2%", rent)
-    assert states_a_sum_paid("It's 2% max", "How much did Tunde's rent go up?")
+    assert not states_the_sum_asked("We're in a Rent Pressure Zone. It's 2% max", rent)
+    assert states_the_sum_asked("rent's €1,632 from July, up 2%", rent)
+    assert states_the_sum_asked("It's 2% max", "How much did Tunde's rent go up?")
 
 
 def test_a_share_said_of_the_rent_does_not_answer_how_much_it_is(tmp_path: Path) -> None:

@@ -69,7 +69,7 @@ from memgraph.retrieval.support import (
     support,
 )
 from memgraph.speakers import spoken_words
-from memgraph.sums import asks_for_a_sum, payment_asked, states_a_sum_paid, states_amount
+from memgraph.sums import asks_for_a_sum, payment_asked, states_amount, states_the_sum_asked
 from memgraph.text import STOP_WORDS, index_terms, name_key, words
 
 __all__ = ["ReadMixin"]
@@ -454,7 +454,7 @@ class ReadMixin(MemoryCore):
             )
             # "How much rent does Tunde pay?": not "It's 2% max"; "How much was the band
             # paid?": not "100%."
-            said = {e: words for e, words in said.items() if states_a_sum_paid(words, query)}
+            said = {e: words for e, words in said.items() if states_the_sum_asked(words, query)}
             if not said:
                 return True
             payer = asked_of(SUM, query)

@@ -600,7 +600,7 @@ def relative_named(
                 role_word, texts, query, known, is_name, voices, replies, asked_before
             )
             if named is not False or spoken_of:
-                return named if named is not False else False
+                return named
         return None
     brand = brand_asked(query.text)
     if (
@@ -871,9 +871,9 @@ _PLACE_ROLES = (
 )
 _ROLE = "(" + "|".join((_ROLES + " " + _PLACE_ROLES).split()) + ")"
 _PEOPLE_ROLES = frozenset(_ROLES.split())
+"""The roles that are people's ("landlord"), not places' or bodies' ("firm")."""
 _A_ROLE = re.compile(r"\b" + _ROLE + r"\b", re.IGNORECASE)
 """A role's word anywhere (the "vet" of "the vet practice")."""
-"""The roles that are people's ("landlord"), not places' or bodies' ("firm")."""
 _ROLE_NAMED = re.compile(
     r"\bnames? of (?:the |an? |his |her |their |[A-Z][\w-]*['’]s )?"
     r"(?:(?!(?:at|in|of|for|from|with|who|where|that|which|on|to) )[\w&-]+ ){0,3}"

@@ -625,7 +625,7 @@ def _clauses(
             whose = to_them
         elif (
             _SOMEONE_OF_THEIRS_DOES.match(clause)
-            and not (set(words(clause)) - _SOMEONE_OF_THEIRS_WORDS) & FIRST_PERSON_WORDS
+            and not (spoken - _SOMEONE_OF_THEIRS_WORDS) & FIRST_PERSON_WORDS
         ):
             # "a buddy of mine adopted last year", "my friend moved to Leeds": theirs,
             # not the speaker's, and so is what goes on from it ("It was a long process")
@@ -1048,13 +1048,15 @@ def _yours_nearest(clause: str, held: set[str]) -> bool:
     return False
 
 
+_FRIEND = (
+    r"(?:good\s+|close\s+|old\s+|best\s+)?"
+    r"(?:friend|buddy|pal|mate|colleague|coworker|co-worker|neighbou?r)"
+)
+"""A friend's word ("a close friend", "my buddy")."""
 _SOMEONE_OF_THEIRS_DOES = re.compile(
     r"\W*(?:(?:yeah|yes|oh|well|so|and|but|actually|haha|lol)\W+){0,2}"
-    r"(?:a|one)\s+(?:good\s+|close\s+|old\s+)?(?:friend|buddy|pal|mate|colleague|coworker|"
-    r"co-worker|cousin|neighbou?r)\s+of\s+(?:mine|ours)\b|"
-    r"\W*(?:(?:yeah|yes|oh|well|so|and|but|actually|haha|lol)\W+){0,2}"
-    r"my\s+(?:good\s+|close\s+|old\s+|best\s+)?(?:friend|buddy|pal|mate|colleague|coworker|"
-    r"co-worker|neighbou?r)\s+(?!and\b|&)[a-z]+(?:ed|s)\b",
+    rf"(?:(?:a|one)\s+(?:{_FRIEND}|cousin)\s+of\s+(?:mine|ours)\b"
+    rf"|my\s+{_FRIEND}\s+(?!and\b|&)[a-z]+(?:ed|s)\b)",
     re.IGNORECASE,
 )
 """A clause about what a friend of the speaker's did ("a buddy of mine adopted last
