@@ -347,3 +347,21 @@ def test_a_bare_mark_after_he_is_said_of_whom_he_is() -> None:
     assert said_of(lambda s: GRADE.answers(s, asked), "Liam", [passed], people.__contains__)
     own = said_as("Carol", "Aisha", "Oh I forgot to tell you! 47 out of 50 on the questions")
     assert not said_of(lambda s: GRADE.answers(s, asked), "Liam", [own], people.__contains__)
+
+
+def test_a_word_saying_the_answer_with_a_comma_after_it_ends_no_clause_before_it() -> None:
+    day = lambda sentence: BIRTHDAY.said_in([sentence])  # noqa: E731
+    people = {"Walter", "Maisie"}.__contains__
+    told = said_as("Walter", "Maisie", "Your birthday's on Friday, I'm told. Sixteen!")
+    assert said_of(day, "Maisie", [told], people)
+    assert not said_of(day, "Walter", [told], people)
+
+
+def test_a_birthday_wish_is_said_of_whom_it_is_said_to() -> None:
+    day = lambda sentence: BIRTHDAY.said_in([sentence])  # noqa: E731
+    people = {"Walter", "Maisie"}.__contains__
+    wish = said_as("Maisie", "Walter", "happy birthday for yesterday grandad!!! 75!!!")
+    assert said_of(day, "Walter", [wish], people)
+    assert not said_of(day, "Maisie", [wish], people)
+    own = said_as("Maisie", "Walter", "happy birthday to my mum for yesterday")
+    assert not said_of(day, "Walter", [own], people)

@@ -143,6 +143,13 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
 _IN_A_PLACE = re.compile(r"\b(?:in|from|near|via)\s+[A-Z][\w'’-]+(?!['’]s\b)")
 """A capitalised word said as a place ("still in Lagos, he's a doctor"): no one."""
+_WISHED = re.compile(
+    r"\bhappy (?:belated |early |late )?(?:birthday|bday|b-day|\d{1,3}(?:st|nd|rd|th))\b"
+    r"(?! to (?:me|my|our|us|his|her|their)\b)",
+    re.IGNORECASE,
+)
+"""A birthday wish ("happy birthday for yesterday grandad!!!"): to whom it is said,
+not to one's own ("happy birthday to my mum")."""
 _HE_OR_SHE = THIRD_PERSON_WORDS - {"they", "them", "their"}
 """Someone else, one person ("he's a pharmacist"; "they quoted £900" is a garage)."""
 _PERSONS = FIRST_PERSON_WORDS | SECOND_PERSON_WORDS | _HE_OR_SHE
@@ -308,6 +315,8 @@ def _of_them(
             return key in in_clause or key in words(_without_owners(clause))
     if key in names or key in words(_without_owners(sentence)):
         return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents"
+    if not names and _WISHED.search(sentence):
+        return _first_name(turn.addressee) == key  # "happy birthday for yesterday grandad!!!"
     clause = _answer_clause(sentence, says)
     if clause != sentence:
         # "She wants to move back to Toronto, and I'm here for two more years of PhD"
@@ -351,7 +360,7 @@ _CLAUSE_BREAK = re.compile(r",|;|\s(?:and|but|while|whereas|so|then)\s", re.IGNO
 def _answer_clause(sentence: str, says: Callable[[str], bool]) -> str:
     """The clause of ``sentence`` that says the answer: from the last break (a
     comma, "and", "but" ...) before its first word that says it, to the end."""
-    upto = _up_to_answer(sentence, says)
+    upto = _up_to_answer(sentence, says).rstrip(",;")  # "nurse," ends no clause before it
     breaks = list(_CLAUSE_BREAK.finditer(upto))
     return sentence[breaks[-1].end() :] if breaks else sentence
 
