@@ -85,6 +85,10 @@ speaks of what the question says is theirs."""
 CLEAR_MARGIN = 0.25
 """How much more of the topic someone else's text must hold, when it holds most of
 it, for the question to be about someone else's though theirs hold some of it."""
+LARGELY_THEIRS = 0.65
+"""From this part of all that the texts hold of the topic on (see
+:attr:`Support.theirs`), the topic is theirs though one text of someone else's holds
+more of it than any of theirs."""
 WHOLE_TOPIC = 0.95
 """Someone else's text holding this share of the topic holds all of it."""
 LESS_THAN_HALF = 0.45
@@ -173,21 +177,25 @@ class Support:
             own ("my sister Karin"): the name near it is not theirs.
         theirs: how much of all that the texts hold of the topic is theirs, each
             text counted by the square of the share it holds (one holding all of
-            the topic counts four times one holding half).
+            the topic counts four times one holding half); ``None`` when not
+            weighed (a thing of theirs judged alone).
     """
 
     own: float
     anyone: float
     unowned: bool = False
     others: frozenset[str] = frozenset()
-    theirs: float = 1.0
+    theirs: float | None = None
 
     @property
     def about_someone_else(self) -> bool:
         """The topic is held, but not by anything of the named entities: theirs hold
         little of it and someone else's much more; or someone else's hold most of
-        it and theirs less than half and clearly less ("How is John's new puppy
-        settling in?" when only Maria has a puppy and John spoke of dogs); or
+        it and theirs less than half and clearly less, while less than
+        :data:`LARGELY_THEIRS` of all the texts hold of it is theirs ("How is John's
+        new puppy settling in?" when only Maria has a puppy and John spoke of dogs;
+        for a thing of theirs judged alone, only another's holding all of it
+        counts); or
         someone else's hold all of it and theirs less than half ("What did Jon
         find for his store?" when Gina found it for hers, and Jon only spoke of
         his store); or the relative the question says is theirs is only ever
@@ -196,11 +204,16 @@ class Support:
         hold of it is theirs ("What does Caroline say running has been great
         for?" when Melanie speaks of her running again and again, and Caroline
         once "ran into" someone on a not-so-great hike)."""
-        if self.unowned or self.theirs < HARDLY_THEIRS:
+        if self.unowned or (self.theirs is not None and self.theirs < HARDLY_THEIRS):
             return True
         if self.anyone >= WHOLE_TOPIC and self.own <= LESS_THAN_HALF:
             return True
-        if self.own < MOSTLY_THEIRS <= self.anyone and self.anyone - self.own >= CLEAR_MARGIN:
+        if (
+            self.own < MOSTLY_THEIRS <= self.anyone
+            and self.anyone - self.own >= CLEAR_MARGIN
+            and self.theirs is not None  # a thing judged alone: only all of it is another's
+            and self.theirs < LARGELY_THEIRS
+        ):
             return True  # someone else's holds most of it, theirs clearly less
         return self.own < OWN_SHARE and self.anyone - self.own >= SWAP_MARGIN
 
@@ -351,8 +364,12 @@ def support(
     found = (
         None if quiet else Support(own, anyone, others=frozenset(elsewhere), theirs=share_theirs)
     )
+    # "after her father's stroke": the stroke is her father's, spoken of by all who
+    # share him ("tata's stroke" in a sibling's turn), not a thing of hers alone
+    of_a_relative = head not in KIN_TERMS and head not in PETS and bool(things & KIN_TERMS - {head})
     if (
         possessions
+        and not of_a_relative
         and (own < MOSTLY_THEIRS or head in KIN_TERMS or head in PETS)
         and any(possessions & said for said, _ in parts)
     ):
