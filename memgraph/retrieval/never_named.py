@@ -57,7 +57,7 @@ _CALLED = re.compile(r"\b(?:called|named|(?:dr|mr|mrs|ms)\.?)" + _NAME_AFTER, re
 _CALLED_THING = re.compile(r"\b(?:called|named)" + _NAME_AFTER, re.IGNORECASE)
 """A place's or a body's name said as one ("a café called Anatolia"); after a title
 it is a person's ("Dr. Visser's group")."""
-_PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of)\s+$", re.IGNORECASE)
+_PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of|outside)\s+$", re.IGNORECASE)
 _A_PLACE = re.compile(rf"\b(?:in|from)\s+([{_UPPER}][{_LOWER}]{{2,}})\b(?!['’])")
 """A capitalised word said as a place ("flew in from Manchester")."""
 _IN_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|via)\s+$", re.IGNORECASE)
