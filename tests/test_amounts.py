@@ -25,6 +25,7 @@ from tests.test_recall_quality import recalled, remember_dialogue
         "What was the asking price for Hiroshi's house?",
         "What did Pri and Dev's kitchen renovation end up costing?",
         "What was the cost of the trip?",
+        "What did the repairs come to in total?",
     ],
 )
 def test_a_question_asking_a_sum(question: str) -> None:
@@ -42,6 +43,7 @@ def test_a_question_asking_a_sum(question: str) -> None:
         "What reasons did Gerry give for holding back part of Ciara's deposit?",
         "What did she give up at the cost of her health?",
         "What did Alasdair's neighbour Bill use to do for work?",
+        "What does Gareth's wife Pat knit for the children who come to the food bank?",
     ],
 )
 def test_a_question_asking_something_else(question: str) -> None:
