@@ -107,7 +107,7 @@ _AMOUNT = re.compile(
     r"|\b(?:rent|rents|cost|costs|paid|pay|pays|price|salary|spent|fee|charges?|deposit|"
     r"budget|offer(?:ed)?|sold|sell|worth)\b[^.!?\d]{0,30}\b(?!(?:19|20)\d\d\b)\d{2,}\b(?!\s?(?:am|pm|years?|"
     r"yrs?|days?|weeks?|months?|hours?|minutes?|mins?|miles?|km|kg|lbs?|pounds? of)\b)"
-    r"|\b\w+ (?:weeks?|months?|years?)['’]? (?:pay|salary|wages|rent)\b"
+    r"|\b\w+ (?:weeks?|months?|years?)['’]? (?:pay|salary|wages|rent|severance)\b"
     r"|\b(?:for free|was free|were free|free of charge|cost nothing|paid nothing)\b",
     re.IGNORECASE,
 )

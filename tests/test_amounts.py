@@ -62,6 +62,7 @@ def test_a_question_asking_something_else(question: str) -> None:
         "a 4.5% fixed rate",
         "she charges 30 an hour",
         "they're paying three months' salary",
+        "I got 8 weeks' severance",
         "the adoption was free",
         "38,000 rupees",
         "Vet was R1,450",  # rand
