@@ -363,6 +363,13 @@ def test_what_a_named_person_suggested_is_in_their_own_words() -> None:
     ]
     own, anyone = held("What game did Dana suggest as an open-world game for the Switch?", *said)
     assert own < anyone
+    # advice is said to the other, and is still the speaker's own words
+    said = [
+        (MARCUS, "I'm trying dairy-free baking but butter is the problem"),
+        (DANA, "You can use coconut oil instead of butter in dairy-free baking"),
+    ]
+    found = judged("What substitution does Dana suggest for butter in dairy-free baking?", said)
+    assert found is not None and found.own == found.anyone and not found.about_someone_else
 
 
 def test_a_question_asking_what_someone_did_takes_it_that_they_did() -> None:

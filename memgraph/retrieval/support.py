@@ -634,6 +634,10 @@ def _clauses(
             whose = to_them if asks_them else None
         elif named_in_text:
             whose = True
+        elif their_words and not asks_how and _to_them(spoken):
+            # "What does Nate suggest for butter?": "You can use coconut oil" is his
+            # advice, said to the other
+            whose = speaker in named
         elif asks_how or _to_them(spoken) or _reacts(clause, spoken):
             whose = to_them
         elif not their_words and _yours_nearest(clause, held):
