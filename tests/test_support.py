@@ -112,6 +112,8 @@ def test_a_topic_of_light_verbs_alone_is_no_one_s() -> None:
     assert (
         judged("Where did Dana spend it?", [(MARCUS, "he spends his days at the mosque")]) is None
     )
+    # "set off" (for a place that is an entity) is not Marcus's "set up"
+    assert judged("When did Dana set off?", [(MARCUS, "I can set up my music room")]) is None
     # a word of its own beside the verb is still judged
     own, anyone = held(
         "Where did Dana spend her sabbatical?", (MARCUS, "I spent my sabbatical in Lisbon")

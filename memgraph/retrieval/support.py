@@ -222,7 +222,7 @@ LIGHT_VERBS = frozenset(
     index_terms(
         "spend spent go going went come came do did get got make made take took have had see "
         "saw say said tell told keep kept put use used find found give gave want need like "
-        "love think feel know try plan start stay visit live work happen end turn call look bring"
+        "love think feel know try plan start stay visit live work happen end turn call look bring set"
     )
 )
 """Verbs said of anything: a topic of these alone ("Where did Claire spend
