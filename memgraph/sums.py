@@ -45,9 +45,9 @@ _HOW_MUCH = re.compile(
 _WHAT_SUM = re.compile(
     r"^\s*(?:what|which)(?:\s+(?:was|is|were|are))?(?:\s+the)?(?:\s+[\w'’]+){0,3}?\s+"
     r"(?:salary|rent|price|fee|wage|rate|budget|deposit|fare|tuition|severance|bonus|cost)\b"
-    r"|^\s*what (?:did|does|do|will|would)\b[^?]*(?<!the )(?<!a )\b(?:cost|costing|set \w+ back)\b"
+    r"|^\s*what (?:did|does|do|will|would)\b[^?]*(?:(?<!the )(?<!a )\b(?:cost|costing|set \w+ back)\b"
     # "What did the meal come to?", not "the children who come to the food bank"
-    r"|^\s*what (?:did|does|do|will|would)\b[^?]*\bcome to(?:\s+in total|\s+altogether)?\s*\??\s*$",
+    r"|\bcome to(?:\s+in total|\s+altogether)?\s*\??\s*$)",
     re.IGNORECASE,
 )
 _NOT_MONEY = re.compile(r"\b(?:weigh\w*|heavy|tall|far|long|time)\b", re.IGNORECASE)

@@ -45,6 +45,12 @@ def job_of(person: str, *turns: Turn) -> bool:
     return said_of(lambda s: JOB.said_in([s]), person, turns, is_person=PEOPLE.__contains__)
 
 
+def birthday_of(person: str, people: set[str], *turns: Turn) -> bool:
+    """Whether ``turns`` say a birthday with its day of ``person`` (``people``: the
+    capitalised words that name someone)."""
+    return said_of(lambda s: BIRTHDAY.said_in([s]), person, turns, people.__contains__)
+
+
 @pytest.mark.parametrize(
     ("question", "person"),
     [
@@ -305,11 +311,10 @@ def test_a_pet_s_breed_is_said_by_its_owner_to_them_or_naming_them() -> None:
 
 def test_a_birthday_is_said_of_whom_the_question_asks() -> None:
     assert asked_of(BIRTHDAY.name, "When is Hazel's birthday?") == "Hazel"
-    day = lambda sentence: BIRTHDAY.said_in([sentence])  # noqa: E731
-    people = {"Hazel", "Owen", "Tasha"}.__contains__
+    people = {"Hazel", "Owen", "Tasha"}
     owen = said_as("Tasha", "Kristen", "Owen's birthday is coming up, the 3rd")
-    assert not said_of(day, "Hazel", [owen], people)
-    assert said_of(day, "Hazel", [said_as("Tasha", "Kristen", "Hazel's bday is June 12")], people)
+    assert not birthday_of("Hazel", people, owen)
+    assert birthday_of("Hazel", people, said_as("Tasha", "Kristen", "Hazel's bday is June 12"))
 
 
 def test_a_clause_with_its_own_first_or_second_person_is_the_speaker_s_or_theirs() -> None:
@@ -350,18 +355,16 @@ def test_a_bare_mark_after_he_is_said_of_whom_he_is() -> None:
 
 
 def test_a_word_saying_the_answer_with_a_comma_after_it_ends_no_clause_before_it() -> None:
-    day = lambda sentence: BIRTHDAY.said_in([sentence])  # noqa: E731
-    people = {"Walter", "Maisie"}.__contains__
+    people = {"Walter", "Maisie"}
     told = said_as("Walter", "Maisie", "Your birthday's on Friday, I'm told. Sixteen!")
-    assert said_of(day, "Maisie", [told], people)
-    assert not said_of(day, "Walter", [told], people)
+    assert birthday_of("Maisie", people, told)
+    assert not birthday_of("Walter", people, told)
 
 
 def test_a_birthday_wish_is_said_of_whom_it_is_said_to() -> None:
-    day = lambda sentence: BIRTHDAY.said_in([sentence])  # noqa: E731
-    people = {"Walter", "Maisie"}.__contains__
+    people = {"Walter", "Maisie"}
     wish = said_as("Maisie", "Walter", "happy birthday for yesterday grandad!!! 75!!!")
-    assert said_of(day, "Walter", [wish], people)
-    assert not said_of(day, "Maisie", [wish], people)
+    assert birthday_of("Walter", people, wish)
+    assert not birthday_of("Maisie", people, wish)
     own = said_as("Maisie", "Walter", "happy birthday to my mum for yesterday")
-    assert not said_of(day, "Walter", [own], people)
+    assert not birthday_of("Walter", people, own)

@@ -634,11 +634,12 @@ def _clauses(
             whose = to_them if asks_them else None
         elif named_in_text:
             whose = True
-        elif their_words and not asks_how and _to_them(spoken):
-            # "What does Nate suggest for butter?": "You can use coconut oil" is his
-            # advice, said to the other
-            whose = speaker in named
-        elif asks_how or _to_them(spoken) or _reacts(clause, spoken):
+        elif (
+            asks_how
+            # asked what Nate suggests, "You can use coconut oil" is his own words
+            or (_to_them(spoken) and not their_words)
+            or _reacts(clause, spoken)
+        ):
             whose = to_them
         elif not their_words and _yours_nearest(clause, held):
             # "I bet you never thought you'd be getting a third turtle": the
