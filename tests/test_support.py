@@ -222,6 +222,38 @@ def test_a_plain_clause_after_a_turn_naming_them_is_theirs() -> None:
     assert own == 1.0
 
 
+def test_what_someone_says_they_do_not_have_or_do_is_not_theirs() -> None:
+    # "Where did Dana get married?": her "not married yet" holds the word, not the
+    # wedding; Marcus's is the only one spoken of
+    found = judged(
+        "Where did Dana get married?",
+        [
+            (DANA, "We're not married yet, together three years"),
+            (MARCUS, "It's where I got married"),
+        ],
+    )
+    assert found is not None and found.own == 0.0 and found.about_someone_else
+    own, _ = held("Does Dana have a dog?", (DANA, "I haven't got a dog, just the cat"))
+    assert own == 0.0
+    # a denial reaches only its own phrase, and none is in a question, in a "not a"
+    # or in "can't wait"
+    for who, said in (
+        (DANA, "it's not over, I signed up for the marathon again"),
+        (MARCUS, "isn't that your marathon?"),
+        (DANA, "I'm not a marathon runner but I signed up"),
+        (DANA, "can't wait for the marathon"),
+    ):
+        own, _ = held("When is Dana's marathon?", (who, said))
+        assert own == 1.0, said
+    # a value of the answer's kind denied still tells of their own topic ("Not
+    # Norway. ... the Azores instead")
+    own, _ = held(
+        "Where is Dana going on her honeymoon?",
+        (DANA, "Not Norway for the honeymoon, we're going to the Azores"),
+    )
+    assert own == 1.0
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
@@ -821,6 +853,17 @@ def test_a_relative_s_name_is_a_capitalised_word_near_the_kinship_word() -> None
     assert relative_named(dog, ["my puppy Biscuit ate it"], lambda _: False) is True
     # a pet no text speaks of, of someone the question names, is none remembered
     assert relative_named(dog, ["the weather is great"], lambda _: False) is False
+
+
+def test_a_relative_who_answers_who_someone_is_is_named_by_the_question() -> None:
+    # "Who's Alfie?" "My grandson. He's 17": the grandson is named in the turn before
+    grandson = ask("What is the name of Dana's grandson?")
+    text = ["My grandson. He's 17 and would like you to know he is very strong."]
+    assert relative_named(grandson, text, lambda _: False, asked_before=lambda: ["Who's Alfie?"])
+    assert (
+        relative_named(grandson, text, lambda _: False, asked_before=lambda: ["who's coming?"])
+        is False
+    )
 
 
 def test_a_pet_only_ever_said_as_its_kind_is_never_named() -> None:

@@ -567,7 +567,8 @@ def relative_named(
     asked of by their role may be named by who asked about them ("who's Rick
     again?" "our contractor"). A relative's name is one in the sentence that
     speaks of them (see :func:`_names_it`), or in the reply to a text asking of
-    them ("The baby? Tell me!" "her name is Frida").
+    them ("The baby? Tell me!" "her name is Frida") or in the turn before one that
+    answers who they are ("Who's Alfie?" "My grandson.").
     ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     if _ABOUT_THE_NAME.search(query.text):
@@ -646,8 +647,11 @@ def relative_named(
     )
     if named is not False:
         return named
-    if spoken_of and _named_beside(head, texts, replies, _NAME_GIVEN, known, keep=_asks):
-        return True  # "The baby? Tell me!" "her name is Frida"
+    if spoken_of and (
+        _named_beside(head, texts, replies, _NAME_GIVEN, known, keep=_asks)
+        or _named_beside(head, texts, asked_before, _WHO_IS, known)
+    ):
+        return True  # "The baby? Tell me!" "her name is Frida"; "Who's Alfie?" "My grandson."
     if spoken_of and head in PETS and _only_anothers(head, texts, voices, query):
         return False  # "How's your cat btw?" of Sung-min's: the cat is Anneke's
     if spoken_of and head in PETS:

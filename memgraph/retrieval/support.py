@@ -25,6 +25,7 @@ The thing asked about is also owned by the words around it: "my sister", "your
 dog", "Speaking of sisters, mine is coming", "a friend of yours"; "her husband"
 is theirs when the turn or one before it names them ("Nomsa is expecting!" ...
 "Kagiso, her husband, went pink"), or when they never speak (told of as "her").
+What a clause denies ("We're not married yet", "I haven't got a dog") is nobody's.
 """
 
 from __future__ import annotations
@@ -341,6 +342,7 @@ def support(
                     chain=frozenset(things),
                     their_words=their_words is not None,
                     spoken_of=quiet,
+                    kind=frozenset(kind),
                 )
                 if (
                     head in RELATIONS
@@ -546,6 +548,7 @@ def _clauses(
     chain: frozenset[str] = frozenset(),
     their_words: bool = False,
     spoken_of: bool = False,
+    kind: frozenset[str] = frozenset(),
 ) -> list[tuple[set[str], bool | None]]:
     """The topic's words a text holds, split by whose they are: theirs (the text
     names them, or goes on from a turn that does), its speaker's own, its
@@ -556,7 +559,9 @@ def _clauses(
     is that owner's; ``chain`` the rest of what it says is theirs ("brother" of
     "Mei's brother's wedding"). When the question asks what they say (``their_words``), a
     plain clause is its speaker's, whatever was said before it. ``spoken_of``: they
-    never speak, so "her" and "Mom's" do not say the thing is someone else's."""
+    never speak, so "her" and "Mom's" do not say the thing is someone else's.
+    ``kind``: the everyday words of the answer asked for, which a denial does not
+    take from its owner ("Not Norway, the Azores instead" still tells their own)."""
     wanted = set(topic)
     clauses = _split(text)
     if not any(said & wanted for _, said in clauses):
@@ -723,6 +728,12 @@ def _clauses(
         ):
             owned.setdefault(None, set()).add(head)
             held = held - {head}
+        # (not a value of the answer's kind: "Not Norway. ... the Azores instead!")
+        denied = _denied(clause, held - kind) if whose is not None else set()
+        if denied:
+            # "We're not married yet": what they say they do not have or do is not theirs
+            owned.setdefault(None, set()).update(denied)
+            held = held - denied
         if (
             spoken_of
             and whose is False
@@ -735,6 +746,46 @@ def _clauses(
             whose = None
         owned.setdefault(whose, set()).update(held)
     return [(held, whose) for whose, held in owned.items()]
+
+
+_NEGATIONS = frozenset(
+    {"not", "never", "no", "nor", "without", "cant", "wont", "aint"}
+    | {"dont", "doesnt", "didnt", "havent", "hasnt", "hadnt", "isnt", "arent", "wasnt"}
+    | {"werent", "couldnt", "wouldnt", "shouldnt"}
+)
+"""Words that deny what follows them ("not married yet", "haven't got a dog")."""
+_DENIAL_REACH = 3
+"""How many words before the topic's word a denial reaches ("never been to Rome")."""
+_NOT_A_DENIAL = frozenset(
+    {"know", "think", "wait", "believe", "forget", "mind", "worry", "only", "sure", "even"}
+    | {"just", "doubt", "stop", "miss", "care", "remember", "matter", "problem", "way", "idea"}
+    | {"a", "an", "the", "to", "my", "your", "that", "this", "his", "her", "their", "our"}
+)
+"""Words after a denial that deny nothing of what follows ("can't wait to get
+married", "no idea if the wedding's on", "she's not a summer dog", "silly not to
+give you a talk")."""
+
+
+def _denied(clause: str, held: set[str]) -> set[str]:
+    """Which of the topic's words ``held`` the clause denies ("We're not married yet",
+    "I don't have any kids", "never been to Rome"); a question denies nothing ("isn't
+    Kevin your manager?")."""
+    if clause.rstrip().endswith("?"):
+        return set()
+    denied: set[str] = set()
+    for phrase in _PHRASE.split(clause):  # "it's not over, I signed up again"
+        tokens = words(phrase)
+        for at, token in enumerate(tokens):
+            terms = held & as_asked(in_any_form(index_terms(token)))
+            if not terms:
+                continue
+            reach = tokens[max(0, at - _DENIAL_REACH) : at]
+            for offset, word in enumerate(reach):
+                after = reach[offset + 1 : offset + 2] or [token]
+                if word in _NEGATIONS and after[0] not in _NOT_A_DENIAL and "but" not in reach:
+                    denied |= terms
+                    break
+    return denied
 
 
 _WISHING = frozenset(
