@@ -56,12 +56,21 @@ def test_an_age_is_theirs_when_it_is_said_of_them() -> None:
     assert says("Dev", ("Dev", "Marisol", "35!"), before=["how old are you now?"])
 
 
+def test_a_bare_number_after_a_birthday_wish_is_the_age_of_whom_it_is_said_to() -> None:
+    wish = "Happy birthday for yesterday boss!! Sorry, was at a job till late. 73!"
+    assert says("Graham", ("Jordan", "Graham", wish))
+    assert not says("Jordan", ("Jordan", "Graham", wish))
+    # no wish: a bare number is not an age ("3!" of a score)
+    assert not says("Graham", ("Jordan", "Graham", "What a game!! We won. 3!"))
+
+
 def test_an_age_of_someone_else_or_something_else_is_not_theirs() -> None:
     assert not says("Walt", ("Karen", "Mike", "the furnace is 25 years old."))
     assert not says("Walt", ("Tess", "Karen", "what do I tell a five year old about this"))
     assert not says("Laura", ("Kenji", "Femi", "Not bad for a 41 year old"))
     assert not says("Walt", ("Karen", "Mike", "Gus is 78 with a bad knee."))
     assert not says("Dev", ("Dev", "Marisol", "35 minutes late, sorry"), before=["where are you?"])
+    assert not says("Tomasz", ("Tomasz", "Ewa", "ok. i can go tues, filton is 15 min away"))
     assert not says("Walt", ("Karen", "Mike", "Dad won 3 of the 5 games"))
 
 

@@ -526,6 +526,20 @@ def test_where_someone_works_now_is_found_in_the_words_such_news_comes_in(
     assert "Calloway offered me the job" in text
 
 
+def test_how_old_someone_is_is_found_in_their_texts_that_say_an_age(tmp_path: Path) -> None:
+    # "I'm 45 Luis" holds no word of the question but the asker's name
+    said = [
+        ("Luis", "Dan's got a physio on speed dial lol"),
+        ("Dan", "I'm 45 Luis, I have a physio, a chiropractor and a guy who does cupping"),
+        ("Maya", "Anyway Dan how's the training? Did the old bike help?"),
+        ("Dan", "Good! Did 11 on Sunday, the old legs felt easy"),
+        ("Luis", "My old coach used to say that"),
+    ]
+    (text,) = recalled(tmp_path, said, "How old is Dan?")
+    assert not text.startswith(NOTHING_SAID), text
+    assert "I'm 45 Luis" in text
+
+
 def test_where_someone_lives_now_is_found_in_the_words_a_move_is_told_in(
     tmp_path: Path,
 ) -> None:

@@ -41,6 +41,7 @@ from memgraph.models import (
 )
 from memgraph.retrieval import known
 from memgraph.retrieval import ranking as tiers
+from memgraph.retrieval.ages import BIRTHDAY_WORDS, age_asked_of, age_shares
 from memgraph.retrieval.amounts import amount_shares, topic_of_amount
 from memgraph.retrieval.days_said import DAYS_SAID_TURNS
 from memgraph.retrieval.episode_index import (
@@ -1170,6 +1171,34 @@ class MemoryCore:
                 index, sorted(topic), texts=spoken, at_ms=at_ms, source=lens.source
             ).items():
                 lexical[episode_id] = max(lexical.get(episode_id, 0.0), share)
+        asked_age = age_asked_of(query.text) if query.named else None
+        if asked_age is not None:
+            # "How old is Dan?": "I'm 45 Luis" holds no word of the question but his name.
+            # Read their texts, the texts naming them, and birthday wishes ("Happy
+            # birthday boss!! ... 73!" said to them).
+            whom = [e for e in query.named if _first_name(graph.entity_name(e)) == asked_age]
+            of_them = index.mentioning(mention_groups(graph, whom, partial=tiers.PARTIAL_NAMES))
+            of_them |= index.holding(
+                [[term] for term in index_terms(BIRTHDAY_WORDS)], context=False
+            )
+            for voice in index.speaker_names():
+                if speaker_entity(voice) in whom:
+                    of_them |= index.speakers.equal(voice)
+
+            def before(episode_id: str) -> list[tuple[str, str]]:
+                previous = index.context_of(episode_id)
+                return [] if previous is None else list(spoken([previous]).items())
+
+            for episode_id, share in age_shares(
+                index,
+                asked_age,
+                of_them,
+                texts=spoken,
+                before=before,
+                at_ms=at_ms,
+                source=lens.source,
+            ).items():
+                lexical[episode_id] = max(lexical.get(episode_id, 0.0), share)
         semantic: dict[str, float] = {}
         vectors = self._vectors
         if near is None and vectors is not None and query_vector is not None and len(vectors):
@@ -1345,3 +1374,8 @@ class MemoryCore:
         """Run ``read`` on the synced graph under the object's lock."""
         with self._lock:
             return read(self._sync())
+
+
+def _first_name(name: str | None) -> str:
+    """A name's first word, as a question names someone by it ("Gus" of "Gus Ward")."""
+    return (name or "").split(" ", 1)[0]

@@ -8,18 +8,45 @@ by her husband, "the furnace is 25 years old"), nothing remembered says theirs.
 Only a question naming whom it asks about is judged ("How old is Kenji's wife
 Laura?"); "How old is Ada's granddaughter?" names her by a relative, whom a text
 calls by her own name.
+
+An age is seldom said in the question's words ("I'm 45 Luis"), so such a question
+also reads the person's texts that hold a number for one (:func:`age_shares`).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 from memgraph.dates import CALENDAR_WORDS
-from memgraph.text import words
+from memgraph.retrieval.episode_index import EpisodeIndex
+from memgraph.text import index_terms, words
 
-__all__ = ["age_asked_of", "states_their_age"]
+__all__ = [
+    "AGE_SHARE",
+    "AGE_TEXTS",
+    "BIRTHDAY_WORDS",
+    "age_asked_of",
+    "age_shares",
+    "states_their_age",
+]
+
+_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve"
+BIRTHDAY_WORDS = "birthday bday"
+"""The words of a birthday wish, which may say the age of whom it is said to."""
+
+AGE_TEXTS = 60
+"""How many of the asked person's texts holding a number are read for their age,
+newest first."""
+AGE_SHARE = 1.0
+"""What a text saying their age counts as in the episode tier: the answer itself,
+though it holds no word of the question ("I'm 45 Luis, I have a physio")."""
+_AGE_TERMS = (*map(str, range(1, 121)), *index_terms(_NUMBER_WORDS))
+"""The terms an age is indexed as (number words are indexed as digits from 13 on)."""
 
 _ASKS_AGE = re.compile(
     r"^\s*how old (?:is|are) (?P<who>[^?]+?)(?:\s+(?:now|these days|today))?\s*\?*\s*$",
@@ -40,8 +67,9 @@ _AGE = re.compile(
     r"|\b(?:turn(?:s|ed|ing)?|(?:be|is|'s|’s|am|'m|’m|are|'re|’re|was|aged?|at)"
     r"(?: (?:only|just|almost|nearly|about|now|already|gonna be|going to be|turning))?) "
     + _NUMBER
-    + r"\b(?![.:,]\d|\s*(?:%|percent|minutes|mins|hours|hrs|am|pm|k\b|km|miles|kg|lbs|pounds|"
-    r"dollars|euros|quid|weeks? pregnant|o'clock|degrees|points|of|out of|in the))"
+    + r"\b(?![.:,]\d|\s*(?:%|percent|minutes|mins?\b|secs?\b|seconds|hours|hrs|am|pm|k\b|km|"
+    r"miles|mph|kg|lbs|pounds|dollars|euros|quid|weeks? pregnant|o'clock|degrees|points|of|"
+    r"out of|in the))"
     r"|\b\d{1,3}(?:st|nd|rd|th)\b(?= birthday| bday|!|\s*🎉|\s*🎂| party)|" + _WISH.pattern,
     re.IGNORECASE,
 )
@@ -50,6 +78,9 @@ _AGE = re.compile(
 _BARE_AGE = re.compile(r"^\W*" + _NUMBER + r"\b(?!\s*(?:%|k\b|km|miles|minutes|hours))", re.I)
 _ASKS_HOW_OLD = re.compile(r"\bhow old\b|\bwhat age\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_BIRTHDAY_WISH = re.compile(r"\bhappy (?:belated )?(?:birthday|bday|b-day)\b", re.IGNORECASE)
+"""A birthday wish: a bare number after it in the turn is the age of whom it is
+said to ("Happy birthday for yesterday boss!! ... 73!")."""
 _FIRST = frozenset({"i", "im", "my", "me"})
 _SECOND = frozenset({"you", "ur", "your", "u"})
 _THIRD = frozenset({"he", "she", "they", "his", "her"})
@@ -103,7 +134,8 @@ def states_their_age(
     person, or to them in the second (or wished a happy 30th), or calls them
     "he" or "she" after a clause or turn naming them; a bare number opening a
     turn is theirs when it answers "how old" asked of them, or puts right an age
-    the turn before gave them."""
+    the turn before gave them; one after a birthday wish to them is theirs
+    ("Happy birthday for yesterday boss!! Sorry, was at a job till late. 73!")."""
     wanted = name.lower()
 
     def names_them(text: str) -> bool:
@@ -117,6 +149,13 @@ def states_their_age(
         said_before = functools.cache(lambda e=episode_id: list(before(e)))
         for at, clause in enumerate(clauses):
             if _AGE.search(clause) is None:
+                if (
+                    at > 0
+                    and _BARE_AGE.match(clause)
+                    and any(_BIRTHDAY_WISH.search(wish) for wish in clauses[:at])
+                    and is_them(addressee(episode_id))
+                ):
+                    return True  # "Happy birthday boss!! ... 73!"
                 if at == 0 and _BARE_AGE.match(clause):  # "35 actually." after "how old?"
                     asked = said_before()[0][1] if said_before() else ""
                     # "how old is Dev?", "how old are you?", or an age said to them
@@ -137,3 +176,37 @@ def states_their_age(
             ):
                 return True
     return False
+
+
+def age_shares(
+    index: EpisodeIndex,
+    name: str,
+    within: npt.NDArray[np.bool_],
+    *,
+    texts: Callable[[list[str]], Mapping[str, str]],
+    before: Callable[[str], Sequence[tuple[str, str]]],
+    at_ms: int | None = None,
+    source: str | None = None,
+) -> dict[str, float]:
+    """The texts of ``within`` (a mask in index order: the texts by or naming the
+    person) that say how old ``name`` is, each at :data:`AGE_SHARE`: of the newest
+    :data:`AGE_TEXTS` that hold a number, those :func:`states_their_age` reads as
+    theirs ("I'm 45 Luis", "Gus can't do Saturdays forever, he's 63"). ``texts``
+    reads episodes' words, ``before`` the turns an episode goes on from."""
+    held = index.holding_any(_AGE_TERMS, within, at_ms=at_ms, source=source, most=1.0)
+    if not held:
+        return {}
+    ordinal = index.ordinal
+    newest = sorted(held, key=lambda episode_id: -ordinal[episode_id])[:AGE_TEXTS]
+    said = texts(newest)
+    return {
+        episode_id: AGE_SHARE
+        for episode_id in newest
+        if episode_id in said
+        and states_their_age(
+            name,
+            [(episode_id, index.speaker_of(episode_id), said[episode_id])],
+            addressee=index.addressee,
+            before=before,
+        )
+    }
