@@ -368,3 +368,15 @@ def test_a_birthday_wish_is_said_of_whom_it_is_said_to() -> None:
     assert not birthday_of("Maisie", people, wish)
     own = said_as("Maisie", "Walter", "happy birthday to my mum for yesterday")
     assert not birthday_of("Walter", people, own)
+
+
+def test_a_birthday_wish_tells_its_day_in_the_sentence_after_it() -> None:
+    people = {"Walter", "Maisie", "Gwen"}
+    wish = said_as("Maisie", "Walter", "Oh, and happy early birthday! Saturday isn't it?")
+    assert birthday_of("Walter", people, wish)
+    assert not birthday_of("Maisie", people, wish)
+    # a sentence naming someone else, or saying "I", tells a day of its own
+    gwen = said_as("Maisie", "Walter", "happy early birthday! Gwen arrives Saturday")
+    assert not birthday_of("Walter", people, gwen)
+    own = said_as("Maisie", "Walter", "happy early birthday! I'm off on Saturday")
+    assert not birthday_of("Walter", people, own)

@@ -238,7 +238,7 @@ def said_of(
 
         earlier: set[str] = set()  # whom the text named last before this sentence
         spoken_of: set[str] = set()  # and whom it spoke of, the two talking too
-        for sentence in _SENTENCE.findall(_without_calling(turn)):
+        for sentence in _with_the_wish(_SENTENCE.findall(_without_calling(turn)), says, named_in):
             names = named_in(sentence)
             if says(sentence) and _of_them(
                 key, sentence, names, (earlier, spoken_of), turn, named_in, says
@@ -259,6 +259,28 @@ def said_of(
             earlier = names or earlier
             spoken_of = talked_of or spoken_of
     return False
+
+
+def _with_the_wish(
+    sentences: list[str], says: Callable[[str], bool], named_in: Callable[[str], set[str]]
+) -> list[str]:
+    """``sentences``, a birthday wish joined with the sentence after it when that one
+    tells its day and names no one ("happy early birthday! Saturday isn't it?",
+    "Happy early birthday btw! It's the 21st right?")."""
+    joined: list[str] = []
+    for sentence in sentences:
+        if (
+            joined
+            and _WISHED.search(joined[-1])
+            and not says(joined[-1])
+            and not set(words(sentence)) & _PERSONS
+            and not named_in(sentence)
+            and says(f"{joined[-1]} {sentence}")
+        ):
+            joined[-1] = f"{joined[-1]} {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 _CALLING = re.compile(r"^\W*(?:(?i:hey|hi|oh|ok|okay|so)\s+)?([A-Z][\w'’-]*)\s*[,!]+\s")
