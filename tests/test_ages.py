@@ -71,6 +71,9 @@ def test_an_age_of_someone_else_or_something_else_is_not_theirs() -> None:
     assert not says("Walt", ("Karen", "Mike", "Gus is 78 with a bad knee."))
     assert not says("Dev", ("Dev", "Marisol", "35 minutes late, sorry"), before=["where are you?"])
     assert not says("Tomasz", ("Tomasz", "Ewa", "ok. i can go tues, filton is 15 min away"))
+    # an age to come is not theirs
+    assert not says("Irene", ("Megan", "Rachel", "Irene will talk about it until she's 100"))
+    assert not says("Dev", ("Dev", "Marisol", "I'll stop skating when I'm 64"))
     assert not says("Walt", ("Karen", "Mike", "Dad won 3 of the 5 games"))
 
 

@@ -78,6 +78,11 @@ _AGE = re.compile(
 _BARE_AGE = re.compile(r"^\W*" + _NUMBER + r"\b(?!\s*(?:%|k\b|km|miles|minutes|hours))", re.I)
 _ASKS_HOW_OLD = re.compile(r"\bhow old\b|\bwhat age\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_HYPOTHETICAL = re.compile(
+    r"\b(?:until|till|til|when|whenever|by the time|before|if|once)\s+[\w'’]+\s*$", re.IGNORECASE
+)
+"""Words before "she's 100" that make it an age to come, not hers ("She's going to
+be talking about this until she's 100", "when I'm 64")."""
 _BIRTHDAY_WISH = re.compile(r"\bhappy (?:belated )?(?:birthday|bday|b-day)\b", re.IGNORECASE)
 """A birthday wish: a bare number after it in the turn is the age of whom it is
 said to ("Happy birthday for yesterday boss!! ... 73!")."""
@@ -148,7 +153,10 @@ def states_their_age(
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
         said_before = functools.cache(lambda e=episode_id: list(before(e)))
         for at, clause in enumerate(clauses):
-            if _AGE.search(clause) is None:
+            if not any(
+                _HYPOTHETICAL.search(clause, 0, found.start()) is None
+                for found in _AGE.finditer(clause)
+            ):
                 if (
                     at > 0
                     and _BARE_AGE.match(clause)
