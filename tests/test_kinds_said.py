@@ -171,6 +171,8 @@ def test_a_job_word_said_as_a_verb_a_likeness_or_of_someone_else_at_work_is_none
     assert not JOB.said_in(["Theo got takeout because we still can't cook"])
     assert not JOB.said_in(["she drags herself along like a little soldier"])
     assert not JOB.said_in(["the doctor moved the due date to the 14th"])
+    assert not JOB.said_in(["Ready to pop. Midwife reckons it could be early"])
+    assert JOB.said_in(["Nurse. Night shifts mostly, she says"])
     assert JOB.said_in(["works as a cook at Nando's"])
     assert JOB.said_in(["he's the manager now"])
     assert JOB.said_in(["I want to be a teacher"])

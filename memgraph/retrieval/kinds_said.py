@@ -200,12 +200,14 @@ JOB = KindOfAnswer(
     ),
     re.compile(r"\b\w{4,}(?:ist|ician|ologist)s?\b|\b\w{3,}(?:man|woman|smith)\b", re.IGNORECASE),
     # a verb ("we still can't cook", "I'll host"), a likeness ("like a little soldier"),
-    # someone else at work ("the doctor moved her due date")
+    # someone else at work ("the doctor moved her due date", "Midwife reckons it could
+    # be early")
     re.compile(
         r"\b(?:can|can['’]?t|cannot|could|couldn['’]?t|will|won['’]?t|would|wouldn['’]?t|to|"
         r"don['’]?t|didn['’]?t|doesn['’]?t|never|should|must|gonna|wanna|i['’]ll|we['’]ll)\s+(?!\w+ing\b)\w+|"
         r"\blike\s+(?:an?\s+)?(?:little\s+|old\s+|real\s+|proper\s+)?\w+|"
-        r"\bthe\s+\w+\s+(?:said|says|told|tells|came|comes|moved|thinks|thought|wants|wanted|"
+        r"(?:\bthe\s+|^\W*|(?<=[.!?])\s+)\w+\s+(?:said|says|told|tells|came|comes|moved|thinks|"
+        r"thought|wants|wanted|"
         r"called|calls|asked|asks|gave|gives|reckons|reckoned|rang)\b|"
         # someone's someone at work: "Priya's doctor doesn't want her flying", "my midwife"
         # ("he's retired", "Tom's a nurse" say theirs)
