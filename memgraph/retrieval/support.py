@@ -757,13 +757,15 @@ _NEGATIONS = frozenset(
 _DENIAL_REACH = 3
 """How many words before the topic's word a denial reaches ("never been to Rome")."""
 _NOT_A_DENIAL = frozenset(
-    {"know", "think", "wait", "believe", "forget", "mind", "worry", "only", "sure", "even"}
-    | {"just", "doubt", "stop", "miss", "care", "remember", "matter", "problem", "way", "idea"}
+    {"know", "knew", "known", "think", "thought", "wait", "believe", "believed", "forget"}
+    | {"forgot", "mind", "worry", "only", "sure", "even", "just", "doubt", "stop", "miss"}
+    | {"care", "remember", "matter", "problem", "way", "idea", "expect", "expected"}
+    | {"realise", "realised", "realize", "realized", "imagine", "imagined", "guess"}
     | {"a", "an", "the", "to", "my", "your", "that", "this", "his", "her", "their", "our"}
 )
 """Words after a denial that deny nothing of what follows ("can't wait to get
-married", "no idea if the wedding's on", "she's not a summer dog", "silly not to
-give you a talk")."""
+married", "no idea if the wedding's on", "I never knew turtles could be so
+interesting", "she's not a summer dog", "silly not to give you a talk")."""
 
 
 def _denied(clause: str, held: set[str]) -> set[str]:
