@@ -20,6 +20,7 @@ from memgraph.speakers import split_speaker
 from memgraph.text import words
 
 __all__ = [
+    "BIRTHDAY_WISH",
     "CAPTION",
     "REACTION_CHARS",
     "REACTION_WORDS",
@@ -43,6 +44,13 @@ short: "hahaha omg congrats!!! so happy for you" is 40)."""
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
+BIRTHDAY_WISH = re.compile(
+    r"\bhappy (?:belated |early |late )?(?:birthday|bday|b-day|\d{1,3}(?:st|nd|rd|th))\b"
+    r"(?! to (?:me|my|our|us|his|her|their)\b)",
+    re.IGNORECASE,
+)
+"""A birthday wish ("happy birthday for yesterday grandad!!!", "happy 30th"): to
+whom it is said, not to one's own ("happy birthday to my mum")."""
 """A shared photo's caption as a remembered text holds it ("[shared image: a dog]")."""
 _ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
 

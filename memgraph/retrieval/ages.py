@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from memgraph.chatter import BIRTHDAY_WISH
 from memgraph.dates import CALENDAR_WORDS
 from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.text import index_terms, words
@@ -46,7 +47,7 @@ AGE_SHARE = 1.0
 """What a text saying their age counts as in the episode tier: the answer itself,
 though it holds no word of the question ("I'm 45 Luis, I have a physio")."""
 _AGE_TERMS = (*map(str, range(1, 121)), *index_terms(_NUMBER_WORDS))
-"""The terms an age is indexed as (number words are indexed as digits from 13 on)."""
+"""The terms an age is indexed as (one to nine stay words; from ten on, digits)."""
 
 _ASKS_AGE = re.compile(
     r"^\s*how old (?:is|are) (?P<who>[^?]+?)(?:\s+(?:now|these days|today))?\s*\?*\s*$",
@@ -83,9 +84,6 @@ _HYPOTHETICAL = re.compile(
 )
 """Words before "she's 100" that make it an age to come, not hers ("She's going to
 be talking about this until she's 100", "when I'm 64")."""
-_BIRTHDAY_WISH = re.compile(r"\bhappy (?:belated )?(?:birthday|bday|b-day)\b", re.IGNORECASE)
-"""A birthday wish: a bare number after it in the turn is the age of whom it is
-said to ("Happy birthday for yesterday boss!! ... 73!")."""
 _FIRST = frozenset({"i", "im", "my", "me"})
 _SECOND = frozenset({"you", "ur", "your", "u"})
 _THIRD = frozenset({"he", "she", "they", "his", "her"})
@@ -160,7 +158,7 @@ def states_their_age(
                 if (
                     at > 0
                     and _BARE_AGE.match(clause)
-                    and any(_BIRTHDAY_WISH.search(wish) for wish in clauses[:at])
+                    and any(BIRTHDAY_WISH.search(wish) for wish in clauses[:at])
                     and is_them(addressee(episode_id))
                 ):
                     return True  # "Happy birthday boss!! ... 73!"

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
+from memgraph.chatter import BIRTHDAY_WISH
 from memgraph.retrieval.kinds_said import (
     AIRLINE,
     BIRTHDAY,
@@ -143,13 +144,6 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
 _IN_A_PLACE = re.compile(r"\b(?:in|from|near|via)\s+[A-Z][\w'’-]+(?!['’]s\b)")
 """A capitalised word said as a place ("still in Lagos, he's a doctor"): no one."""
-_WISHED = re.compile(
-    r"\bhappy (?:belated |early |late )?(?:birthday|bday|b-day|\d{1,3}(?:st|nd|rd|th))\b"
-    r"(?! to (?:me|my|our|us|his|her|their)\b)",
-    re.IGNORECASE,
-)
-"""A birthday wish ("happy birthday for yesterday grandad!!!"): to whom it is said,
-not to one's own ("happy birthday to my mum")."""
 _HE_OR_SHE = THIRD_PERSON_WORDS - {"they", "them", "their"}
 """Someone else, one person ("he's a pharmacist"; "they quoted £900" is a garage)."""
 _PERSONS = FIRST_PERSON_WORDS | SECOND_PERSON_WORDS | _HE_OR_SHE
@@ -271,7 +265,7 @@ def _with_the_wish(
     for sentence in sentences:
         if (
             joined
-            and _WISHED.search(joined[-1])
+            and BIRTHDAY_WISH.search(joined[-1])
             and not says(joined[-1])
             and not set(words(sentence)) & _PERSONS
             and not named_in(sentence)
@@ -337,7 +331,7 @@ def _of_them(
             return key in in_clause or key in words(_without_owners(clause))
     if key in names or key in words(_without_owners(sentence)):
         return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents"
-    if not names and _WISHED.search(sentence):
+    if not names and BIRTHDAY_WISH.search(sentence):
         return _first_name(turn.addressee) == key  # "happy birthday for yesterday grandad!!!"
     clause = _answer_clause(sentence, says)
     if clause != sentence:
