@@ -540,6 +540,13 @@ def test_how_old_someone_is_is_found_in_their_texts_that_say_an_age(tmp_path: Pa
     assert "I'm 45 Luis" in text
 
 
+def test_an_age_said_long_before_many_texts_with_numbers_is_still_found(tmp_path: Path) -> None:
+    said = [("Dan", "I'm 45 Luis, I have a physio, a chiropractor and a guy who does cupping")]
+    said += [("Dan", f"Did {n} miles on Sunday at {n % 3 + 8}:40 pace") for n in range(1, 80)]
+    (text,) = recalled(tmp_path, said, "How old is Dan?")
+    assert "I'm 45 Luis" in text, text
+
+
 def test_where_someone_lives_now_is_found_in_the_words_a_move_is_told_in(
     tmp_path: Path,
 ) -> None:

@@ -28,6 +28,7 @@ from memgraph.retrieval.episode_index import EpisodeIndex
 from memgraph.text import index_terms, words
 
 __all__ = [
+    "AGE_READ",
     "AGE_SHARE",
     "AGE_TEXTS",
     "BIRTHDAY_WORDS",
@@ -40,9 +41,11 @@ _NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve"
 BIRTHDAY_WORDS = "birthday bday"
 """The words of a birthday wish, which may say the age of whom it is said to."""
 
-AGE_TEXTS = 60
-"""How many of the asked person's texts holding a number are read for their age,
-newest first."""
+AGE_TEXTS = 250
+"""How many of the asked person's texts holding a number are read at most for their
+age, newest first, :data:`AGE_READ` at a time until one says it."""
+AGE_READ = 50
+"""How many of those texts are read at a time."""
 AGE_SHARE = 1.0
 """What a text saying their age counts as in the episode tier: the answer itself,
 though it holds no word of the question ("I'm 45 Luis, I have a physio")."""
@@ -196,23 +199,29 @@ def age_shares(
 ) -> dict[str, float]:
     """The texts of ``within`` (a mask in index order: the texts by or naming the
     person) that say how old ``name`` is, each at :data:`AGE_SHARE`: of the newest
-    :data:`AGE_TEXTS` that hold a number, those :func:`states_their_age` reads as
-    theirs ("I'm 45 Luis", "Gus can't do Saturdays forever, he's 63"). ``texts``
+    :data:`AGE_TEXTS` that hold a number, read :data:`AGE_READ` at a time until some
+    say it, those :func:`states_their_age` reads as theirs ("I'm 45 Luis", "Gus can't do Saturdays forever, he's 63"). ``texts``
     reads episodes' words, ``before`` the turns an episode goes on from."""
     held = index.holding_any(_AGE_TERMS, within, at_ms=at_ms, source=source, most=1.0)
     if not held:
         return {}
     ordinal = index.ordinal
     newest = sorted(held, key=lambda episode_id: -ordinal[episode_id])[:AGE_TEXTS]
-    said = texts(newest)
-    return {
-        episode_id: AGE_SHARE
-        for episode_id in newest
-        if episode_id in said
-        and states_their_age(
-            name,
-            [(episode_id, index.speaker_of(episode_id), said[episode_id])],
-            addressee=index.addressee,
-            before=before,
+    found: dict[str, float] = {}
+    for start in range(0, len(newest), AGE_READ):
+        batch = newest[start : start + AGE_READ]
+        said = texts(batch)
+        found.update(
+            (episode_id, AGE_SHARE)
+            for episode_id in batch
+            if episode_id in said
+            and states_their_age(
+                name,
+                [(episode_id, index.speaker_of(episode_id), said[episode_id])],
+                addressee=index.addressee,
+                before=before,
+            )
         )
-    }
+        if found:  # the newest say how old they are now
+            break
+    return found
