@@ -26,7 +26,7 @@ def test_the_age_asked_is_of_whom_the_question_names_last(question: str, name: s
 
 def says(name: str, *turns: tuple[str | None, str | None, str], before: Sequence[str] = ()) -> bool:
     """Whether the ``turns`` (speaker, addressee, text) say ``name``'s age; each
-    turn goes on from the one before it, the first from ``before``."""
+    turn goes on from the ones before it, the first from ``before``."""
     texts = [(f"e{n}", speaker, text) for n, (speaker, _, text) in enumerate(turns)]
     to = {f"e{n}": addressee for n, (_, addressee, _) in enumerate(turns)}
     earlier = {f"e{n}": text for n, (_, _, text) in enumerate(turns)}
@@ -35,7 +35,7 @@ def says(name: str, *turns: tuple[str | None, str | None, str], before: Sequence
         at = int(episode[1:])
         if at == 0:
             return [("x", text) for text in before]
-        return [(f"e{at - 1}", earlier[f"e{at - 1}"])]
+        return [(f"e{back}", earlier[f"e{back}"]) for back in range(at - 1, -1, -1)]
 
     return states_their_age(name, texts, addressee=to.get, before=going_on_from)
 
@@ -54,6 +54,22 @@ def test_an_age_is_theirs_when_it_is_said_of_them() -> None:
         before=["I'm so proud. 34 year old kickflip king"],
     )
     assert says("Dev", ("Dev", "Marisol", "35!"), before=["how old are you now?"])
+
+
+def test_a_bare_number_answering_how_old_he_is_is_the_age_of_whom_he_is() -> None:
+    # "he" in the question is whom the turn before it named
+    assert says(
+        "Tobi",
+        ("Maya", "Jules", "tobi was so bored. he played on his switch all day"),
+        ("Jules", "Maya", "how old is he now, 16?"),
+        ("Maya", "Jules", "17! doing a levels"),
+    )
+    assert not says(
+        "Tobi",
+        ("Maya", "Jules", "my cousin was so bored. he played on his switch all day"),
+        ("Jules", "Maya", "how old is he now, 16?"),
+        ("Maya", "Jules", "17! doing a levels"),
+    )
 
 
 def test_a_bare_number_after_a_birthday_wish_is_the_age_of_whom_it_is_said_to() -> None:

@@ -1185,9 +1185,14 @@ class MemoryCore:
                 if speaker_entity(voice) in whom:
                     of_them |= index.speakers.equal(voice)
 
-            def before(episode_id: str) -> list[tuple[str, str]]:
+            def before(episode_id: str) -> list[tuple[str, str]]:  # two turns, nearest first
+                turns: list[str] = []
                 previous = index.context_of(episode_id)
-                return [] if previous is None else list(spoken([previous]).items())
+                while previous is not None and len(turns) < 2:
+                    turns.append(previous)
+                    previous = index.context_of(previous)
+                said = spoken(turns)
+                return [(turn, said[turn]) for turn in turns if turn in said]
 
             for episode_id, share in age_shares(
                 index,

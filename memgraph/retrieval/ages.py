@@ -139,8 +139,9 @@ def states_their_age(
     age is theirs when its clause names them, or is said by them in the first
     person, or to them in the second (or wished a happy 30th), or calls them
     "he" or "she" after a clause or turn naming them; a bare number opening a
-    turn is theirs when it answers "how old" asked of them, or puts right an age
-    the turn before gave them; one after a birthday wish to them is theirs
+    turn is theirs when it answers "how old" asked of them (by name, or as "he"
+    or "she" after a turn naming them), or puts right an age the turn before gave
+    them; one after a birthday wish to them is theirs
     ("Happy birthday for yesterday boss!! Sorry, was at a job till late. 73!")."""
     wanted = name.lower()
 
@@ -171,8 +172,18 @@ def states_their_age(
                     # ("34 year old kickflip king"), which they put right
                     # ("How old is he?" answered by them asks of someone else: "7 on
                     # saturday" is their son's)
-                    if (_ASKS_HOW_OLD.search(asked) or _AGE.search(asked)) and (
-                        names_them(asked) or (is_them(speaker) and not set(words(asked)) & _THIRD)
+                    if (
+                        (_ASKS_HOW_OLD.search(asked) or _AGE.search(asked))
+                        and (
+                            names_them(asked)
+                            or (is_them(speaker) and not set(words(asked)) & _THIRD)
+                            # "tobi was so bored" "how old is he now, 16?" "17!": whom
+                            # "he" is, named in the turn the question goes on from
+                            or (
+                                bool(set(words(asked)) & _THIRD)
+                                and any(names_them(turn) for _id, turn in said_before()[1:2])
+                            )
+                        )
                     ):
                         return True
                 continue
