@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from memgraph.retrieval.ages import age_asked_of, states_their_age
+from memgraph.retrieval.ages import age_asked_of, relative_age_asked, says_an_age, states_their_age
 
 
 @pytest.mark.parametrize(
@@ -22,6 +22,27 @@ from memgraph.retrieval.ages import age_asked_of, states_their_age
 )
 def test_the_age_asked_is_of_whom_the_question_names_last(question: str, name: str | None) -> None:
     assert age_asked_of(question) == name
+
+
+@pytest.mark.parametrize(
+    ("question", "relative"),
+    [
+        ("How old is Dana's mother?", "Dana's mother"),
+        ("How old is Ada's granddaughter now?", "Ada's granddaughter"),
+        ("How old is Walt?", None),  # a name: age_asked_of's
+        ("How old is Kenji's wife Laura?", None),
+        ("How old was Wren when she started?", None),
+    ],
+)
+def test_the_relative_whose_age_is_asked(question: str, relative: str | None) -> None:
+    assert relative_age_asked(question) == relative
+
+
+def test_an_age_to_come_is_not_said() -> None:
+    assert says_an_age("my dad turns 70 next week")
+    assert says_an_age("she's 74 and stubborn")
+    assert not says_an_age("she'll be dancing until she's 100")
+    assert not says_an_age("the drive is 15 min")
 
 
 def says(name: str, *turns: tuple[str | None, str | None, str], before: Sequence[str] = ()) -> bool:

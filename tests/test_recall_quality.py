@@ -547,6 +547,26 @@ def test_an_age_said_long_before_many_texts_with_numbers_is_still_found(tmp_path
     assert "I'm 45 Luis" in text, text
 
 
+def test_a_relative_s_age_is_one_said_of_that_relative(tmp_path: Path) -> None:
+    said = [
+        ("Dana", "how's your mom doing btw? you mentioned the hip"),
+        ("Marcus", "She's getting a hip replacement in March. My mom is 74 and stubborn"),
+        ("Dana", "my mom is the same, she won't slow down"),
+        ("Marcus", "ha, moms"),
+        ("Dana", "and my dad turns 70 next week, we're doing a party"),
+    ]
+    mother, father, marcus = recalled(
+        tmp_path,
+        said,
+        "How old is Dana's mother?",
+        "How old is Dana's father?",
+        "How old is Marcus's mom?",
+    )
+    assert mother.startswith(NOTHING_SAID), mother
+    assert not father.startswith(NOTHING_SAID), father
+    assert not marcus.startswith(NOTHING_SAID), marcus
+
+
 def test_where_someone_lives_now_is_found_in_the_words_a_move_is_told_in(
     tmp_path: Path,
 ) -> None:

@@ -24,7 +24,12 @@ from memgraph.models import (
     Relation,
 )
 from memgraph.retrieval import ranking as tiers
-from memgraph.retrieval.ages import age_asked_of, states_their_age
+from memgraph.retrieval.ages import (
+    age_asked_of,
+    relative_age_asked,
+    says_an_age,
+    states_their_age,
+)
 from memgraph.retrieval.amounts import sums_of_it, topic_of_amount
 from memgraph.retrieval.bridge import asks_about_someone_described, bridged
 from memgraph.retrieval.colours import (
@@ -486,6 +491,20 @@ class ReadMixin(MemoryCore):
         ):
             return True  # "What does Farida's husband Tom do?": only her job is said
         asked_age = age_asked_of(query)
+        relative = relative_age_asked(query) if asked_age is None else None
+        if relative is not None and kin_asked(relative) is not None:
+            # "How old is Dana's mother?": an age said of her mother ("my mom turns 70"
+            # in her own turn), not of Marcus's ("she's 74" after "how's your mom?")
+            return not self._said_of_them(
+                says_an_age,
+                relative,
+                {e: spoken_words(doc) for e, doc in docs.items()},
+                docs,
+                graph,
+                talk,
+                indexed,
+                of_a_speaker=True,
+            )
         # "How old is Walt?": an age said of him, not of Gus or the furnace
         return asked_age is not None and not states_their_age(
             asked_age,
@@ -525,6 +544,7 @@ class ReadMixin(MemoryCore):
         indexed: EpisodeIndex,
         *,
         owner: bool = False,
+        of_a_speaker: bool = False,
     ) -> bool:
         """Whether one of the texts ``said`` (episode id -> words; ``docs``, the
         episodes) says an answer (``says``) of ``person``, whom the question asks
@@ -533,7 +553,10 @@ class ReadMixin(MemoryCore):
         memory cannot tell, or when the question asks of a speaker's relative.
         ``owner``: the answer is said of a thing of theirs (their dog's breed): for
         someone who speaks, by them, to them or naming them
-        (:func:`~memgraph.retrieval.said_of.said_of_owner`); for anyone else, not judged."""
+        (:func:`~memgraph.retrieval.said_of.said_of_owner`); for anyone else, not judged.
+        ``of_a_speaker``: a speaker's relative is judged as anyone's, by the
+        sentences that say the answer (an age is said in words of its own, "Mum
+        turns 70", not in the "she" and "my wife" of many turns)."""
         if person is None:
             return True
         if owner:  # a pet is "he", "she" and its own name: only its owner's own words tell
@@ -549,7 +572,7 @@ class ReadMixin(MemoryCore):
         whose = name_key(person) if kin is None else kin[0]
         if indexed.first_names().begun_like(whose):
             return True
-        if kin is not None and indexed.heard(whose):
+        if kin is not None and indexed.heard(whose) and not of_a_speaker:
             # a speaker's own relatives are "she" and "my wife" over many turns, and
             # what answers is as often a fact drawn from them as a sentence; but a
             # relative no text found speaks of ("What does Bea's brother do?") is none

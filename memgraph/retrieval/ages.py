@@ -34,6 +34,8 @@ __all__ = [
     "BIRTHDAY_WORDS",
     "age_asked_of",
     "age_shares",
+    "relative_age_asked",
+    "says_an_age",
     "states_their_age",
 ]
 
@@ -91,6 +93,26 @@ _FIRST = frozenset({"i", "im", "my", "me"})
 _SECOND = frozenset({"you", "ur", "your", "u"})
 _THIRD = frozenset({"he", "she", "they", "his", "her"})
 """Persons as :func:`memgraph.text.words` reads them ("I'm" is "i", "he's" "he")."""
+
+
+def relative_age_asked(question: str) -> str | None:
+    """Whose relative, and which, ``question`` asks the age of ("Dana's mother" of "How
+    old is Dana's mother?"), as :func:`~memgraph.retrieval.said_of.kin_asked` reads
+    it; ``None`` when it asks of a name or of no relative."""
+    match = _ASKS_AGE.match(question.replace("’", "'"))
+    if match is None:
+        return None
+    who = match["who"].strip()
+    return who if _NAME_LAST.search(who) is None else None
+
+
+def says_an_age(sentence: str) -> bool:
+    """Whether ``sentence`` says an age ("she's 74", "turned 9"), not one to come
+    ("until she's 100")."""
+    return any(
+        _HYPOTHETICAL.search(sentence, 0, found.start()) is None
+        for found in _AGE.finditer(sentence)
+    )
 
 
 def age_asked_of(question: str) -> str | None:
@@ -155,10 +177,7 @@ def states_their_age(
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
         said_before = functools.cache(lambda e=episode_id: list(before(e)))
         for at, clause in enumerate(clauses):
-            if not any(
-                _HYPOTHETICAL.search(clause, 0, found.start()) is None
-                for found in _AGE.finditer(clause)
-            ):
+            if not says_an_age(clause):
                 if (
                     at > 0
                     and _BARE_AGE.match(clause)
