@@ -281,8 +281,8 @@ def _verb_groups() -> list[list[str]]:
 KIN_WORDS: dict[str, str] = {
     "mother": "mom mum mama mommy mam",
     "father": "dad papa daddy",
-    "grandmother": "grandma nana granny nan nanna gran",
-    "grandfather": "grandpa grandad granddad",
+    "grandmother": "grandma nana granny nan nanna gran nonna abuela oma babcia mamie",
+    "grandfather": "grandpa grandad granddad nonno abuelo opa dziadek papy",
     "brother": "bro",
     "sister": "sis",
     "husband": "hubby",

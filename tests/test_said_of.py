@@ -220,6 +220,10 @@ def test_a_relative_is_asked_about_by_their_word_and_whose_they_are() -> None:
     assert kin_asked("Tessa's nan") == kin_asked("Tessa's grandmother") == ("tessa", "grandmoth")
     assert kin_asked("Kofi's mum") == ("kofi", "mother")
     assert kin_asked("Kofi's neighbour") is None
+    # a grandparent in the family's own language
+    for word in ("nonna", "abuela", "oma", "babcia", "mamie"):
+        assert kin_asked(f"Tessa's {word}") == ("tessa", "grandmoth"), word
+    assert kin_asked("Tessa's opa") == ("tessa", "grandfath")
     assert kin_asked("Tom") is None
 
 
