@@ -729,7 +729,11 @@ def _clauses(
             owned.setdefault(None, set()).add(head)
             held = held - {head}
         # (not a value of the answer's kind: "Not Norway. ... the Azores instead!")
-        denied = _denied(clause, held - kind) if whose is not None else set()
+        denied = (
+            _denied(clause, held - kind)
+            if whose is not None and clause_words & _NEGATIONS
+            else set()
+        )
         if denied:
             # "We're not married yet": what they say they do not have or do is not theirs
             owned.setdefault(None, set()).update(denied)
