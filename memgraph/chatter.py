@@ -44,6 +44,7 @@ short: "hahaha omg congrats!!! so happy for you" is 40)."""
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 CAPTION = re.compile(r"\[shared image:[^\]]*\]?", re.IGNORECASE)
+"""A shared photo's caption as a remembered text holds it ("[shared image: a dog]")."""
 BIRTHDAY_WISH = re.compile(
     r"\bhappy (?:belated |early |late )?(?:birthday|bday|b-day|\d{1,3}(?:st|nd|rd|th))\b"
     r"(?! to (?:me|my|our|us|his|her|their)\b)",
@@ -51,7 +52,6 @@ BIRTHDAY_WISH = re.compile(
 )
 """A birthday wish ("happy birthday for yesterday grandad!!!", "happy 30th"): to
 whom it is said, not to one's own ("happy birthday to my mum")."""
-"""A shared photo's caption as a remembered text holds it ("[shared image: a dog]")."""
 _ASKED = re.compile(r"\b(?:ask|asks|asked|asking|questions?|wonder(?:s|ed)?)\b", re.IGNORECASE)
 
 

@@ -55,6 +55,8 @@ from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.news import tells_another_s_news
 from memgraph.retrieval.nicknames import with_names_written_out
 from memgraph.retrieval.periods import period_shares
+from memgraph.retrieval.said_of import first_name
+from memgraph.retrieval.support import Talk
 from memgraph.retrieval.vectors import EPISODE_PREFIX, VectorIndex
 from memgraph.scope import validate_scope
 from memgraph.speakers import ASSISTANT, spoken_words
@@ -140,6 +142,9 @@ KIND_HITS = 10
 """Of those, how many of the named person's count."""
 KIND_SHARE = 0.5
 """What the best of them counts as (a text holding a fair share of the question)."""
+TURNS_BEFORE = 3
+"""How many turns a turn goes on from are read with it (in a group chat the news
+is often three turns back: "Chai ate a sock" "WHAT" "is she ok??" "$600 later")."""
 NEAREST = 80
 """Rows one vector search returns, facts and texts together."""
 SEAL_POSTINGS = 50_000
@@ -1037,6 +1042,30 @@ class MemoryCore:
             if _is_history(graph, facts, [n for n in facts if not current[n]], wanted)
         }
 
+    def _talk(self, graph: Graph) -> Talk:
+        """Whom a remembered turn speaks to, and what was said before it."""
+        index = self._episodes_indexed()
+
+        def addressee(episode_id: str) -> str | None:
+            name = index.addressee(episode_id)
+            entity = graph.entity_by_name(name) if name else None
+            # someone with no entity of their own is still not the one asked about
+            return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
+
+        @functools.cache  # asked again of the same turn by each check of one recall
+        def before(episode_id: str) -> tuple[tuple[str, str], ...]:
+            if index.speaker_of(episode_id) is None:
+                return ()  # a note, not a turn of a conversation
+            turns: list[str] = []
+            previous = index.context_of(episode_id)
+            while previous is not None and len(turns) < TURNS_BEFORE:
+                turns.append(previous)
+                previous = index.context_of(previous)
+            docs = self._episode_docs(graph, turns)
+            return tuple((t, spoken_words(docs[t])) for t in turns if t in docs)
+
+        return Talk(addressee, before)
+
     def _episode_signals(
         self,
         graph: Graph,
@@ -1176,7 +1205,7 @@ class MemoryCore:
             # "How old is Dan?": "I'm 45 Luis" holds no word of the question but his name.
             # Read their texts, the texts naming them, and birthday wishes ("Happy
             # birthday boss!! ... 73!" said to them).
-            whom = [e for e in query.named if _first_name(graph.entity_name(e)) == asked_age]
+            whom = [e for e in query.named if first_name(graph.entity_name(e)) == asked_age.lower()]
             of_them = index.mentioning(mention_groups(graph, whom, partial=tiers.PARTIAL_NAMES))
             of_them |= index.holding(
                 [[term] for term in index_terms(BIRTHDAY_WORDS)], context=False
@@ -1185,21 +1214,12 @@ class MemoryCore:
                 if speaker_entity(voice) in whom:
                     of_them |= index.speakers.equal(voice)
 
-            def before(episode_id: str) -> list[tuple[str, str]]:  # two turns, nearest first
-                turns: list[str] = []
-                previous = index.context_of(episode_id)
-                while previous is not None and len(turns) < 2:
-                    turns.append(previous)
-                    previous = index.context_of(previous)
-                said = spoken(turns)
-                return [(turn, said[turn]) for turn in turns if turn in said]
-
             for episode_id, share in age_shares(
                 index,
                 asked_age,
                 of_them,
                 texts=spoken,
-                before=before,
+                before=self._talk(graph).before,
                 at_ms=at_ms,
                 source=lens.source,
             ).items():
@@ -1379,8 +1399,3 @@ class MemoryCore:
         """Run ``read`` on the synced graph under the object's lock."""
         with self._lock:
             return read(self._sync())
-
-
-def _first_name(name: str | None) -> str:
-    """A name's first word, as a question names someone by it ("Gus" of "Gus Ward")."""
-    return (name or "").split(" ", 1)[0]

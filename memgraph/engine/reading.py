@@ -88,9 +88,6 @@ CONTEXT_CANDIDATES = 20
 question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
-TURNS_BEFORE = 3
-"""How many turns a turn goes on from are read with it (in a group chat the news
-is often three turns back: "Chai ate a sock" "WHAT" "is she ok??" "$600 later")."""
 BRIEF_QUESTION_WORDS = 8
 """A reply whose last sentence asks something this short ("where??", "Oh no. What new
 dates are you looking at?") asks for what the news left out."""
@@ -614,30 +611,6 @@ class ReadMixin(MemoryCore):
             return found[episode_id]
 
         return days
-
-    def _talk(self, graph: Graph) -> Talk:
-        """Whom a remembered turn speaks to, and what was said before it."""
-        index = self._episodes_indexed()
-
-        def addressee(episode_id: str) -> str | None:
-            name = index.addressee(episode_id)
-            entity = graph.entity_by_name(name) if name else None
-            # someone with no entity of their own is still not the one asked about
-            return str(entity["id"]) if entity is not None else name and f"speaker:{name}"
-
-        @functools.cache  # asked again of the same turn by each check of one recall
-        def before(episode_id: str) -> tuple[tuple[str, str], ...]:
-            if index.speaker_of(episode_id) is None:
-                return ()  # a note, not a turn of a conversation
-            turns: list[str] = []
-            previous = index.context_of(episode_id)
-            while previous is not None and len(turns) < TURNS_BEFORE:
-                turns.append(previous)
-                previous = index.context_of(previous)
-            docs = self._episode_docs(graph, turns)
-            return tuple((t, spoken_words(docs[t])) for t in turns if t in docs)
-
-        return Talk(addressee, before)
 
     def search(
         self,

@@ -230,8 +230,9 @@ def age_shares(
     """The texts of ``within`` (a mask in index order: the texts by or naming the
     person) that say how old ``name`` is, each at :data:`AGE_SHARE`: of the newest
     :data:`AGE_TEXTS` that hold a number, read :data:`AGE_READ` at a time until some
-    say it, those :func:`states_their_age` reads as theirs ("I'm 45 Luis", "Gus can't do Saturdays forever, he's 63"). ``texts``
-    reads episodes' words, ``before`` the turns an episode goes on from."""
+    say it, those :func:`states_their_age` reads as theirs ("I'm 45 Luis", "Gus
+    can't do Saturdays forever, he's 63"). ``texts`` reads episodes' words,
+    ``before`` the turns an episode goes on from."""
     held = index.holding_any(_AGE_TERMS, within, at_ms=at_ms, source=source, most=1.0)
     if not held:
         return {}

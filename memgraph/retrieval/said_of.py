@@ -33,7 +33,16 @@ from memgraph.retrieval.possession import RELATIONS, kin
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
 
-__all__ = ["COLOUR", "SUM", "Turn", "asked_of", "kin_asked", "said_of", "said_of_owner"]
+__all__ = [
+    "COLOUR",
+    "SUM",
+    "Turn",
+    "asked_of",
+    "first_name",
+    "kin_asked",
+    "said_of",
+    "said_of_owner",
+]
 
 
 class Turn(NamedTuple):
@@ -186,7 +195,9 @@ def _subject(sentence: str) -> str | None:
     return next((word for word in words(sentence) if word in _PERSONS), None)
 
 
-def _first_name(name: str | None) -> str:
+def first_name(name: str | None) -> str:
+    """A name's first word, lower-cased, as a question names someone by it ("gus" of
+    "Gus Ward")."""
     return name.split()[0].lower() if name and name.split() else ""
 
 
@@ -217,7 +228,7 @@ def said_of(
     asked_kin = kin_asked(person)
     key = person.lower() if asked_kin is None else _KIN_KEY
     for turn in turns:
-        talking = {_first_name(turn.speaker), _first_name(turn.addressee)}
+        talking = {first_name(turn.speaker), first_name(turn.addressee)}
 
         def named_in(words: str, turn: Turn = turn, talking: set[str] = talking) -> set[str]:
             found = set()
@@ -244,7 +255,7 @@ def said_of(
             subject = _subject(sentence)
             talked_of = names
             if subject in FIRST_PERSON_WORDS:
-                talked_of = names | {_first_name(turn.speaker)}
+                talked_of = names | {first_name(turn.speaker)}
             elif subject in _HE_OR_SHE and not names:
                 # "I forgot to tell you! He passed on Tuesday! 47 out of 50": whom
                 # "he" is, named in the text or the turn it answers ("did Liam do
@@ -289,7 +300,7 @@ def _without_calling(turn: Turn) -> str:
     if found is None:
         return turn.text
     called = found[1]
-    if called.lower() == _first_name(turn.addressee) or _kin_term(called) is not None:
+    if called.lower() == first_name(turn.addressee) or _kin_term(called) is not None:
         return turn.text[found.end() :]
     return turn.text
 
@@ -304,9 +315,9 @@ def said_of_owner(says: Callable[[str], bool], person: str, turns: Iterable[Turn
             if not says(sentence):
                 continue
             spoken = set(words(sentence))
-            if _first_name(turn.speaker) == key or key in spoken:
+            if first_name(turn.speaker) == key or key in spoken:
                 return True  # their own turn, or "Marisol's dog"
-            if _first_name(turn.addressee) == key and spoken & SECOND_PERSON_WORDS:
+            if first_name(turn.addressee) == key and spoken & SECOND_PERSON_WORDS:
                 return True  # "your dog is a lab"
     return False
 
@@ -332,22 +343,22 @@ def _of_them(
     if key in names or key in words(_without_owners(sentence)):
         return True  # "Tom's a plumber", "tom's a plumber"; not "Tom's parents"
     if not names and BIRTHDAY_WISH.search(sentence):
-        return _first_name(turn.addressee) == key  # "happy birthday for yesterday grandad!!!"
+        return first_name(turn.addressee) == key  # "happy birthday for yesterday grandad!!!"
     clause = _answer_clause(sentence, says)
     if clause != sentence:
         # "She wants to move back to Toronto, and I'm here for two more years of PhD"
         own = _subject(clause)
         if own in FIRST_PERSON_WORDS:
-            return _first_name(turn.speaker) == key
+            return first_name(turn.speaker) == key
         if own in SECOND_PERSON_WORDS:
-            return _first_name(turn.addressee) == key
+            return first_name(turn.addressee) == key
     subject = _subject(sentence)
     if subject in _HE_OR_SHE and _subject(_up_to_answer(sentence, says)) is None:
         subject = None  # "New manager since December and he's obsessed with metrics"
     if subject in FIRST_PERSON_WORDS:
-        return _first_name(turn.speaker) == key
+        return first_name(turn.speaker) == key
     if subject in SECOND_PERSON_WORDS:
-        return _first_name(turn.addressee) == key
+        return first_name(turn.addressee) == key
     if names:
         return False  # "Sami's a pharmacist"
     named, spoken_of = earlier
@@ -356,7 +367,7 @@ def _of_them(
         return not told or key in told
     # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
     told = spoken_of or next(map(named_in, turn.before()[:1]), set())
-    return key in (told or {_first_name(turn.speaker)})
+    return key in (told or {first_name(turn.speaker)})
 
 
 _WORD_END = re.compile(r"\S+")
@@ -413,9 +424,9 @@ def _relative_said(asked_kin: tuple[str, str], text: str, turn: Turn) -> bool:
             continue
         before = said[at - 1].lower() if at else ""
         if before == "my":
-            whose = _first_name(turn.speaker)
+            whose = first_name(turn.speaker)
         elif before in ("your", "ur"):
-            whose = _first_name(turn.addressee)
+            whose = first_name(turn.addressee)
         elif (possessor := _OWNER.search(before)) is not None:
             whose = possessor[1]
         else:  # "her nan", "the dad"
