@@ -929,6 +929,40 @@ def test_a_pet_said_to_be_the_other_speaker_s_is_not_theirs() -> None:
     )
 
 
+def test_a_pet_another_s_household_has_is_not_theirs() -> None:
+    cat = ask("What is the name of Dana's cat?")
+    spoilt = ["I also have a very spoilt ginger cat called Fibonacci who sits on my marking"]
+
+    def named(texts: list[str], voices: list[Voice]) -> bool | None:
+        return relative_named(cat, texts, lambda _: False, voices=voices)
+
+    # Thandiwe's cat, named beside her "I have": not Dana's
+    assert named(spoilt, [Voice("Thandiwe", "Dana")]) is False
+    # the same words from Dana: hers
+    assert named(spoilt, [Voice("Dana", "Thandiwe")]) is True
+    # "our cat", "we got a cat" say whose household too
+    ours = ["our cat Mango knocked the tree over", "We got a cat. Her name is Mango"]
+    assert named(ours[:1], [Voice("Thandiwe", "Dana")]) is False
+    assert named(ours[1:], [Voice("Thandiwe", "Dana")]) is False
+    assert named(ours[1:], [Voice("Dana", "Thandiwe")]) is True
+    # a cat had only if something happens is no one's yet
+    maybe = ["the landlord said it's fine if we got a cat, Mango would love it"]
+    assert named(maybe, [Voice("Thandiwe", "Dana")]) is True
+
+
+def test_a_pet_whose_name_they_ask_is_not_theirs() -> None:
+    dog = ask("What is the name of Dana's dog?")
+    texts = [
+        "A DOG!!!! What's his name?! What's his story?! I need everything!!",
+        "Retired racing greyhound. His racing name was Lightning Bolt.",
+    ]
+    voices = [Voice("Dana", "Nadia"), Voice("Nadia", "Dana")]
+    assert relative_named(dog, texts, lambda _: False, voices=voices) is False
+    # asking what to call their own dog is no question about another's
+    own = ["We got a puppy!! What should we name him?", "Biscuit?? he looks like a Biscuit"]
+    assert relative_named(dog, own, lambda _: False, voices=voices) is None
+
+
 def test_a_question_about_a_pet_s_name_does_not_ask_the_name() -> None:
     meaning = ask("What does Dana's puppy's name mean in English?")
     assert relative_named(meaning, ["the weather is great"], lambda _: False) is None

@@ -203,11 +203,19 @@ def _named_near(
             if _is_a(head, t.group()) and not _not_a_noun(t.group(), text[t.end() :])
         ]
         if number < len(voices):
-            # "Rosamma's son", Leah's "his mum": a relative of someone else's
+            # "Rosamma's son", Leah's "his mum": a relative of someone else's; and one
+            # whose name they ask ("A DOG!!!! What's his name?!") is not theirs
+            voice = voices[number]
+            if voice.speaker is not None and is_their_name(voice.speaker, query):
+                at = [] if _asks_anothers_name(text) else at
             at = [
                 n
                 for n in at
                 if _whose(tokens, n, voices[number], query) is not False
+                and (
+                    head not in PETS
+                    or _pet_whose(text, tokens[n], voices[number], query) is not False
+                )
                 and not _asks_of_anothers(text, tokens, bounds[n], voices[number], query)
                 and not _anothers_photo(text, tokens[n], head, voices[number], query)
             ]
@@ -487,6 +495,41 @@ def _whose(tokens: list[re.Match[str]], at: int, voice: Voice, query: Query) -> 
     return None
 
 
+_OWNS_A_PET = re.compile(
+    r"(?:(?<![\w'’])(?:i|we)(?:['’]ve|\s+have|\s+just|\s+finally|\s+also|\s+still)*"
+    r"\s+(?:got|adopted|rescued|have|bought|own)"
+    r"(?:\s+(?:a|an|another|two|three))?|(?<![\w'’])our)(?:\s+[\w'’-]+){0,3}\s+$",
+    re.IGNORECASE,
+)
+"""Words before a pet's that say the speaker's household has it: "our dog", "we got a
+dog", "I also have a very spoilt ginger cat"."""
+_NOT_YET = re.compile(
+    r"(?<![\w'’])(?:if|when|once|until|unless|whether)\s+(?:i|we)\b[^.!?]*$", re.I
+)
+"""A pet had only in a condition: "they'd be ok if I got a dog"."""
+
+
+def _asks_anothers_name(text: str) -> bool:
+    """Whether ``text`` asks a name in a sentence that says nothing of the speaker's own
+    ("What's his name?!", not "What should we name him?")."""
+    for asked in _ASKS_A_NAME.finditer(text):
+        start = max((text.rfind(end, 0, asked.start()) for end in ".!?\n"), default=-1)
+        if not set(words(text[start + 1 : asked.end()])) & FIRST_PERSON_WORDS:
+            return True
+    return False
+
+
+def _pet_whose(text: str, token: re.Match[str], voice: Voice, query: Query) -> bool | None:
+    """Whether the pet at ``token`` is the asked person's, by the words that say the
+    speaker's household has it ("our dog", "we got a dog"); ``None`` when they say
+    nothing of it or who speaks is unknown."""
+    before = text[max(0, token.start() - 60) : token.start()]
+    owned = _OWNS_A_PET.search(before)
+    if owned is None or voice.speaker is None or _NOT_YET.search(before[: owned.end()]):
+        return None
+    return is_their_name(voice.speaker, query)
+
+
 def _asks_of_anothers(
     text: str,
     tokens: list[re.Match[str]],
@@ -740,11 +783,15 @@ def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], que
             if n == 0 or not _is_a(head, token.group()):
                 continue
             whose = _whose(tokens, n, voice, query)
-            if whose:
+            household = _pet_whose(text, token, voice, query)
+            if whose or household:
                 return False
-            # only a speaker's "my" or "your" says it is the other's, not "her grandma's"
+            # only a speaker's "my" or "your" says it is the other's, not "her grandma's",
+            # or a speaker's "our dog", "we got a dog"
             said = {tokens[n - back].group().lower() for back in (1, 2) if n - back >= 0}
-            anothers = anothers or (whose is False and bool(said & _SPEAKERS_OWN))
+            anothers = (
+                anothers or (whose is False and bool(said & _SPEAKERS_OWN)) or household is False
+            )
     return anothers
 
 
