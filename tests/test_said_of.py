@@ -134,8 +134,27 @@ def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
     assert not job_of("Tom", sami)
     asked = said_as("Ruth", "Gus", "He's a physiotherapist", "What does Daniel do?")
     assert job_of("Daniel", asked)
-    # no one named before: it may be them
-    assert job_of("Tom", said_as("Farida", "Gus", "he's a plumber, loves it"))
+    # no one named before: it may be them when they are spoken of, in any case, in the
+    # text or the turns before it, or it is their own turn
+    assert job_of("Tom", said_as("Farida", "Gus", "he's a plumber, loves it", "how's tom?"))
+    assert job_of("Tom", said_as("Farida", "Gus", "his name's tom. he's a plumber, loves it"))
+    # and a sum in their own turn after "he" is theirs to pay ("He's sent me the bill")
+    bill = said_as("Graham", "Kasia", "Great. He's sent me the bill, £180", "the glazier came")
+    assert said_of(states_amount, "Graham", [bill], is_person=PEOPLE.__contains__)
+    # but not someone no turn near it speaks of ("She's our small animal vet")
+    vet = said_as(
+        "Aroha", "Malakai", "Haha yes. She's our small animal vet", "the dog with the fishhook?"
+    )
+    assert not job_of("Losana", vet)
+    assert not job_of("Tom", said_as("Farida", "Gus", "he's a plumber, loves it"))
+    # a place after "at" or a direction is no one ("north Bristol")
+    tolu = said_as(
+        "Seun",
+        "Ingrid",
+        "Tolu and I want a place. She's a pharmacist at Southmead so north Bristol would suit her",
+    )
+    with_places = PEOPLE | {"Southmead", "Bristol", "Tolu"}
+    assert said_of(lambda s: JOB.said_in([s]), "Tolu", [tolu], is_person=with_places.__contains__)
     # a place the sentence names is no one, even one memory took for a person
     lagos = said_as(
         "Farida",

@@ -151,8 +151,11 @@ _SENTENCE = re.compile(r"(?:[^.!?\n]|(?<=\d)\.(?=\d))+")
 """A sentence: up to a stop that is no decimal point ("7.5 in Port Economics")."""
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s$")
-_IN_A_PLACE = re.compile(r"\b(?:in|from|near|via)\s+[A-Z][\w'’-]+(?!['’]s\b)")
-"""A capitalised word said as a place ("still in Lagos, he's a doctor"): no one."""
+_IN_A_PLACE = re.compile(
+    r"\b(?:in|from|near|via|at|north|south|east|west|central)\s+[A-Z][\w'’-]+(?!['’]s\b)"
+)
+"""A capitalised word said as a place ("still in Lagos, he's a doctor", "a pharmacist at
+Southmead so north Bristol would suit her"): no one."""
 _HE_OR_SHE = THIRD_PERSON_WORDS - {"they", "them", "their"}
 """Someone else, one person ("he's a pharmacist"; "they quoted £900" is a garage)."""
 _PERSONS = FIRST_PERSON_WORDS | SECOND_PERSON_WORDS | _HE_OR_SHE
@@ -364,7 +367,14 @@ def _of_them(
     named, spoken_of = earlier
     if subject in _HE_OR_SHE:  # "he's a pharmacist"
         told = named or next((found for found in map(named_in, turn.before()) if found), set())
-        return not told or key in told
+        if told:
+            return key in told
+        # no one named: it may be them when it is their own turn or they are spoken
+        # of, in any case, in it or the turns before ("his name's rory. he's a
+        # teacher"); not someone never mentioned ("She's our small animal vet")
+        return key == first_name(turn.speaker) or any(
+            key in words(text) for text in (turn.text, *turn.before())
+        )
     # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
     told = spoken_of or next(map(named_in, turn.before()[:1]), set())
     return key in (told or {first_name(turn.speaker)})
