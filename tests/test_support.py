@@ -1414,6 +1414,25 @@ def test_someone_asked_of_by_their_role_is_named_in_the_reply_to_a_question() ->
     assert relative_named(landlord, told, lambda _: False, replies=lambda: answered) is False
 
 
+def test_a_role_the_person_asked_about_asks_after_is_the_other_s() -> None:
+    boss = ask("What is the name of Dana's boss?")
+    said = ["That's gold. And the boss?", "the boss wants the rota by friday"]
+    answers = ["Mrs Okafor, the head, is strict but fair", "ugh"]
+
+    def named(asker: Voice) -> bool | None:
+        voices = [asker, Voice("Dana", "Grace")]
+        return relative_named(boss, said, lambda _: False, voices=voices, replies=lambda: answers)
+
+    # Grace asks after Dana's boss: Dana's reply names her
+    assert named(Voice("Grace", "Dana")) is True
+    # Dana asks after Grace's boss: the name in Grace's reply is not Dana's boss's
+    assert named(Voice("Dana", "Grace")) is False
+    # her own question about her own boss still reads the reply
+    mine = ["Guess who my new boss is?", "the boss wants the rota by friday"]
+    voices = [Voice("Dana", "Grace"), Voice("Dana", "Grace")]
+    assert relative_named(boss, mine, lambda _: False, voices=voices, replies=lambda: answers)
+
+
 def test_a_role_with_a_sign_in_its_words_or_a_thing_of_theirs_beside_it_is_still_unnamed() -> None:
     consultant = ask("What is the name of the A&E consultant Dana admires?")
     assert named_role(consultant, "The consultant is amazing, she's so calm") is False

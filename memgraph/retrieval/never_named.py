@@ -519,6 +519,16 @@ def _asks_anothers_name(text: str) -> bool:
     return False
 
 
+def _asks_of_the_other(text: str, voice: Voice, query: Query) -> bool:
+    """Whether ``text``, ending in a question, is the asked person's own question
+    saying nothing of themselves ("That's gold. And the boss?"): it asks after
+    something of the other's."""
+    if voice.speaker is None or not is_their_name(voice.speaker, query):
+        return False
+    last = re.split(r"(?<=[.!?])\s+", text.strip().rstrip("?").strip())[-1]
+    return not set(words(last)) & FIRST_PERSON_WORDS
+
+
 def _pet_whose(text: str, token: re.Match[str], voice: Voice, query: Query) -> bool | None:
     """Whether the pet at ``token`` is the asked person's, by the words that say the
     speaker's household has it ("our dog", "we got a dog"); ``None`` when they say
@@ -753,7 +763,10 @@ def _role_named(
     asked = [
         text + "\n" + answers[n]
         for n, text in enumerate(texts)
-        if n < len(answers) and text.rstrip().endswith("?")
+        if n < len(answers)
+        and text.rstrip().endswith("?")
+        # "And the boss?" from the person asked about: the other's boss is named
+        and not (n < len(voices) and _asks_of_the_other(text, voices[n], query))
     ]
     named, _ = _named_near(roles[0], asked, query, known, is_name, called=True, titles=people)
     # "who's Rick again?" "our contractor": named in the turn it answers;
