@@ -157,6 +157,16 @@ def test_a_time_for_another_distance_is_another_race_s() -> None:
     assert FINISH_TIME.answers("52:40 for the 10k", "What was Gus's finishing time?")
 
 
+def test_a_time_only_hoped_for_is_no_time_run() -> None:
+    asked = "What was Sam's time in the Manchester half marathon?"
+    assert not FINISH_TIME.answers("if i hold something like that i'm under 4 hours", asked)
+    assert not FINISH_TIME.answers("Aiming for 1:45 this time", asked)
+    assert FINISH_TIME.answers("1:52:40!! goal was 1:45 but I'll take it", asked)
+    # unless the question asks what was hoped for
+    aim = "What finishing time was Wanjiru aiming for in her half marathon?"
+    assert FINISH_TIME.answers("Aiming for 2:15 now, nothing crazy", aim)
+
+
 def test_what_someone_studies_is_a_field() -> None:
     assert STUDY.said_in(["she's doing civil engineering at Monash"])
     assert STUDY.said_in(["first year of criminology, loving it"])

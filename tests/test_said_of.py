@@ -16,6 +16,7 @@ from memgraph.retrieval.kinds_said import (
     GRADE,
     INSTRUMENT,
     JOB,
+    OUTCOME,
     STUDY,
     KindOfAnswer,
 )
@@ -197,6 +198,20 @@ def test_recall_says_when_only_someone_else_s_job_is_remembered(tmp_path: Path) 
     assert tom.startswith(NOTHING_SAID), tom
     assert "vet nurse" in tom  # the nearest matches still follow
     assert "pharmacist" in sami and not sami.startswith(NOTHING_SAID), sami
+
+
+def test_how_someone_did_is_said_of_them() -> None:
+    asked = "How did Rory do in the sack race at sports day?"
+    assert asked_of(OUTCOME.name, asked) == "Rory"
+    assert asked_of(OUTCOME.name, "Did Joy pass her G1 test?") == "Joy"
+    assert asked_of(OUTCOME.name, "What place did Imani finish in at the marathon?") == "Imani"
+    did = lambda sentence: OUTCOME.answers(sentence, asked)  # noqa: E731
+    people = {"Rory", "Aoife", "Declan", "Maeve"}.__contains__
+    # a bare answer: of whom the turn it answers spoke
+    third = said_as("Aoife", "Declan", "Third in the sack race!", "How did Rory get on?")
+    assert said_of(did, "Rory", [third], people)
+    maeve = said_as("Aoife", "Declan", "Maeve came third in the sack race", "How was it?")
+    assert not said_of(did, "Rory", [maeve], people)
 
 
 def test_a_short_name_for_a_speaker_is_not_judged() -> None:

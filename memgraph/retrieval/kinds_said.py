@@ -305,6 +305,26 @@ def _another_race(sentence: str, question: str) -> bool:
     return bool(asked and said and not asked & said)
 
 
+_HOPED = re.compile(
+    r"\b(?:if|aim|aiming|goal|target|hoping|hope|want|wanna|plan|planning|predicted"
+    r"|would|could|should|might|maybe|reckon)\b[^.!?\n]*",
+    re.IGNORECASE,
+)
+"""Where a time is hoped for or supposed, not run ("if i hold that i'm under 4 hours",
+"aiming for 1:45"): to the end of its sentence."""
+
+
+def _another_race_or_hoped(sentence: str, question: str) -> bool:
+    """A time for another race (:func:`_another_race`), or one only hoped for when the
+    question asks the time run ("What was Sam's time?", not "What time was Wanjiru
+    aiming for?")."""
+    if _another_race(sentence, question):
+        return True
+    if _HOPED.search(question):
+        return False
+    return not FINISH_TIME.shapes or FINISH_TIME.shapes.search(_HOPED.sub(" ", sentence)) is None
+
+
 FINISH_TIME = KindOfAnswer(
     "finishing time",
     re.compile(
@@ -328,7 +348,7 @@ FINISH_TIME = KindOfAnswer(
         r"(?: and a half)?\s+(?:hrs?|hours?|mins?|minutes)\b",
         re.IGNORECASE,
     ),
-    of_another=_another_race,
+    of_another=_another_race_or_hoped,
 )
 """The time someone finished a race in ("What was Dana's finishing time in the
 half marathon?": "1:58:40", "just under four hours")."""

@@ -27,6 +27,7 @@ from memgraph.retrieval.kinds_said import (
     GRADE,
     INSTRUMENT,
     JOB,
+    OUTCOME,
     STUDY,
 )
 from memgraph.retrieval.possession import RELATIONS, kin
@@ -120,6 +121,14 @@ _ASKED_OF: dict[str, tuple[str, ...]] = {
         r"^\s*what\s+(?:grades?|scores?|marks?|results?)\s+(?:did|does|do|has|had|will)\s+"
         + _WHO
         + r"\s+(?:get|score|receive|achieve|earn)\b",
+    ),
+    OUTCOME.name: (
+        # "Did Joy pass her G1 test?", "How did Elsa do in the tournament?", "What place
+        # did Imani finish in?"
+        r"^\s*did\s+" + _WHO + r"\s+(?:win|pass)\b",
+        r"^\s*how\s+did\s+" + _WHO + r"\s+do\s+(?:in|at|on)\b",
+        r"^\s*what\s+(?:place|position)\s+did\s+" + _WHO + r"\s+(?:finish|come|place)\b",
+        r"^\s*where\s+did\s+" + _WHO + r"\s+(?:place|finish|come)\b(?!\s+from)",
     ),
     SUM: (
         r"^\s*(?:(?:roughly|about|approximately)\s+)?how\s+much\s+(?:money\s+|rent\s+)?"
