@@ -322,7 +322,20 @@ def _another_race_or_hoped(sentence: str, question: str) -> bool:
         return True
     if _HOPED.search(question):
         return False
-    return not FINISH_TIME.shapes or FINISH_TIME.shapes.search(_HOPED.sub(" ", sentence)) is None
+    return _RACE_TIME.search(_HOPED.sub(" ", sentence)) is None
+
+
+_RACE_TIME = re.compile(
+    # not a pace ("5:38/km") nor how long something went on ("for an hour")
+    r"\b\d{1,2}:\d{2}(?::\d{2})?\b(?!\s*(?:/|per\s)\s*(?:km|k|mi|mile)\b)|"
+    r"\b\d{1,2}h\s?\d{1,2}\b|"
+    r"(?<!\bfor )\b\d+(?:\.\d+)?\s?(?:h|hrs?|hours?|mins?|minutes)\b|"
+    # not how long a chore took ("fixed the gate in half an hour")
+    r"(?<!\bfor )(?<!\bhalf )\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+    r"(?: and a half)?\s+(?:hrs?|hours?|mins?|minutes)\b",
+    re.IGNORECASE,
+)
+"""How a race's time is said ("1:58:40", "just under four hours")."""
 
 
 FINISH_TIME = KindOfAnswer(
@@ -338,16 +351,7 @@ FINISH_TIME = KindOfAnswer(
         re.IGNORECASE,
     ),
     frozenset(),
-    re.compile(
-        # not a pace ("5:38/km") nor how long something went on ("for an hour")
-        r"\b\d{1,2}:\d{2}(?::\d{2})?\b(?!\s*(?:/|per\s)\s*(?:km|k|mi|mile)\b)|"
-        r"\b\d{1,2}h\s?\d{1,2}\b|"
-        r"(?<!\bfor )\b\d+(?:\.\d+)?\s?(?:h|hrs?|hours?|mins?|minutes)\b|"
-        # not how long a chore took ("fixed the gate in half an hour")
-        r"(?<!\bfor )(?<!\bhalf )\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten)"
-        r"(?: and a half)?\s+(?:hrs?|hours?|mins?|minutes)\b",
-        re.IGNORECASE,
-    ),
+    _RACE_TIME,
     of_another=_another_race_or_hoped,
 )
 """The time someone finished a race in ("What was Dana's finishing time in the

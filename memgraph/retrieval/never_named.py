@@ -211,13 +211,10 @@ def _named_near(
             at = [
                 n
                 for n in at
-                if _whose(tokens, n, voices[number], query) is not False
-                and (
-                    head not in PETS
-                    or _pet_whose(text, tokens[n], voices[number], query) is not False
-                )
-                and not _asks_of_anothers(text, tokens, bounds[n], voices[number], query)
-                and not _anothers_photo(text, tokens[n], head, voices[number], query)
+                if _whose(tokens, n, voice, query) is not False
+                and (head not in PETS or _pet_whose(text, tokens[n], voice, query) is not False)
+                and not _asks_of_anothers(text, tokens, bounds[n], voice, query)
+                and not _anothers_photo(text, tokens[n], head, voice, query)
             ]
         if head in PETS:
             # "fine with cats", "thinking about getting a cat": no pet of theirs yet,
@@ -504,7 +501,7 @@ _OWNS_A_PET = re.compile(
 """Words before a pet's that say the speaker's household has it: "our dog", "we got a
 dog", "I also have a very spoilt ginger cat"."""
 _NOT_YET = re.compile(
-    r"(?<![\w'’])(?:if|when|once|until|unless|whether)\s+(?:i|we)\b[^.!?]*$", re.I
+    r"(?<![\w'’])(?:if|when|once|until|unless|whether)\s+(?:i|we)\b[^.!?]*$", re.IGNORECASE
 )
 """A pet had only in a condition: "they'd be ok if I got a dog"."""
 
