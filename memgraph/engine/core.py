@@ -1210,10 +1210,7 @@ class MemoryCore:
             of_them |= index.holding(
                 [[term] for term in index_terms(BIRTHDAY_WORDS)], context=False
             )
-            for voice in index.speaker_names():
-                if speaker_entity(voice) in whom:
-                    of_them |= index.speakers.equal(voice)
-
+            of_them |= index.said_by(n for n in index.speaker_names() if speaker_entity(n) in whom)
             for episode_id, share in age_shares(
                 index,
                 asked_age,

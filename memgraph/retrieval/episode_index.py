@@ -1119,10 +1119,7 @@ class EpisodeIndex:
         if telling:
             inside &= (flags & (ASKS_ONLY | SAYS_NOTHING)) == 0
         if speakers is not None:
-            said_by = np.zeros(len(inside), dtype=bool)
-            for name in speakers:
-                said_by |= self.speakers.equal(name)
-            inside &= said_by
+            inside &= self.said_by(speakers)
         hidden = self._hidden(at_ms, source)
         if hidden is not None:
             inside &= ~hidden
@@ -1130,6 +1127,14 @@ class EpisodeIndex:
         if limit is not None:
             found = found[len(found) - limit :] if last else found[:limit]
         return [self.ids[o] for o in found.tolist()]
+
+    def said_by(self, speakers: Iterable[str | None]) -> npt.NDArray[np.bool_]:
+        """A mask in index order of the texts these speakers said (``None``: the texts
+        remembered without one)."""
+        said = np.zeros(len(self.speakers), dtype=bool)
+        for name in speakers:
+            said |= self.speakers.equal(name)
+        return said
 
     def called(self, word: str) -> str | None:
         """The first name of the speaker the others call by ``word`` (lower case):

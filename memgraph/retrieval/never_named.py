@@ -206,8 +206,12 @@ def _named_near(
             # "Rosamma's son", Leah's "his mum": a relative of someone else's; and one
             # whose name they ask ("A DOG!!!! What's his name?!") is not theirs
             voice = voices[number]
-            if voice.speaker is not None and is_their_name(voice.speaker, query):
-                at = [] if _asks_anothers_name(text) else at
+            if any(
+                _ASKS_A_NAME.match(text, token.start())
+                and _asks_of_anothers(text, tokens, bounds[n], voice, query)
+                for n, token in enumerate(tokens)
+            ):
+                at = []
             at = [
                 n
                 for n in at
@@ -506,24 +510,14 @@ _NOT_YET = re.compile(
 """A pet had only in a condition: "they'd be ok if I got a dog"."""
 
 
-def _asks_anothers_name(text: str) -> bool:
-    """Whether ``text`` asks a name in a sentence that says nothing of the speaker's own
-    ("What's his name?!", not "What should we name him?")."""
-    for asked in _ASKS_A_NAME.finditer(text):
-        start = max((text.rfind(end, 0, asked.start()) for end in ".!?\n"), default=-1)
-        if not set(words(text[start + 1 : asked.end()])) & FIRST_PERSON_WORDS:
-            return True
-    return False
-
-
 def _asks_of_the_other(text: str, voice: Voice, query: Query) -> bool:
-    """Whether ``text``, ending in a question, is the asked person's own question
-    saying nothing of themselves ("That's gold. And the boss?"): it asks after
-    something of the other's."""
-    if voice.speaker is None or not is_their_name(voice.speaker, query):
-        return False
-    last = re.split(r"(?<=[.!?])\s+", text.strip().rstrip("?").strip())[-1]
-    return not set(words(last)) & FIRST_PERSON_WORDS
+    """Whether ``text`` ends in the asked person's own question saying nothing of
+    themselves ("That's gold. And the boss?", see :func:`_asks_of_anothers`): it
+    asks after something of the other's."""
+    tokens = list(WORD.finditer(text))
+    return bool(tokens) and _asks_of_anothers(
+        text, tokens, _sentences(text, tokens)[-1], voice, query
+    )
 
 
 def _pet_whose(text: str, token: re.Match[str], voice: Voice, query: Query) -> bool | None:
