@@ -44,6 +44,7 @@ from memgraph.retrieval.kinds_said import kind_asked
 from memgraph.retrieval.names import id_number
 from memgraph.retrieval.never_named import (
     Voice,
+    body_asked,
     brand_asked,
     last_name_said,
     relative_named,
@@ -416,7 +417,9 @@ class ReadMixin(MemoryCore):
         breed, a job, an airline), or an age; a job, an instrument, a car, an
         airline, a finishing time, a colour or a sum said of whom it asks about, a
         sum or a colour in the same text that says it of the thing."""
-        asking_name = asks_name(query) or brand_asked(query) is not None
+        asking_name = (
+            asks_name(query) or brand_asked(query) is not None or body_asked(query) is not None
+        )
         asking_colour = asks_colour(query)
         kind = kind_asked(query)
         said = (

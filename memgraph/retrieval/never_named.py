@@ -30,10 +30,12 @@ from memgraph.retrieval.ranking import FIRST_PERSON_WORDS, Query
 from memgraph.text import STOP_WORDS, in_any_form, index_terms, words
 
 __all__ = [
+    "LIGHT_VERBS",
     "OWNER_REACH",
     "RELATIVE_REACH",
     "WORD",
     "Voice",
+    "body_asked",
     "brand_asked",
     "last_name_said",
     "relative_named",
@@ -61,6 +63,9 @@ _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|on|into|via|of|outside)\s+$
 _A_PLACE = re.compile(rf"\b(?:in|from)\s+([{_UPPER}][{_LOWER}]{{2,}})\b(?!['’])")
 """A capitalised word said as a place ("flew in from Manchester")."""
 _IN_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|via)\s+$", re.IGNORECASE)
+_IN_TOWN_BEFORE = re.compile(r"\b(?:in|near|via)\s+$", re.IGNORECASE)
+"""Before a town's name, not a body's: a company or a school is "at Brightwire",
+"with Pathways", "an offer from Northwave"."""
 _ARTICLE_BEFORE = re.compile(
     r"\b(?:a|an|the|one|no|more|some|any|another|every|each)\s+$", re.IGNORECASE
 )
@@ -119,6 +124,15 @@ _IS_SAID = re.compile(
 )
 """After a relative's word, an "'s" that is "is", also before how they are ("my
 supervisor's lovely"); not said of a name, where "Owen's lovely mom" is his."""
+LIGHT_VERBS = frozenset(
+    index_terms(
+        "spend spent go going went come came do did get got make made take took have had see "
+        "saw say said tell told keep kept put use used find found give gave want need like "
+        "love think feel know try plan start stay visit live work happen end turn call look bring set"
+    )
+)
+"""Verbs said of anything: a topic of these alone ("Where did Claire spend
+Christmas?" once the day is set aside) says nothing of whose it is."""
 THING_REACH = 1000
 """A thing's name may be anywhere in a text that speaks of it or in its reply ("the
 Kharcha app", "what's the team called?" / "The Loose Pucks.")."""
@@ -167,6 +181,7 @@ def _named_near(
     in_sentence: bool = False,
     opening: bool = False,
     role: bool = False,
+    body: bool = False,
 ) -> tuple[bool | None, bool]:
     """Whether a text that says ``head`` (an index term, in any of its forms) has a
     capitalised name within :data:`RELATIVE_REACH` words of it (see
@@ -286,13 +301,15 @@ def _named_near(
             ):
                 continue
             run = _run_start(text, name.start())
-            if _PLACE_BEFORE.search(text, max(0, name.start() - 8), name.start()):
+            # a company or a school asked for is "at Brightwire", "with Pathways"
+            place_before = _IN_TOWN_BEFORE if body else _PLACE_BEFORE
+            if place_before.search(text, max(0, name.start() - 8), name.start()):
                 continue
-            if _PARTICLE.search(text, run, name.start()) and _PLACE_BEFORE.search(
+            if _PARTICLE.search(text, run, name.start()) and place_before.search(
                 text, max(0, run - 8), run
             ):
                 continue  # "on Witte de Withstraat": a place, whichever word of it
-            if _IN_PLACE_BEFORE.search(text, max(0, run - 8), run):
+            if (_IN_TOWN_BEFORE if body else _IN_PLACE_BEFORE).search(text, max(0, run - 8), run):
                 continue  # "in Cape Town"
             if run < name.start() and is_their_name(text[run : name.start()].split()[-1], query):
                 continue  # "Tony Marchetti": their own last name
@@ -648,12 +665,14 @@ def relative_named(
                 return named
         return None
     brand = brand_asked(query.text)
-    if (
+    # "Which school do Kwame's children go to?": the school's name, not the children's
+    body = body_asked(query.text)
+    if body is not None or (
         head not in RELATIONS
         and head not in PETS
         and (brand is not None or _ASKS_A_NAME_OF.search(query.text))
     ):
-        thing = brand or head or _thing_named(query.text)
+        thing = body or brand or head or _thing_named(query.text)
         if thing is not None and thing not in STOP_WORDS and not kinds([thing]) & PETS.keys():
             # its name is often said alone, in the reply ("what's the team called?"
             # "The Loose Pucks."), and after "the" ("the Kharcha app")
@@ -673,7 +692,13 @@ def relative_named(
                 voices=voices,
                 reach=THING_REACH,
                 thing=True,
+                body=body is not None,
             )
+            if named is False and body is not None:
+                if _LOWER_CASE_SHARE * len(texts) <= sum(not _CAPITAL.search(t) for t in texts):
+                    return None  # "we're playing palmer's on the 18th": no capital says a name
+                named, also_spoken_of = _body_named(body, told, query, known, is_name, voices)
+                spoken_of = spoken_of or also_spoken_of
             return named if named is not False else (False if spoken_of else None)
     if (head not in RELATIONS and head not in PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
@@ -972,6 +997,108 @@ _ASKS_A_BRAND = re.compile(
 )
 """A question asking a thing's brand ("What brand is Maren's gravel bike?", "What
 make of guitar did Tendai buy?"): a name, said like a thing's name."""
+
+
+_BODIES = (
+    "company firm employer business school university uni college nursery academy hotel "
+    "airline bank church agency brewery bakery charity organisation organization label "
+    "publisher magazine newspaper podcast supermarket venue theatre theater gallery airport "
+    "dealership builder builders contractor contractors rescue shelter insurer"
+)
+_ASKS_A_BODY = re.compile(
+    r"^\s*(?:which|what)\s+(?!(?:kind|kinds|type|types|sort|sorts)\b)(?:[\w'’-]+\s+){0,2}?(?P<body>"
+    + "|".join(_BODIES.split())
+    + r")\s+(?=(?:did|does|do|is|was|were|are|has|had|will|would|can|could|won|ran|made|"
+    r"sent|sold|took|let|laid|paid|bought|gave|built|runs|sells|makes|employs|supplies|hosts|sponsors|"
+    r"[a-z]+ed)\b)",
+    re.IGNORECASE,
+)
+"""A question asking which company, school, hotel or other body ("Which company
+delivered the garden soil?", "Which school do Kwame's children go to?", "What
+company does Dev work for?"): a name, said like a thing's name. Not a hospital,
+a restaurant or a club: a chat names those by a ward, an acronym or a nickname
+("A&E at the Queen Elizabeth", "the LGI", "a huge City fan")."""
+
+
+_CAPITAL = re.compile(rf"[{_UPPER}]")
+_LOWER_CASE_SHARE = 0.3
+"""From this share of the texts written without a capital letter on, a chat's
+lower case says nothing of what is a name ("yeah i applied to bilborough
+college")."""
+_BODY_SAID_AS = {
+    index_terms(body)[0]: tuple(term for word in also.split() for term in index_terms(word))
+    for body, also in (
+        ("university", "uni campus"),
+        ("college", "campus"),
+    )
+}
+"""The other words a chat says a body in ("on campus")."""
+
+
+def _body_named(
+    body: str,
+    texts: list[str],
+    query: Query,
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool],
+    voices: Sequence[Voice],
+) -> tuple[bool, bool]:
+    """Whether ``texts`` name the company or school asked (``body``) in words other
+    than the body's own, and whether they speak of it so: in another word for it
+    ("the bus across campus at York"), or within
+    :data:`RELATIVE_REACH` words of another word of the question that is no
+    relative, pet or everyday verb ("Northwave offered me a place on their
+    graduate scheme" for "Which company offered Callum a graduate job?")."""
+    spoken_of = False
+    for other in _BODY_SAID_AS.get(body, ()):
+        named, said = _named_near(
+            other,
+            texts,
+            query,
+            known,
+            is_name,
+            called=True,
+            voices=voices,
+            reach=THING_REACH,
+            thing=True,
+            body=True,
+        )
+        if named is not False:
+            return True, True
+        spoken_of = spoken_of or said
+    beside = [
+        term
+        for term in query.content_terms
+        if term != body
+        and term not in STOP_WORDS | LIGHT_VERBS
+        and not kin([term]) & (RELATIONS | PETS.keys())
+    ]
+    for term in beside:
+        named, _said = _named_near(
+            term,
+            texts,
+            query,
+            known,
+            is_name,
+            voices=voices,
+            reach=RELATIVE_REACH,
+            thing=True,
+            body=True,
+        )
+        if named is not False:
+            return True, True
+    return False, spoken_of
+
+
+def body_asked(question: str) -> str | None:
+    """The kind of place or body ``question`` asks which one of ("school" of "Which
+    school do Kwame's children go to?"), as an index term; ``None`` when it asks
+    none."""
+    found = _ASKS_A_BODY.search(question)
+    if found is None:
+        return None
+    terms = index_terms(found["body"])
+    return terms[0] if terms else None
 
 
 def brand_asked(question: str) -> str | None:

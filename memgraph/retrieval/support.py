@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from memgraph.chatter import CAPTION
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
-from memgraph.retrieval.never_named import WORD
+from memgraph.retrieval.never_named import LIGHT_VERBS, WORD
 from memgraph.retrieval.possession import (
     ANSWER_WORDS,
     KIN_TERMS,
@@ -217,17 +217,6 @@ class Support:
         ):
             return True  # someone else's holds most of it, theirs clearly less
         return self.own < OWN_SHARE and self.anyone - self.own >= SWAP_MARGIN
-
-
-LIGHT_VERBS = frozenset(
-    index_terms(
-        "spend spent go going went come came do did get got make made take took have had see "
-        "saw say said tell told keep kept put use used find found give gave want need like "
-        "love think feel know try plan start stay visit live work happen end turn call look bring set"
-    )
-)
-"""Verbs said of anything: a topic of these alone ("Where did Claire spend
-Christmas?" once the day is set aside) says nothing of whose it is."""
 
 
 def support(
