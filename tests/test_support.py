@@ -1611,6 +1611,15 @@ def test_which_company_or_school_asks_a_name_said_of_that_body() -> None:
     campus = "remember you getting the bus across campus at York 😂"
     assert relative_named(university, [campus], lambda _: False, voices=dana) is True
     assert relative_named(university, ["Campus was dead"], lambda _: False, voices=dana) is False
+    # a body's own word is no name of it; another body the question asks of is read too
+    master = ask("Which university is Dana doing her master's at?")
+    hospital = "There's an opening at the University Hospital, I'm thinking of applying"
+    assert relative_named(master, [hospital], lambda _: False, voices=dana) is False
+    leeds = "There's an opening at Leeds University, I'm thinking of applying"
+    assert relative_named(master, [leeds], lambda _: False, voices=dana) is True
+    nursing = ask("Which university did Dana attend for nursing school?")
+    roommate = "Dad, my roommate from nursing school came to Thanksgiving twice"
+    assert relative_named(nursing, [roommate], lambda _: False, voices=dana) is False
     # a hospital is said by a ward, an acronym or a nickname: not asked so
     assert body_asked("Which hospital does Dana work at?") is None
     # a chat in lower case names a school in lower case too: nothing to judge by

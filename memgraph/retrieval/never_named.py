@@ -280,6 +280,8 @@ def _named_near(
             if (
                 word.lower() in DAY_NAMES
                 or word.lower() in _DEMONYMS
+                # "the University Hospital" names no university: "Bilborough College" does
+                or (body and word.lower() in _BODY_WORDS)
                 or word in asked  # the name asked for is not in the question
                 or known(word)
                 or is_their_name(word, query)
@@ -1020,6 +1022,12 @@ a restaurant or a club: a chat names those by a ward, an acronym or a nickname
 ("A&E at the Queen Elizabeth", "the LGI", "a huge City fan")."""
 
 
+_OTHER_BODIES = (
+    "hospital clinic practice restaurant cafe bar pub museum club gym shop store salon studio "
+    "garage team band infirmary"
+)
+_BODY_WORDS = frozenset((_BODIES + " " + _OTHER_BODIES).split())
+"""The words of a body's kind, that a body's name may hold but never is alone."""
 _CAPITAL = re.compile(rf"[{_UPPER}]")
 _LOWER_CASE_SHARE = 0.3
 """From this share of the texts written without a capital letter on, a chat's
@@ -1050,7 +1058,13 @@ def _body_named(
     relative, pet or everyday verb ("Northwave offered me a place on their
     graduate scheme" for "Which company offered Callum a graduate job?")."""
     spoken_of = False
-    for other in _BODY_SAID_AS.get(body, ()):
+    # "Which university did Carly attend for nursing school?": the school too
+    kinds_asked = [
+        term
+        for term in query.content_terms
+        if term != body and any(index_terms(word) == [term] for word in _BODY_WORDS)
+    ]
+    for other in (*_BODY_SAID_AS.get(body, ()), *kinds_asked):
         named, said = _named_near(
             other,
             texts,
