@@ -62,6 +62,9 @@ def birthday_of(person: str, people: set[str], *turns: Turn) -> bool:
         ("What is Thijs's job?", "Thijs"),
         ("What is Anouk's current job at the hospital?", "Anouk"),
         ("What job is Kiri moving to Wellington for?", "Kiri"),
+        # a title or a relative's word before the name is not whom it asks about
+        ("What does Uncle Rob do for a living?", "Rob"),
+        ("What does Dr. Okafor do for work?", "Okafor"),
         # a relative: their word, said of them
         ("What does Kofi's dad do for a living?", "Kofi's dad"),
         ("What did Tessa's nan do for a living?", "Tessa's nan"),

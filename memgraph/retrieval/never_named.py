@@ -1003,7 +1003,7 @@ make of guitar did Tendai buy?"): a name, said like a thing's name."""
 
 _BODIES = (
     "company firm employer business school university uni college nursery academy hotel "
-    "airline bank church agency brewery bakery charity organisation organization label "
+    "airline bank church agency brewery bakery charity label "
     "publisher magazine newspaper podcast supermarket venue theatre theater gallery airport "
     "dealership builder builders contractor contractors rescue shelter insurer"
 )

@@ -145,10 +145,12 @@ _ASKED = {
 """For each kind of answer, a question asking it of someone, and whom ("What
 instrument does Leah play?": Leah)."""
 _NAMED_SUBJECT = re.compile(
-    r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[^\W\d_A-Z][\w-]*\s+){1,2})?(?P<name>[A-Z][\w-]*)"
+    r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[^\W\d_A-Z][\w-]*\s+){1,2})?"
+    r"(?:(?:Uncle|Aunt|Auntie|Aunty|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Nana|Gran|"
+    r"Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.?\s+)?(?P<name>[A-Z][\w-]*)"
 )
 """Whom a question asks about by name: "Tom", "Farida's husband Tom", "Kasia's fiancé
-Piotr"."""
+Piotr", "Uncle Rob"."""
 _KIN_SUBJECT = re.compile(r"(?P<owner>[A-Z][\w-]*)['’]s\s+(?P<kin>[^\W\d_][\w-]*)")
 """Whom a question asks about as someone's relative: "Tessa's nan", "Kofi's dad"."""
 _ADVERB_AFTER = re.compile(
