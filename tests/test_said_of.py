@@ -126,6 +126,19 @@ def test_a_job_in_the_first_or_second_person_is_the_speaker_s_or_the_addressee_s
     assert not job_of("Tom", said_as("Gus", "Farida", "congrats, you're lead nurse now!"))
 
 
+def test_a_sentence_opening_on_someone_of_theirs_is_that_person_s() -> None:
+    # "my manager", "your dad": of them, not of the speaker or the addressee
+    assert not job_of("Farida", said_as("Farida", "Gus", "My brother's a nurse in Leeds"))
+    assert not job_of(
+        "Farida", said_as("Farida", "Gus", "Started Monday. My new manager is a nurse")
+    )
+    assert not job_of("Gus", said_as("Farida", "Gus", "your dad was a postman, wasn't he?"))
+    assert not job_of("Farida", said_as("Farida", "Gus", "Busy week, and my mum is a nurse so"))
+    # the speaker's own "I" beside them, or no one of theirs: the speaker's
+    assert job_of("Farida", said_as("Farida", "Gus", "My friend and I are both nurses"))
+    assert job_of("Farida", said_as("Farida", "Gus", "My new job is lead nurse"))
+
+
 def test_he_or_she_is_whom_the_text_or_a_turn_before_last_named() -> None:
     sami = said_as(
         "Farida",

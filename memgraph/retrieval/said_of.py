@@ -362,6 +362,10 @@ def _of_them(
     if clause != sentence:
         # "She wants to move back to Toronto, and I'm here for two more years of PhD"
         own = _subject(clause)
+        if own in FIRST_PERSON_WORDS | SECOND_PERSON_WORDS and _someone_of_theirs(
+            _up_to_answer(clause, says)
+        ):
+            return False  # "... and my dad plays the trumpet": the dad's
         if own in FIRST_PERSON_WORDS:
             return first_name(turn.speaker) == key
         if own in SECOND_PERSON_WORDS:
@@ -369,6 +373,10 @@ def _of_them(
     subject = _subject(sentence)
     if subject in _HE_OR_SHE and _subject(_up_to_answer(sentence, says)) is None:
         subject = None  # "New manager since December and he's obsessed with metrics"
+    if subject in FIRST_PERSON_WORDS | SECOND_PERSON_WORDS and _someone_of_theirs(
+        _up_to_answer(sentence, says)
+    ):
+        return False  # "My manager plays bass in a covers band": the manager's
     if subject in FIRST_PERSON_WORDS:
         return first_name(turn.speaker) == key
     if subject in SECOND_PERSON_WORDS:
@@ -389,6 +397,36 @@ def _of_them(
     # "Forensic accountant.": of whom the text, or the turn it answers, spoke last
     told = spoken_of or next(map(named_in, turn.before()[:1]), set())
     return key in (told or {first_name(turn.speaker)})
+
+
+_PEOPLE_OF_SOMEONE = RELATIONS | frozenset(
+    kin(
+        index_terms(
+            "friend mate buddy bestie colleague coworker boss manager supervisor neighbour "
+            "neighbor landlord landlady tenant teacher coach therapist doctor mentor student "
+            "classmate client patient teammate"
+        )
+    )
+)
+"""Whom "my" or "your" may open a sentence with ("my manager", "your dad")."""
+_OF_SOMEONE = re.compile(
+    r"^\W*(?:\w+\s+){0,3}?(?:my|our|your|ur)\s+([\w'’-]+)(?:\s+([\w'’-]+))?", re.IGNORECASE
+)
+
+
+def _someone_of_theirs(said: str) -> bool:
+    """Whether ``said`` (a sentence up to its answer) opens on someone of the speaker's
+    or the addressee's, with no "I", "we" or "you" of its own: "My manager plays bass",
+    "your dad's a nurse", "my new manager"; not "My friend and I play in a band"."""
+    found = _OF_SOMEONE.match(said)
+    if found is None:
+        return False
+    people = kin(index_terms(" ".join(word for word in found.groups() if word)))
+    rest = set(words(said[found.end() :])) | set(words(said[: found.start(1)]))
+    rest -= {"my", "our", "your", "ur"}
+    return bool(people & _PEOPLE_OF_SOMEONE) and not rest & (
+        {"i", "im", "ive", "id", "ill", "me", "we", "us"} | SECOND_PERSON_WORDS
+    )
 
 
 _WORD_END = re.compile(r"\S+")
