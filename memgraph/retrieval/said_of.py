@@ -362,9 +362,7 @@ def _of_them(
     if clause != sentence:
         # "She wants to move back to Toronto, and I'm here for two more years of PhD"
         own = _subject(clause)
-        if own in FIRST_PERSON_WORDS | SECOND_PERSON_WORDS and _someone_of_theirs(
-            _up_to_answer(clause, says)
-        ):
+        if _someone_of_theirs(clause, says):
             return False  # "... and my dad plays the trumpet": the dad's
         if own in FIRST_PERSON_WORDS:
             return first_name(turn.speaker) == key
@@ -373,9 +371,7 @@ def _of_them(
     subject = _subject(sentence)
     if subject in _HE_OR_SHE and _subject(_up_to_answer(sentence, says)) is None:
         subject = None  # "New manager since December and he's obsessed with metrics"
-    if subject in FIRST_PERSON_WORDS | SECOND_PERSON_WORDS and _someone_of_theirs(
-        _up_to_answer(sentence, says)
-    ):
+    if _someone_of_theirs(sentence, says):
         return False  # "My manager plays bass in a covers band": the manager's
     if subject in FIRST_PERSON_WORDS:
         return first_name(turn.speaker) == key
@@ -414,18 +410,22 @@ _OF_SOMEONE = re.compile(
 )
 
 
-def _someone_of_theirs(said: str) -> bool:
-    """Whether ``said`` (a sentence up to its answer) opens on someone of the speaker's
-    or the addressee's, with no "I", "we" or "you" of its own: "My manager plays bass",
-    "your dad's a nurse", "my new manager"; not "My friend and I play in a band"."""
+_OWN_WORDS = frozenset({"my", "our", "your", "ur"})
+
+
+def _someone_of_theirs(sentence: str, says: Callable[[str], bool]) -> bool:
+    """Whether ``sentence``, up to the words that say its answer, opens on someone of
+    the speaker's or the addressee's and has no "I", "we" or "you" of its own: "My
+    manager plays bass", "your dad's a nurse", "my new manager"; not "My friend and
+    I play in a band"."""
+    said = _up_to_answer(sentence, says)
     found = _OF_SOMEONE.match(said)
-    if found is None:
+    if found is None or _subject(said) not in _OWN_WORDS:
         return False
     people = kin(index_terms(" ".join(word for word in found.groups() if word)))
     rest = set(words(said[found.end() :])) | set(words(said[: found.start(1)]))
-    rest -= {"my", "our", "your", "ur"}
-    return bool(people & _PEOPLE_OF_SOMEONE) and not rest & (
-        {"i", "im", "ive", "id", "ill", "me", "we", "us"} | SECOND_PERSON_WORDS
+    return bool(people & _PEOPLE_OF_SOMEONE) and not (rest - _OWN_WORDS) & (
+        FIRST_PERSON_WORDS | SECOND_PERSON_WORDS
     )
 
 
