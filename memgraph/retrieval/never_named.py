@@ -190,7 +190,10 @@ def _named_near(
     said of a kind ("fine with cats", "you guys", "he's a physio") is none, and a
     thing after "my" or "her" names no role ("Physio said my Novablasts were
     done"). ``titles``: a name after a title may be the one asked (a person's role);
-    without, it is someone else ("Dr. Visser's group", for a restaurant)."""
+    without, it is someone else ("Dr. Visser's group", for a restaurant). ``body``:
+    a company or a school is asked, named after "at", "to", "from" or "with" ("with
+    Pathways") and never by a word of a body's kind alone ("the University
+    Hospital")."""
     # a word said in lower case somewhere is a word, not a name, at a sentence's start
     lower = {w for text in texts for w in re.findall(r"\b[a-z]+\b", text)}
     # and one never written with a capital inside a sentence is no name there either
