@@ -1583,6 +1583,15 @@ def test_a_brand_is_a_name_said_of_the_thing() -> None:
     assert relative_named(bike, ["Rained all day"], lambda _: False, voices=dana) is None
 
 
+def body_named(
+    question: str, *texts: str, is_name: Callable[[str], bool] = lambda _word: False
+) -> bool | None:
+    """Whether ``texts``, each said by Dana to Marcus, name the body ``question`` asks
+    which one of."""
+    dana = [Voice("Dana", "Marcus")] * len(texts)
+    return relative_named(ask(question), texts, lambda _word: False, is_name, voices=dana)
+
+
 def test_which_company_or_school_asks_a_name_said_of_that_body() -> None:
     assert body_asked("Which company delivered the garden soil?") == index_terms("company")[0]
     assert body_asked("Which school do Dana's children go to?") == "school"
@@ -1591,49 +1600,43 @@ def test_which_company_or_school_asks_a_name_said_of_that_body() -> None:
     assert body_asked("What kind of company does Dana work for?") is None
     assert body_asked("What school subject does Dana like?") is None
     assert body_asked("Which of them is Dana's school?") is None
-    soil = ask("Which company delivered the garden soil?")
-    dana = [Voice("Dana", "Marcus")]
+    soil = "Which company delivered the garden soil?"
     unnamed = "Quick correction on the soil: the company moved it to Saturday the 27th, 9am"
-    assert relative_named(soil, [unnamed], lambda _: False, voices=dana) is False
-    named = "we ordered it off Greenway, the company moved it to Saturday"
-    assert relative_named(soil, [named], lambda _: False, voices=dana) is True
+    assert body_named(soil, unnamed) is False
+    assert body_named(soil, "we ordered it off Greenway, the company moved it to Saturday") is True
     # the children are not what is asked: the school is
-    school = ask("Which school do Dana's children go to?")
-    kids = "the kids start back at school on Monday, Ayo is thrilled"
-    assert relative_named(school, [kids], lambda _: False, voices=dana) is True
-    assert (
-        relative_named(school, ["The kids love the school"], lambda _: False, voices=dana) is False
-    )
+    school = "Which school do Dana's children go to?"
+    assert body_named(school, "the kids start back at school on Monday, Ayo is thrilled") is True
+    assert body_named(school, "The kids love the school") is False
     # no body spoken of: left to the other checks
-    assert relative_named(soil, ["Rained all day"], lambda _: False, voices=dana) is None
+    assert body_named(soil, "Rained all day") is None
     # a body is named in another word for it, or beside what the question says of it
-    university = ask("Which university did Dana go to?")
-    campus = "remember you getting the bus across campus at York 😂"
-    assert relative_named(university, [campus], lambda _: False, voices=dana) is True
-    assert relative_named(university, ["Campus was dead"], lambda _: False, voices=dana) is False
+    university = "Which university did Dana go to?"
+    assert body_named(university, "remember you getting the bus across campus at York 😂") is True
+    assert body_named(university, "Campus was dead") is False
     # a body's own word is no name of it; another body the question asks of is read too
-    master = ask("Which university is Dana doing her master's at?")
+    master = "Which university is Dana doing her master's at?"
     hospital = "There's an opening at the University Hospital, I'm thinking of applying"
-    assert relative_named(master, [hospital], lambda _: False, voices=dana) is False
+    assert body_named(master, hospital) is False
     leeds = "There's an opening at Leeds University, I'm thinking of applying"
-    assert relative_named(master, [leeds], lambda _: False, voices=dana) is True
-    nursing = ask("Which university did Dana attend for nursing school?")
+    assert body_named(master, leeds) is True
+    nursing = "Which university did Dana attend for nursing school?"
     roommate = "Dad, my roommate from nursing school came to Thanksgiving twice"
-    assert relative_named(nursing, [roommate], lambda _: False, voices=dana) is False
+    assert body_named(nursing, roommate) is False
     # a hospital is said by a ward, an acronym or a nickname: not asked so
     assert body_asked("Which hospital does Dana work at?") is None
     # a chat in lower case names a school in lower case too: nothing to judge by
+    sixth_form = "Which sixth form college did Dana apply to?"
     lower = ["yeah i applied to the college by the park", "interview is in march"]
-    sixth_form = ask("Which sixth form college did Dana apply to?")
-    assert relative_named(sixth_form, lower, lambda _: False, voices=dana * 2) is None
+    assert body_named(sixth_form, *lower) is None
     upper = ["Yeah, I applied to the college by the park", "Interview is in March"]
-    assert relative_named(sixth_form, upper, lambda _: False, voices=dana * 2) is False
-    job = ask("Which company offered Dana a graduate job?")
+    assert body_named(sixth_form, *upper) is False
+    job = "Which company offered Dana a graduate job?"
     offer = "Also the company emailed! Northwave offered me a place on their graduate scheme"
-    northwave = lambda word: word == "Northwave"  # noqa: E731 - a name memory holds
-    assert relative_named(job, [offer], lambda _: False, northwave, voices=dana) is True
+    northwave = "Northwave".__eq__  # a name memory holds
+    assert body_named(job, offer, is_name=northwave) is True
     far = "Also the company emailed! I start the graduate scheme in May, up in Aberdeen"
-    assert relative_named(job, [far], lambda _: False, northwave, voices=dana) is False
+    assert body_named(job, far, is_name=northwave) is False
 
 
 def test_the_role_asked_by_name_comes_before_a_relative_said_after_it() -> None:

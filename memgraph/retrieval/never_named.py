@@ -687,6 +687,8 @@ def relative_named(
                 text + "\n" + (answers[n] if n < len(answers) else "")
                 for n, text in enumerate(texts)
             ]
+            if body is not None:
+                return _body_named(body, texts, told, query, known, is_name, voices)
             named, spoken_of = _named_near(
                 thing,
                 told,
@@ -697,13 +699,7 @@ def relative_named(
                 voices=voices,
                 reach=THING_REACH,
                 thing=True,
-                body=body is not None,
             )
-            if named is False and body is not None:
-                if _LOWER_CASE_SHARE * len(texts) <= sum(not _CAPITAL.search(t) for t in texts):
-                    return None  # "we're playing palmer's on the 18th": no capital says a name
-                named, also_spoken_of = _body_named(body, told, query, known, is_name, voices)
-                spoken_of = spoken_of or also_spoken_of
             return named if named is not False else (False if spoken_of else None)
     if (head not in RELATIONS and head not in PETS) or _NAMED_RELATIVE.search(query.text):
         return None  # not a relative's name, or the question says it ("her brother Teo")
@@ -1029,8 +1025,13 @@ _OTHER_BODIES = (
     "hospital clinic practice restaurant cafe bar pub museum club gym shop store salon studio "
     "garage team band infirmary"
 )
+"""Bodies no question is asked of by name (a chat says them by a ward, an acronym,
+a nickname), whose words are still no name."""
 _BODY_WORDS = frozenset((_BODIES + " " + _OTHER_BODIES).split())
 """The words of a body's kind, that a body's name may hold but never is alone."""
+_BODY_TERMS = frozenset(index_terms(" ".join(_BODY_WORDS)))
+_NOT_BESIDE = STOP_WORDS | LIGHT_VERBS
+_RELATIVES_AND_PETS = RELATIONS | PETS.keys()
 _CAPITAL = re.compile(rf"[{_UPPER}]")
 _LOWER_CASE_SHARE = 0.3
 """From this share of the texts written without a capital letter on, a chat's
@@ -1049,28 +1050,30 @@ _BODY_SAID_AS = {
 def _body_named(
     body: str,
     texts: list[str],
+    told: list[str],
     query: Query,
     known: Callable[[str], bool],
     is_name: Callable[[str], bool],
     voices: Sequence[Voice],
-) -> tuple[bool, bool]:
-    """Whether ``texts`` name the company or school asked (``body``) in words other
-    than the body's own, and whether they speak of it so: in another word for it
-    ("the bus across campus at York"), or within
-    :data:`RELATIVE_REACH` words of another word of the question that is no
-    relative, pet or everyday verb ("Northwave offered me a place on their
-    graduate scheme" for "Which company offered Callum a graduate job?")."""
+) -> bool | None:
+    """For a question asking which company or school (``body``, see
+    :func:`body_asked`), whether ``told`` (``texts``, each with its reply) name it:
+    anywhere in a text that says its word, another word for it ("the bus across
+    campus at York") or another body the question asks of ("for nursing school"),
+    or within :data:`RELATIVE_REACH` words of another word of the question that is
+    no relative, pet or everyday verb ("Northwave offered me a place on their
+    graduate scheme" for "Which company offered Callum a graduate job?"). ``None``
+    when no text says any of its words, or when the texts are a chat in lower case,
+    where no capital says a name ("we're playing palmer's on the 18th")."""
+    if _LOWER_CASE_SHARE * len(texts) <= sum(not _CAPITAL.search(text) for text in texts):
+        return None
     spoken_of = False
-    # "Which university did Carly attend for nursing school?": the school too
-    kinds_asked = [
-        term
-        for term in query.content_terms
-        if term != body and any(index_terms(word) == [term] for word in _BODY_WORDS)
-    ]
-    for other in (*_BODY_SAID_AS.get(body, ()), *kinds_asked):
+    said_as = _BODY_SAID_AS.get(body, ())
+    kinds_asked = [t for t in query.content_terms if t != body and t in _BODY_TERMS]
+    for word in (body, *said_as, *kinds_asked):
         named, said = _named_near(
-            other,
-            texts,
+            word,
+            told,
             query,
             known,
             is_name,
@@ -1081,19 +1084,17 @@ def _body_named(
             body=True,
         )
         if named is not False:
-            return True, True
+            return named
         spoken_of = spoken_of or said
-    beside = [
-        term
-        for term in query.content_terms
-        if term != body
-        and term not in STOP_WORDS | LIGHT_VERBS
-        and not kin([term]) & (RELATIONS | PETS.keys())
-    ]
-    for term in beside:
-        named, _said = _named_near(
+    beside = (
+        t
+        for t in query.content_terms
+        if t != body and t not in _NOT_BESIDE and not kin([t]) & _RELATIVES_AND_PETS
+    )
+    if any(
+        _named_near(
             term,
-            texts,
+            told,
             query,
             known,
             is_name,
@@ -1101,10 +1102,11 @@ def _body_named(
             reach=RELATIVE_REACH,
             thing=True,
             body=True,
-        )
-        if named is not False:
-            return True, True
-    return False, spoken_of
+        )[0]
+        for term in beside
+    ):
+        return True
+    return False if spoken_of else None
 
 
 def body_asked(question: str) -> str | None:
