@@ -308,7 +308,7 @@ SHORT_WORDS: dict[str, str] = {
     "medication": "meds", "birthday": "bday", "doctor": "doc dr", "boyfriend": "bf",
     "girlfriend": "gf", "tomorrow": "tmrw", "appointment": "appt", "tournament": "tourney",
     "weekend": "wknd", "kilometres": "km", "kilometers": "km", "hours": "hrs",
-    "minutes": "mins",
+    "minutes": "mins", "street": "st", "road": "rd", "avenue": "ave",
 }  # fmt: skip
 """Words -> their common clipped forms ("vet tech" for "veterinary technician")."""
 SAME_WORDS: tuple[str, ...] = (

@@ -14,6 +14,7 @@ from memgraph.retrieval.kinds_said import (
     INSTRUMENT,
     JOB,
     OUTCOME,
+    STREET,
     STUDY,
     KindOfAnswer,
     kind_asked,
@@ -291,3 +292,24 @@ def test_a_mark_in_another_subject_is_not_the_one_asked() -> None:
     assert kind_asked("What did Aaron score in science in his board exams?") is GRADE
     assert kind_asked("What grade is Kevin's son in?") is None
     assert kind_asked("What grade does Laura teach?") is None
+
+
+def test_a_street_is_said_by_its_word_or_after_on() -> None:
+    assert kind_asked("What street is Józef's new flat in Kraków on?") is STREET
+    assert kind_asked("On which road did Aroha crash her bike?") is STREET
+    for text in (
+        "it's called Marlow, on Gertrude St. modern australian",
+        "that little shop on Pearl",
+        "a flat just off Leland",
+        "I bought my saz on Oranienstraße",
+        "we found one on Rue Rachel",
+        "we're on albert st now",
+    ):
+        assert STREET.said_in([text]), text
+    for text in (
+        "The way he said it though",
+        "saw it on Instagram on Saturday",
+        "my place is tiny but the new place has a garden",
+        "No way!! by the way, the road was closed",
+    ):
+        assert not STREET.said_in([text]), text

@@ -1525,3 +1525,24 @@ def test_a_speaker_s_relative_no_text_found_speaks_of_has_no_job_said(tmp_path: 
     ]
     (text,) = recalled(tmp_path, said, "What does Nadia's husband do for work?")
     assert text.startswith(NOTHING_SAID)
+
+
+def test_a_street_asked_for_is_one_a_text_says(tmp_path: Path) -> None:
+    said = [
+        ("Kiran", "how was the weekend? did the move go ok"),
+        ("Tessa", "Exhausting. Dad drove the van down from Bendigo on Saturday"),
+        ("Kiran", "legend. and the new job?"),
+        ("Tessa", "Ok it's official, I handed the keys back this arvo. RIP Albert St 😭"),
+        ("Kiran", "end of an era. that flat had the best parties"),
+        ("Tessa", "Ha remember the one with the inflatable flamingo"),
+    ]
+    (shared,) = recalled(tmp_path / "a", said, "What street was the shared flat on?")
+    # "St" is how a chat says "street"
+    assert "Albert St" in shared and not shared.startswith(NOTHING_SAID)
+    said = [
+        ("Tessa", "Josh's new place is nice though, he's got a balcony"),
+        ("Kiran", "is it close to the restaurant?"),
+        ("Tessa", "10 min walk. He loves it, he moved in on Saturday"),
+    ]
+    (josh,) = recalled(tmp_path / "b", said, "What street is Josh's new place on?")
+    assert josh.startswith(NOTHING_SAID), josh

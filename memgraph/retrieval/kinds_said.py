@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from memgraph.answer_kinds import BREED_NAMES, OCCUPATION_WORDS
 from memgraph.dates import MONTHS, WEEKDAYS
-from memgraph.text import words
+from memgraph.text import STOP_WORDS, words
 
 __all__ = [
     "BIRTHDAY",
@@ -32,6 +32,7 @@ __all__ = [
     "GRADE",
     "KINDS_SAID",
     "OUTCOME",
+    "STREET",
     "STUDY",
     "KindOfAnswer",
     "kind_asked",
@@ -535,6 +536,48 @@ GRADE = KindOfAnswer(
 course?" "got a B+"; "What score did Tessa get?" "87%"): "she got the grades!"
 gives none."""
 
+_STREET_WORDS = (
+    "street|st|road|rd|avenue|ave|lane|close|crescent|drive|terrace|boulevard|blvd|row|"
+    "square|grove|parade|mews|gardens|hill|way|place"
+)
+_NAMED_STREET = re.compile(
+    # "on Gloucester Road", "off Leland", "Albert St", "on Rue Rachel", "Oranienstraße"
+    r"\b(?:on|off|along|onto)\s+(?:the\s+)?(?P<on>[A-ZÀ-Þ][\w'’-]+)"
+    r"|\b(?P<name>[A-ZÀ-Þ][\w'’-]*)\s+(?i:" + _STREET_WORDS + r")\b"
+    r"|\b(?i:rue|rua|calle|via|avenida|ulica)\s+[\w'’-]+"
+    r"|\w(?i:straat|stra(?:ss|ß)e|weg|gasse|laan|gade|vej|gatan|katu)\b"
+)
+_STREET_IN_LOWER_CASE = re.compile(
+    r"\b(?P<name>[a-z][\w'’-]+)\s+(?:street|st|road|rd|avenue|ave|lane|crescent|terrace)\b"
+)
+"""A street in a chat written in lower case ("we're on albert st")."""
+_NOT_ON_A_STREET = frozenset(
+    (
+        _DAY_WORDS.replace("|", " ") + " instagram facebook netflix tiktok youtube whatsapp "
+        "spotify zoom teams facetime google amazon ebay i the my your our their his her"
+    ).split()
+)
+
+
+def _says_a_street(text: str) -> bool:
+    for found in _NAMED_STREET.finditer(text):
+        name = found["on"] or found["name"]
+        if name is None or name.lower() not in _NOT_ON_A_STREET | STOP_WORDS:
+            return True
+    return not re.search(r"[A-Z]", text) and any(
+        found["name"] not in STOP_WORDS for found in _STREET_IN_LOWER_CASE.finditer(text)
+    )
+
+
+STREET = KindOfAnswer(
+    "street",
+    re.compile(r"^\s*(?:(?:on|in|at)\s+)?(?:what|which)\s+(?:street|road|avenue)\b", re.IGNORECASE),
+    frozenset(),
+    spotted=_says_a_street,
+)
+"""A street ("What street is Józef's new flat on?"): a text saying one, by its word
+("Albert St", "Oranienstraße") or after "on" ("that little shop on Pearl")."""
+
 KINDS_SAID = (
     BREED,
     JOB,
@@ -546,6 +589,7 @@ KINDS_SAID = (
     BIRTHDAY,
     OUTCOME,
     GRADE,
+    STREET,
 )
 """The kinds of answer a text must say one of to answer."""
 
