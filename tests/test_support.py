@@ -1396,6 +1396,12 @@ def test_words_to_the_addressee_that_say_nothing_is_theirs() -> None:
             DANA,
             "Still recovering from the hen weekend 🥴 thank you both for coming",
         ),
+        # the addressee's suggestion: what the speaker does with it is still theirs
+        (
+            "What does Dana do to keep busy during her break?",
+            DANA,
+            "Been reading that book you recommended and painting to keep busy",
+        ),
         # thanks for a thing: the thing was the addressee's to give
         ("What flowers did Dana send?", MARCUS, "thank you for the flowers!! on the counter"),
     ]

@@ -1029,8 +1029,27 @@ def _owned_by_name(text: str, query: Query) -> bool:
 
 
 def _split(text: str) -> list[tuple[str, set[str]]]:
-    clauses = (_NOT_TO_THEM.sub(" ", m.group()) for m in _CLAUSE.finditer(text))
+    clauses = (
+        _NOT_TO_THEM.sub(" ", _YOUR_DOING.sub(_without_you, m.group()))
+        for m in _CLAUSE.finditer(text)
+    )
     return [(clause, as_asked(index_terms(_PRAISE.sub(" ", clause)))) for clause in clauses]
+
+
+_YOUR_DOING = re.compile(
+    r"\b(?:that|which|the|this|those|these)\s+(?:[\w'’-]+\s+){0,3}?"
+    r"(?P<you>(?:you|u)\s+(?:recommended|suggested|mentioned|told\s+me\s+about|sent(?:\s+me)?|"
+    r"gave\s+me|lent\s+me|showed\s+me|shared|posted|linked|got\s+me|made\s+me))\b",
+    re.IGNORECASE,
+)
+"""Someone's own doing with a thing the addressee gave them the idea of ("Been
+reading that book you recommended and painting to keep busy"): the clause is
+still the speaker's."""
+
+
+def _without_you(found: re.Match[str]) -> str:
+    start, end = found.span("you")
+    return found.string[found.start() : start] + " " + found.string[end : found.end()]
 
 
 _NOT_TO_THEM = re.compile(
