@@ -127,7 +127,8 @@ KINDS: tuple[AnswerKind, ...] = (
     _kind("pet", r"\b(?:pets?|animals?|puppy|kitten)\b", _PET_WORDS, ranks=False),
     _kind(
         "breed",
-        r"\b(?:breeds?|(?:kind|type|sort) of (?:dog|cat|bird|fish|horse|snake|lizard|rabbit)s?)\b",
+        # a dog's or a cat's: a bird's type is no Chihuahua
+        r"\b(?:breeds?|(?:kind|type|sort) of (?:dog|cat|pupp(?:y|ie)|kitten)s?)\b",
         f"breed {BREED_NAMES}",
         ranks=False,
     ),

@@ -40,6 +40,9 @@ def test_a_question_of_a_known_kind_gets_the_words_its_answers_come_in() -> None
     assert "retriev" in answer_cues(breed, judging=True)
     assert not {"lab", "main", "west", "staff"} & set(answer_cues(breed, judging=True))
     assert "dog" in answer_cues("Does Dev have any pets?", judging=True)
+    # a dog's breed tells no bird's type
+    assert "chihuahua" in answer_cues("What kind of dog does Audrey have?", judging=True)
+    assert "chihuahua" not in answer_cues("Which type of bird mesmerizes Audrey?", judging=True)
     # a food pantry or a food truck is a place, not a food asked for
     assert "ramen" in answer_cues("What food does Lucía like?")
     assert "ramen" not in answer_cues("Which day does Lucía volunteer at a food pantry?")
