@@ -1146,6 +1146,10 @@ def test_a_thing_s_name_or_a_place_near_a_relative_does_not_name_them() -> None:
     assert named_role(father, "my dad Angus is coming") is True
     # "outside Sintra" says where, as "in Sintra" does
     assert named_role(father, "my dad lives outside Sintra now") is False
+    # "Arthur's Seat" is a place, whichever of its words
+    sister = ask("What is the name of Dana's sister?")
+    assert named_role(sister, "My sister made us climb Arthur's Seat at 7am") is False
+    assert named_role(sister, "My sister Ailsa made us climb Arthur's Seat at 7am") is True
 
 
 def test_a_late_relative_or_one_somewhere_is_still_the_relative_asked_about() -> None:

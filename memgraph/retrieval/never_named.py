@@ -104,6 +104,10 @@ OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
+_A_PLACE_OF = re.compile(rf"['’]s\s+[{_UPPER}][{_LOWER}]")
+"""After a name, what makes it part of a place's or a shop's name ("Arthur's Seat",
+"Macy's Parade")."""
+_PLACE_OF_BEFORE = re.compile(rf"\b[{_UPPER}][\w-]*['’]s\s+$")
 _IS_WORDS = (
     "the a an my our your his her their such so just still also really now definitely "
     "basically probably"
@@ -293,6 +297,11 @@ def _named_near(
                 continue
             if kin(index_terms(_unaccented(word))) & RELATIONS:
                 continue  # "Mum", "Mamá" is a relative, not their name
+            if not thing and (
+                _A_PLACE_OF.match(text, name.end())
+                or _PLACE_OF_BEFORE.search(text, max(0, name.start() - 40), name.start())
+            ):
+                continue  # "climb Arthur's Seat": a place's name, no one's
             if word.lower() in _NEVER_NAMES:
                 continue  # "taking him tues Anyone up for it?", "5 seeds Haha": no full stop
             if _STARTS_SENTENCE.search(text, 0, name.start()) and (
