@@ -16,6 +16,7 @@ from memgraph.retrieval.never_named import (
     Voice,
     body_asked,
     brand_asked,
+    first_name_said,
     last_name_said,
     relative_named,
 )
@@ -1294,6 +1295,16 @@ def test_a_last_name_is_known_from_a_full_name_or_a_name_written_out() -> None:
     # someone memory holds no entity for is judged by the name the question says
     assert last_name_said(keisha, [], ["Is Keisha going too?"]) is False
     assert last_name_said(keisha, [], ["Is Keisha Brown going too?"]) is True
+
+
+def test_a_first_name_of_someone_called_by_title_is_known_from_a_name_written_out() -> None:
+    okafor = ask("What is Mrs Okafor's first name?")
+    said = ["Ilinca wanted to show Mrs Okafor her new pencil case", "Mrs Okafor is lovely"]
+    assert first_name_said(okafor, said) is False
+    assert first_name_said(okafor, [*said, "it's Grace Okafor on the letter"]) is True
+    assert first_name_said(okafor, [*said, "her first name is Grace, apparently"]) is True
+    # no title: a nickname's real name is said in words of its own ("Dre's real name")
+    assert first_name_said(ask("What is Dre's real first name?"), said) is None
 
 
 def test_a_name_said_to_be_the_thing_is_no_owner_of_it() -> None:

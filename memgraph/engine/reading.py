@@ -46,6 +46,7 @@ from memgraph.retrieval.never_named import (
     Voice,
     body_asked,
     brand_asked,
+    first_name_said,
     last_name_said,
     relative_named,
     speaks_of,
@@ -449,7 +450,11 @@ class ReadMixin(MemoryCore):
                     next((text for _, text in talk.before(e)), "") for e in theirs
                 ],
             )
-            if named is False or last_name_said(analyzed, their_names, said.values()) is False:
+            if (
+                named is False
+                or last_name_said(analyzed, their_names, said.values()) is False
+                or first_name_said(analyzed, said.values()) is False
+            ):
                 return True
         if analyzed.asks_amount:
             said = self._with_answers(graph, said, indexed)

@@ -37,6 +37,7 @@ __all__ = [
     "Voice",
     "body_asked",
     "brand_asked",
+    "first_name_said",
     "last_name_said",
     "relative_named",
     "speaks_of",
@@ -1194,4 +1195,26 @@ def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> 
     said = re.compile(rf"\b(?:{firsts})\s+(?!I\b)[A-Z][\w'’-]+")
     # "Dele's surname is Bakare": said as one
     told = re.compile(rf"\b(?:{firsts})['’]s\s+(?:(?:last|family)\s+name|surname)\b")
+    return any(said.search(text) or told.search(text) for text in texts)
+
+
+_TITLES = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Professor)"
+_ASKS_FIRST_NAME_OF_TITLED = re.compile(
+    rf"\b{_TITLES}\.?\s+(?P<surname>[A-Z][\w'’-]+)['’]s\s+(?:first|given|christian)\s+name\b"
+)
+"""A question asking the first name of someone said by title and surname ("What is
+Mrs Okafor's first name?")."""
+
+
+def first_name_said(query: Query, texts: Iterable[str]) -> bool | None:
+    """For a question asking the first name of someone a chat calls by title and
+    surname ("What is Mrs Okafor's first name?"), whether a text writes another
+    capitalised word before the surname ("Grace Okafor") or speaks of their first
+    name ("her first name is Grace"). ``None`` when the question asks no such name."""
+    found = _ASKS_FIRST_NAME_OF_TITLED.search(query.text)
+    if found is None:
+        return None
+    surname = re.escape(found["surname"])
+    said = re.compile(rf"\b(?!{_TITLES}\b)[A-Z][\w'’-]+\.?\s+{surname}\b")
+    told = re.compile(r"\bfirst\s+name\b", re.IGNORECASE)
     return any(said.search(text) or told.search(text) for text in texts)
