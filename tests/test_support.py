@@ -1629,6 +1629,12 @@ def test_which_company_or_school_asks_a_name_said_of_that_body() -> None:
     school = "Which school do Dana's children go to?"
     assert body_named(school, "the kids start back at school on Monday, Ayo is thrilled") is True
     assert body_named(school, "The kids love the school") is False
+    # a name far from the body's word is someone's or something else's
+    jumper = (
+        "Has anyone seen a navy jumper? It was at school on Monday after PE, the kids say "
+        "it was in the hall by the lockers, and Rory came home without it AGAIN"
+    )
+    assert body_named(school, jumper) is False
     # no body spoken of: left to the other checks
     assert body_named(soil, "Rained all day") is None
     # a body is named in another word for it, or beside what the question says of it

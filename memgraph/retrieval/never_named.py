@@ -144,6 +144,11 @@ Kharcha app", "what's the team called?" / "The Loose Pucks.")."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
+BODY_REACH = 16
+"""How many words from a company's or a school's word its name may be ("I got into
+Whitcombe! They've got a great art department, the school is huge"): further off,
+a capitalised word is someone or something else ("Rory came home without it
+AGAIN" about "a navy school jumper")."""
 
 
 _VERB_ENDING = re.compile(r"ed$", re.IGNORECASE)
@@ -1068,7 +1073,7 @@ def _body_named(
 ) -> bool | None:
     """For a question asking which company or school (``body``, see
     :func:`body_asked`), whether ``told`` (``texts``, each with its reply) name it:
-    anywhere in a text that says its word, another word for it ("the bus across
+    within :data:`BODY_REACH` words of its word, another word for it ("the bus across
     campus at York") or another body the question asks of ("for nursing school"),
     or within :data:`RELATIVE_REACH` words of another word of the question that is
     no relative, pet or everyday verb ("Northwave offered me a place on their
@@ -1089,7 +1094,7 @@ def _body_named(
             is_name,
             called=True,
             voices=voices,
-            reach=THING_REACH,
+            reach=BODY_REACH,
             thing=True,
             body=True,
         )
