@@ -1491,6 +1491,14 @@ def test_a_thing_asked_by_name_is_named_where_it_is_spoken_of_or_in_the_reply() 
     # spoken of, never named: nothing remembered says its name
     assert named_role(startup, "the startup can't sponsor my visa") is False
     assert named_role(startup, "the startup, Fernleaf, can't sponsor my visa") is True
+    # a name far from the thing's word is someone's or something else's
+    ship = ask("What was the name of the cruise ship Dana sailed on?")
+    far = (
+        "the cruise ship was enormous, eleven decks and a climbing wall, and the food was "
+        "endless. Honestly the best bit was the sea days, Marek read three books"
+    )
+    assert named_role(ship, far) is False
+    assert named_role(ship, "the cruise ship, the Aurora, was enormous") is True
     # a thing's name comes after "the" ("the Kharcha app") and is said alone in reply
     app = ask("What is the name of the app Dana works on?")
     assert named_role(app, "we launch split-bills in the Kharcha app") is True

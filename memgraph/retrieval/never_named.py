@@ -139,16 +139,17 @@ LIGHT_VERBS = frozenset(
 """Verbs said of anything: a topic of these alone ("Where did Claire spend
 Christmas?" once the day is set aside) says nothing of whose it is."""
 THING_REACH = 1000
-"""A thing's name may be anywhere in a text that speaks of it or in its reply ("the
-Kharcha app", "what's the team called?" / "The Loose Pucks.")."""
+"""A brand's name may be anywhere in a text that speaks of the thing or in its
+reply ("the Kharcha app", "what's the oven?" / "An Ooni. Don't judge")."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
 BODY_REACH = 16
-"""How many words from a company's or a school's word its name may be ("I got into
-Whitcombe! They've got a great art department, the school is huge"): further off,
-a capitalised word is someone or something else ("Rory came home without it
-AGAIN" about "a navy school jumper")."""
+"""How many words from a company's, a school's or a thing's word its name may be
+("I got into Whitcombe! They've got a great art department, the school is huge"):
+further off, a capitalised word is someone or something else ("Rory came home
+without it AGAIN" about "a navy school jumper"). A brand is said anywhere ("got
+the Ooni in the end, after weeks of reading about pizza ovens")."""
 
 
 _VERB_ENDING = re.compile(r"ed$", re.IGNORECASE)
@@ -712,7 +713,7 @@ def relative_named(
                 is_name,
                 called=True,
                 voices=voices,
-                reach=THING_REACH,
+                reach=THING_REACH if brand is not None else BODY_REACH,
                 thing=True,
             )
             return named if named is not False else (False if spoken_of else None)
