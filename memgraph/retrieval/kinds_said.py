@@ -557,14 +557,22 @@ _NOT_ON_A_STREET = frozenset(
         "spotify zoom teams facetime google amazon ebay i the my your our their his her"
     ).split()
 )
+"""Words after "on" or before a street's word that name no street ("on Saturday",
+"on Instagram", "The way")."""
+
+
+_CAPITAL = re.compile(r"[A-Z]")
 
 
 def _says_a_street(text: str) -> bool:
+    """Whether ``text`` names a street: by a street's word or shape after a name, or
+    after "on" ("on Pearl", not "on Saturday"); in a text without capitals, a
+    street's word after any word that is no stop word."""
     for found in _NAMED_STREET.finditer(text):
         name = found["on"] or found["name"]
         if name is None or name.lower() not in _NOT_ON_A_STREET | STOP_WORDS:
             return True
-    return not re.search(r"[A-Z]", text) and any(
+    return not _CAPITAL.search(text) and any(
         found["name"] not in STOP_WORDS for found in _STREET_IN_LOWER_CASE.finditer(text)
     )
 

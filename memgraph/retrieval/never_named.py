@@ -109,6 +109,8 @@ _A_PLACE_OF = re.compile(rf"['’]s\s+[{_UPPER}][{_LOWER}]")
 """After a name, what makes it part of a place's or a shop's name ("Arthur's Seat",
 "Macy's Parade")."""
 _PLACE_OF_BEFORE = re.compile(rf"\b[{_UPPER}][\w-]*['’]s\s+$")
+"""Before a capitalised word, what makes it the rest of such a name ("Seat" of
+"Arthur's Seat")."""
 _IS_WORDS = (
     "the a an my our your his her their such so just still also really now definitely "
     "basically probably"
