@@ -536,10 +536,13 @@ GRADE = KindOfAnswer(
 course?" "got a B+"; "What score did Tessa get?" "87%"): "she got the grades!"
 gives none."""
 
+_PLAIN_STREET_WORDS = "street|st|road|rd|avenue|ave|lane|crescent|terrace"
+"""A street's words that say a street after any word ("albert st")."""
 _STREET_WORDS = (
-    "street|st|road|rd|avenue|ave|lane|close|crescent|drive|terrace|boulevard|blvd|row|"
-    "square|grove|parade|mews|gardens|hill|way|place"
+    _PLAIN_STREET_WORDS + "|close|drive|boulevard|blvd|row|square|grove|parade|mews|gardens|"
+    "hill|way|place"
 )
+"""A street's words, some of them everyday ones after a name only ("Mill Way")."""
 _NAMED_STREET = re.compile(
     # "on Gloucester Road", "off Leland", "Albert St", "on Rue Rachel", "Oranienstraße"
     r"\b(?:on|off|along|onto)\s+(?:the\s+)?(?P<on>[A-ZÀ-Þ][\w'’-]+)"
@@ -548,7 +551,7 @@ _NAMED_STREET = re.compile(
     r"|\w(?i:straat|stra(?:ss|ß)e|weg|gasse|laan|gade|vej|gatan|katu)\b"
 )
 _STREET_IN_LOWER_CASE = re.compile(
-    r"\b(?P<name>[a-z][\w'’-]+)\s+(?:street|st|road|rd|avenue|ave|lane|crescent|terrace)\b"
+    r"\b(?P<name>[a-z][\w'’-]+)\s+(?:" + _PLAIN_STREET_WORDS + r")\b"
 )
 """A street in a chat written in lower case ("we're on albert st")."""
 _NOT_ON_A_STREET = frozenset(

@@ -33,6 +33,7 @@ __all__ = [
     "LIGHT_VERBS",
     "OWNER_REACH",
     "RELATIVE_REACH",
+    "TITLES",
     "WORD",
     "Voice",
     "body_asked",
@@ -105,6 +106,9 @@ OWNER_REACH = 3
 """How many words before a kinship word a name with "'s" says whose relative it is
 ("Joris's mom", "Musa's older brother")."""
 _OWNS = re.compile(r"['’]s\b")
+TITLES = "Mr|Mrs|Ms|Miss|Dr|Prof|Professor"
+"""The titles a question may call someone by ("Mrs Okafor", "Dr Patel")."""
+_TITLES = f"(?:{TITLES})"
 _A_PLACE_OF = re.compile(rf"['’]s\s+[{_UPPER}][{_LOWER}]")
 """After a name, what makes it part of a place's or a shop's name ("Arthur's Seat",
 "Macy's Parade")."""
@@ -140,13 +144,13 @@ LIGHT_VERBS = frozenset(
 )
 """Verbs said of anything: a topic of these alone ("Where did Claire spend
 Christmas?" once the day is set aside) says nothing of whose it is."""
-THING_REACH = 1000
+BRAND_REACH = 1000
 """A brand's name may be anywhere in a text that speaks of the thing or in its
 reply ("the Kharcha app", "what's the oven?" / "An Ooni. Don't judge")."""
 RELATIVE_REACH = 8
 """How many words from a kinship word a name may be to be that relative's ("my
 sister Layla", "her husband? Dev would love it")."""
-BODY_REACH = 16
+THING_REACH = 16
 """How many words from a company's, a school's or a thing's word its name may be
 ("I got into Whitcombe! They've got a great art department, the school is huge"):
 further off, a capitalised word is someone or something else ("Rory came home
@@ -707,16 +711,14 @@ def relative_named(
             ]
             if body is not None:
                 return _body_named(body, texts, told, query, known, is_name, voices)
-            named, spoken_of = _named_near(
+            named, spoken_of = _thing_named_near(
                 thing,
                 told,
                 query,
                 known,
                 is_name,
-                called=True,
-                voices=voices,
-                reach=THING_REACH if brand is not None else BODY_REACH,
-                thing=True,
+                voices,
+                reach=BRAND_REACH if brand is not None else THING_REACH,
             )
             return named if named is not False else (False if spoken_of else None)
     if (head not in RELATIONS and head not in PETS) or _NAMED_RELATIVE.search(query.text):
@@ -1065,6 +1067,34 @@ _BODY_SAID_AS = {
 """The other words a chat says a body in ("on campus")."""
 
 
+def _thing_named_near(
+    word: str,
+    told: list[str],
+    query: Query,
+    known: Callable[[str], bool],
+    is_name: Callable[[str], bool],
+    voices: Sequence[Voice],
+    *,
+    reach: int = THING_REACH,
+    body: bool = False,
+) -> tuple[bool | None, bool]:
+    """:func:`_named_near` for the name of a thing or a body spoken of as ``word`` in
+    ``told`` (each text with its reply): said after "called" in any case, within
+    ``reach`` words, after "a" or "the" too ("the Kharcha app")."""
+    return _named_near(
+        word,
+        told,
+        query,
+        known,
+        is_name,
+        called=True,
+        voices=voices,
+        reach=reach,
+        thing=True,
+        body=body,
+    )
+
+
 def _body_named(
     body: str,
     texts: list[str],
@@ -1076,7 +1106,7 @@ def _body_named(
 ) -> bool | None:
     """For a question asking which company or school (``body``, see
     :func:`body_asked`), whether ``told`` (``texts``, each with its reply) name it:
-    within :data:`BODY_REACH` words of its word, another word for it ("the bus across
+    within :data:`THING_REACH` words of its word, another word for it ("the bus across
     campus at York") or another body the question asks of ("for nursing school"),
     or within :data:`RELATIVE_REACH` words of another word of the question that is
     no relative, pet or everyday verb ("Northwave offered me a place on their
@@ -1089,18 +1119,7 @@ def _body_named(
     said_as = _BODY_SAID_AS.get(body, ())
     kinds_asked = [t for t in query.content_terms if t != body and t in _BODY_TERMS]
     for word in (body, *said_as, *kinds_asked):
-        named, said = _named_near(
-            word,
-            told,
-            query,
-            known,
-            is_name,
-            called=True,
-            voices=voices,
-            reach=BODY_REACH,
-            thing=True,
-            body=True,
-        )
+        named, said = _thing_named_near(word, told, query, known, is_name, voices, body=True)
         if named is not False:
             return named
         spoken_of = spoken_of or said
@@ -1206,7 +1225,6 @@ def last_name_said(query: Query, names: Iterable[str], texts: Iterable[str]) -> 
     return any(said.search(text) or told.search(text) for text in texts)
 
 
-_TITLES = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Professor)"
 _ASKS_FIRST_NAME_OF_TITLED = re.compile(
     rf"\b{_TITLES}\.?\s+(?P<surname>[A-Z][\w'’-]+)['’]s\s+(?:first|given|christian)\s+name\b"
 )

@@ -30,6 +30,7 @@ from memgraph.retrieval.kinds_said import (
     OUTCOME,
     STUDY,
 )
+from memgraph.retrieval.never_named import TITLES
 from memgraph.retrieval.possession import RELATIONS, kin
 from memgraph.retrieval.support import FIRST_PERSON_WORDS, SECOND_PERSON_WORDS, THIRD_PERSON_WORDS
 from memgraph.text import index_terms, words
@@ -147,7 +148,8 @@ instrument does Leah play?": Leah)."""
 _NAMED_SUBJECT = re.compile(
     r"(?:[A-Z][\w-]*['’]s\s+(?:(?:ex-|late\s+)?[^\W\d_A-Z][\w-]*\s+){1,2})?"
     r"(?:(?:Uncle|Aunt|Auntie|Aunty|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Nana|Gran|"
-    r"Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.?\s+)?(?P<name>[A-Z][\w-]*)"
+    + TITLES
+    + r")\.?\s+)?(?P<name>[A-Z][\w-]*)"
 )
 """Whom a question asks about by name: "Tom", "Farida's husband Tom", "Kasia's fiancé
 Piotr", "Uncle Rob"."""
