@@ -931,6 +931,25 @@ def test_a_pet_said_to_be_the_other_speaker_s_is_not_theirs() -> None:
     )
 
 
+def test_a_pet_they_ask_after_is_not_theirs() -> None:
+    # Dana asks her son after his cat ("and the cat, the mouth is healed?")
+    cat = ask("What is the name of Dana's cat?")
+    texts = [
+        "and the cat, the mouth is healed?",
+        "hahaha a cat who steals is a healthy cat, my mother always said",
+    ]
+    before = ["", "He stole a slice of ham. Pierogi is back to normal"]
+
+    def named(voices: list[Voice]) -> bool | None:
+        return relative_named(
+            cat, texts, lambda _: False, voices=voices, asked_before=lambda: before
+        )
+
+    assert named([Voice("Dana", "Tom"), Voice("Dana", "Tom")]) is False
+    # asked after by her son, the cat named beside it may be hers
+    assert named([Voice("Tom", "Dana"), Voice("Tom", "Dana")]) is None
+
+
 def test_a_pet_another_s_household_has_is_not_theirs() -> None:
     cat = ask("What is the name of Dana's cat?")
     spoilt = ["I also have a very spoilt ginger cat called Fibonacci who sits on my marking"]

@@ -822,15 +822,22 @@ def _role_named(
 
 def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], query: Query) -> bool:
     """Whether the pet ``head`` that ``texts`` speak of is said to be the other
-    speaker's ("your cat" said by the person asked about, another's "my cat") and
-    never said to be theirs by the word that says whose it is (see :func:`_whose`:
+    speaker's ("your cat" said by the person asked about, another's "my cat", or
+    the person asked about asking after it: "and the cat, the mouth is healed?") and never said
+    to be theirs by the word that says whose it is (see :func:`_whose`:
     "my cat" in their own turn, "your cat" to them or in a text that names them,
     "Gwen I have bad news and it involves your dog")."""
     anothers = False
     for text, voice in zip(texts, voices, strict=False):
         tokens = list(WORD.finditer(text))
+        bounds = _sentences(text, tokens)
         for n, token in enumerate(tokens):
-            if n == 0 or not _is_a(head, token.group()):
+            if not _is_a(head, token.group()):
+                continue
+            if _asks_of_anothers(text, tokens, bounds[n], voice, query):
+                anothers = True  # "and the cat, the mouth is healed?": her son's cat
+                continue
+            if n == 0:
                 continue
             whose = _whose(tokens, n, voice, query)
             household = _pet_whose(text, token, voice, query)
