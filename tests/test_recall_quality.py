@@ -211,6 +211,35 @@ def test_an_abstention_question_is_told_its_neighbours_facts_are_not_the_answer(
     )
 
 
+def test_a_question_dated_to_a_day_is_judged_on_what_was_said_then(tmp_path: Path) -> None:
+    said = [
+        (
+            "Deborah",
+            "2023-04-09T10:00:00Z",
+            "Hey Jolene! I went to an art show with a friend, stunning paintings.",
+        ),
+        (
+            "Jolene",
+            "2023-04-09T10:05:00Z",
+            "Sounds amazing! I spent the whole weekend on my thesis.",
+        ),
+        (
+            "Jolene",
+            "2023-06-20T18:00:00Z",
+            "Went to a comedy show with my friend Anna last night, so funny!",
+        ),
+        ("Deborah", "2023-06-20T18:05:00Z", "Love that, Anna sounds like a great friend."),
+    ]
+    with Memory(tmp_path / "mem", "chat", provider="mock") as memory:
+        for speaker, at, text in said:
+            memory.remember(text, speaker=speaker, at=at)
+        that_day = memory.recall("Which show did Jolene go to with a friend on 9 April 2023?")
+        that_month = memory.recall("Which show did Jolene go to with a friend in June 2023?")
+    # on 9 April only Deborah went to a show: Jolene's comedy show was in June
+    assert that_day.startswith("(Nothing remembered says this about Jolene")
+    assert not that_month.startswith("(Nothing") and "comedy show" in that_month
+
+
 def test_context_injection_finds_what_recall_finds(tmp_path: Path) -> None:
     from memgraph import llm, memory, set_memory_id
 
