@@ -6,11 +6,11 @@ import functools
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date
 from typing import Any, NamedTuple
 
 from memgraph.answer_kinds import answer_cues, asks_name
-from memgraph.dates import asked_period, names_a_bare_day
+from memgraph.dates import names_a_bare_day
 from memgraph.engine.core import MemoryCore
 from memgraph.errors import NotFound
 from memgraph.faces.namespaces import read_namespace
@@ -51,6 +51,7 @@ from memgraph.retrieval.never_named import (
     relative_named,
     speaks_of,
 )
+from memgraph.retrieval.periods import someone_else_s_then
 from memgraph.retrieval.recall_text import (
     format_recall,
     names_or_numbers,
@@ -70,8 +71,6 @@ from memgraph.retrieval.said_of import (
 )
 from memgraph.retrieval.support import (
     LOOKED_AT,
-    MOSTLY_THEIRS,
-    OWN_SHARE,
     Support,
     Talk,
     never_said_theirs,
@@ -95,56 +94,6 @@ MESSAGE_CANDIDATES = 60
 BRIEF_QUESTION_WORDS = 8
 """A reply whose last sentence asks something this short ("where??", "Oh no. What new
 dates are you looking at?") asks for what the news left out."""
-
-
-PERIOD_REACH_DAYS = 7
-"""How many days after the stretch a question names a text may still speak of it
-("last Saturday"), when judging whose the topic was then."""
-_HOW_THINGS_STOOD = re.compile(
-    r"\b(?:as of|as at|by|since|from|until|till|before|after|during|throughout|over)\s+"
-    r"(?:(?:early|mid|late)[\s-]+|the (?:first|last|start|end|beginning|middle) (?:\w+ ){0,2}of\s+)?"
-    r"(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
-    re.IGNORECASE,
-)
-"""A question asking how things stood by or over a stretch ("as of October 2024",
-"by February 2025", "during April 2022"), not what happened in it: what was said
-before the stretch tells it too."""
-
-
-def _said_on(candidate: tiers.Candidate, docs: Mapping[str, Doc]) -> str:
-    """The day a candidate was said (``YYYY-MM-DD``; "" when unknown): a text's, or
-    the day a fact holds from."""
-    if candidate.obs is not None:
-        return str(candidate.obs.get("validFrom") or "")[:10]
-    doc = docs.get(candidate.episode) if candidate.episode is not None else None
-    return str(doc.get("at") or "")[:10] if doc is not None else ""
-
-
-def _someone_else_s_then(
-    query: str,
-    found: Sequence[tiers.Candidate],
-    docs: Mapping[str, Doc],
-    judge: Callable[[Sequence[tiers.Candidate]], Support | None],
-) -> bool:
-    """Whether, of the texts said in the stretch of days ``query`` names ("on 9
-    April 2023", "in August 2022") or in the week after it, someone else's hold
-    most of the topic and theirs little ("Which show did Jolene go to with a friend
-    on 9 April 2023?" when that day only Deborah speaks of an art show, and
-    Jolene's shows were other days'). ``judge`` weighs the texts (see
-    :func:`memgraph.retrieval.support.support`)."""
-    period = asked_period(query)
-    if period is None or _HOW_THINGS_STOOD.search(query):
-        return False
-    start = period.start.isoformat()
-    end = (period.end + timedelta(days=PERIOD_REACH_DAYS)).isoformat()
-    then = [c for c in found if start <= _said_on(c, docs) < end]
-    held = judge(then) if then else None
-    return (
-        held is not None
-        and held.about_someone_else
-        and held.own < OWN_SHARE
-        and held.anyone >= MOSTLY_THEIRS
-    )
 
 
 class _Ranked(NamedTuple):
@@ -435,7 +384,7 @@ class ReadMixin(MemoryCore):
                 unanswered = unanswered or (
                     held is not None
                     and not described
-                    and _someone_else_s_then(query, found, docs, judge)
+                    and someone_else_s_then(query, found, docs, judge)
                 )
             note = None
             if unanswered:

@@ -10,13 +10,18 @@ people said in that stretch (or in the days after it, speaking of it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
-from memgraph.dates import Period, periods_spoken_of
+from memgraph.dates import MONTHS, Period, asked_period, periods_spoken_of
+from memgraph.graph.graph import Doc
 from memgraph.retrieval.episode_index import SAID_WITHIN_BONUS, EpisodeIndex
+from memgraph.retrieval.ranking import Candidate
+from memgraph.retrieval.support import MOSTLY_THEIRS, OWN_SHARE, Support
 
 __all__ = [
+    "JUDGED_DAYS_AFTER",
     "PERIOD_TEXTS",
     "REACH_DAYS",
     "SAID_IN_SHARE",
@@ -25,6 +30,7 @@ __all__ = [
     "SPOKEN_OF_SHARE",
     "WORDED_FACTOR",
     "period_shares",
+    "someone_else_s_then",
 ]
 
 REACH_DAYS = 14
@@ -145,3 +151,58 @@ def period_shares(
             continue
         shares[episode_id] = min(1.0, max(share, shares.get(episode_id, 0.0)))
     return shares
+
+
+JUDGED_DAYS_AFTER = 7
+"""How many days after the stretch a question names a text may still speak of it
+("last Saturday"), when judging whose the topic was then."""
+_MONTH_WORD = "|".join(
+    [m.lower() for m in MONTHS]
+    + ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept?", "oct", "nov", "dec"]
+)
+_HOW_THINGS_STOOD = re.compile(
+    r"\b(?:as of|as at|by|since|from|until|till|before|after|during|throughout|over)\s+"
+    r"(?:(?:early|mid|late)[\s-]+|the (?:first|last|start|end|beginning|middle) (?:\w+ ){0,2}of\s+)?"
+    rf"(?:\d{{1,2}}\s+)?(?:{_MONTH_WORD})\b",
+    re.IGNORECASE,
+)
+"""A question asking how things stood by or over a stretch ("as of October 2024",
+"by February 2025", "during April 2022"), not what happened in it: what was said
+before the stretch tells it too."""
+
+
+def _said_on(candidate: Candidate, docs: Mapping[str, Doc]) -> str:
+    """The day a candidate was said (``YYYY-MM-DD``; "" when unknown): a text's, or
+    the day a fact holds from."""
+    if candidate.obs is not None:
+        return str(candidate.obs.get("validFrom") or "")[:10]
+    doc = docs.get(candidate.episode) if candidate.episode is not None else None
+    return str(doc.get("at") or "")[:10] if doc is not None else ""
+
+
+def someone_else_s_then(
+    query: str,
+    found: Sequence[Candidate],
+    docs: Mapping[str, Doc],
+    judge: Callable[[Sequence[Candidate]], Support | None],
+) -> bool:
+    """Whether, of what was said in the stretch of days ``query`` names ("on 9 April
+    2023", "in August 2022") or in the :data:`JUDGED_DAYS_AFTER` days after it,
+    someone else's texts and facts hold most of the topic and theirs little ("Which
+    show did Jolene go to with a friend on 9 April 2023?" when that day only
+    Deborah speaks of an art show, and Jolene's shows were other days'). ``found``
+    are the candidates recall found, ``docs`` their texts, and ``judge`` weighs a
+    set of them (see :func:`memgraph.retrieval.support.support`)."""
+    period = asked_period(query)
+    if period is None or _HOW_THINGS_STOOD.search(query):
+        return False
+    start = period.start.isoformat()
+    end = (period.end + timedelta(days=JUDGED_DAYS_AFTER)).isoformat()
+    then = [c for c in found if start <= _said_on(c, docs) < end]
+    held = judge(then) if then else None
+    return (
+        held is not None
+        and held.about_someone_else
+        and held.own < OWN_SHARE
+        and held.anyone >= MOSTLY_THEIRS
+    )
