@@ -108,6 +108,16 @@ def held(question: str, *said: tuple[dict[str, str], str]) -> tuple[float, float
     return found.own, found.anyone
 
 
+def test_the_day_a_question_names_is_not_its_topic() -> None:
+    said = [
+        (DANA, "It all started in August last year, when we met at a festival."),
+        (MARCUS, "I got picked for a car mod workshop, so excited!"),
+    ]
+    own, anyone = held("What workshop did Dana get picked for on 11 August, 2023?", *said)
+    # Dana's "August" says nothing of the workshop: only Marcus's text holds it
+    assert own == 0.0 and anyone == 1.0
+
+
 def test_a_topic_of_light_verbs_alone_is_no_one_s() -> None:
     # "Where did Claire spend Christmas?" with Christmas an entity: "spend" is all
     # that is asked, and "he spends his days at the mosque" is not it

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memgraph.chatter import CAPTION
+from memgraph.dates import MONTHS, WEEKDAYS, asked_period
 from memgraph.graph.graph import Doc, Graph
 from memgraph.retrieval.names import mention_groups
 from memgraph.retrieval.never_named import LIGHT_VERBS, WORD
@@ -266,6 +267,10 @@ def support(
     asking = their_words or frozenset()
     # "Which city does Mehmet live in?": "city" is the answer's kind, said as "Schiedam"
     asking = asking | _place_asked(query.text)
+    if asked_period(query.text) is not None:
+        # "on 11 August, 2023": when it was said, not what ("It all started August
+        # last year" holds nothing of the workshop asked about)
+        asking = asking | _DATE_TERMS | {t for t in query.content_terms if t.isdigit()}
     topic = list(kin(t for t in query.content_terms if t not in ANSWER_WORDS | asking))
     # a word weighs as the rarest of its forms the texts hold ("grandma" for "grandmother")
     weights = {t: max(map(frequency, (t, *WORD_FORMS.get(t, ())))) for t in topic}
@@ -384,6 +389,11 @@ def support(
             # says where Dana's sister lives, whoever else's sister "lives" somewhere
             return theirs
     return found
+
+
+_DATE_TERMS = frozenset(index_terms(" ".join(MONTHS + WEEKDAYS)))
+"""The words of a day a question names ("on 11 August, 2023"), with its numbers:
+no part of its topic."""
 
 
 _PLACE_KINDS = (
