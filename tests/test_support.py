@@ -1015,8 +1015,13 @@ def test_someone_asked_of_by_their_role_is_named_near_the_role_word() -> None:
     assert named("landlord sent dr okafor round, long story") is True
     # a speaker named near the role is no name of it
     assert named("Marcus, the landlord is at it again") is False
-    # no text speaks of a landlord: left to the texts' other words
+    # no text speaks of a landlord: left to the texts' other words (a role has
+    # other words: "the PT", "our guy")
     assert named("the weather is great") is None
+    # but a place no text speaks of by its kind has no name remembered
+    tapas = ask("What is the name of the tapas bar in El Born Dana loved?")
+    assert relative_named(tapas, ["the weather is great"], lambda _: False) is False
+    assert relative_named(tapas, ["that tapas bar, Bar Cañete, so good"], lambda _: False)
     # the role may come after what the question says of it
     tailor = ask("What is the name of the Leeds tailor who sewed Dana's dress?")
     assert relative_named(tailor, ["the tailor was brilliant"], lambda _: False) is False

@@ -644,8 +644,9 @@ def relative_named(
     what it is ("the name of the shelter where Jiwon adopted Dubu"), is judged the
     same way,
     and a word after "called", "named" or a title is a name in any case ("an old
-    guy called jim", "dr wiśniewska"); a role no text speaks of is left to the
-    texts' other words. ``voices`` says who said each text and to whom, so a
+    guy called jim", "dr wiśniewska"); a person's role no text speaks of is left
+    to the texts' other words, and a place's kind no text speaks of ("the tapas
+    bar in El Born") gives ``False``. ``voices`` says who said each text and to whom, so a
     relative a text says is someone else's ("Rosamma's son", another's "my son") is
     not theirs; ``replies`` reads the turn after each text, where a thing asked by
     name ("the name of the startup Kiran worked at") is often named alone, and
@@ -690,7 +691,9 @@ def relative_named(
             )
             if named is not False or spoken_of:
                 return named
-        return None
+        # a person's role is said in other words ("the PT", "our guy"), a place's
+        # kind hardly ever: a tapas bar no text speaks of has no name remembered
+        return None if said_as[0].lower() in _PEOPLE_ROLES else False
     brand = brand_asked(query.text)
     # "Which school do Kwame's children go to?": the school's name, not the children's
     body = body_asked(query.text)
