@@ -644,9 +644,9 @@ def relative_named(
     what it is ("the name of the shelter where Jiwon adopted Dubu"), is judged the
     same way,
     and a word after "called", "named" or a title is a name in any case ("an old
-    guy called jim", "dr wiśniewska"); a person's role no text speaks of is left
-    to the texts' other words, and a place's kind no text speaks of ("the tapas
-    bar in El Born") gives ``False``. ``voices`` says who said each text and to whom, so a
+    guy called jim", "dr wiśniewska"); a person's role or a body no text speaks
+    of is left to the texts' other words ("the PT", "she's at Deloitte"), and a
+    place's kind no text speaks of ("the tapas bar in El Born") gives ``False``. ``voices`` says who said each text and to whom, so a
     relative a text says is someone else's ("Rosamma's son", another's "my son") is
     not theirs; ``replies`` reads the turn after each text, where a thing asked by
     name ("the name of the startup Kiran worked at") is often named alone, and
@@ -691,9 +691,10 @@ def relative_named(
             )
             if named is not False or spoken_of:
                 return named
-        # a person's role is said in other words ("the PT", "our guy"), a place's
-        # kind hardly ever: a tapas bar no text speaks of has no name remembered
-        return None if said_as[0].lower() in _PEOPLE_ROLES else False
+        # a person's role is said in other words ("the PT", "our guy") and a body by
+        # its name alone ("she's at Deloitte"), a place by its kind: a tapas bar no
+        # text speaks of has no name remembered
+        return False if said_as[0].lower() in _PLACES else None
     brand = brand_asked(query.text)
     # "Which school do Kwame's children go to?": the school's name, not the children's
     body = body_asked(query.text)
@@ -976,13 +977,17 @@ _ROLES = (
     "imam chaplain creator influencer youtuber tenant"
 )
 _PLACE_ROLES = (
-    # places and bodies a name is asked of ("the name of the shelter where …")
-    "restaurant cafe café bar pub shelter firm company hotel clinic gym nursery shop store "
-    "bakery agency venue charity salon brewery consultancy practice startup"
+    # places a name is asked of ("the name of the shelter where …")
+    "restaurant cafe café bar pub shelter hotel clinic gym nursery shop store bakery venue "
+    "salon brewery practice"
 )
-_ROLE = "(" + "|".join((_ROLES + " " + _PLACE_ROLES).split()) + ")"
+_BODY_ROLES = "firm company agency charity consultancy startup"
+"""Bodies a name is asked of, often said by their name alone ("she's at Deloitte")."""
+_ROLE = "(" + "|".join((_ROLES + " " + _PLACE_ROLES + " " + _BODY_ROLES).split()) + ")"
 _PEOPLE_ROLES = frozenset(_ROLES.split())
 """The roles that are people's ("landlord"), not places' or bodies' ("firm")."""
+_PLACES = frozenset(_PLACE_ROLES.split())
+"""The places a name is asked of, said by their kind when spoken of at all."""
 _A_ROLE = re.compile(r"\b" + _ROLE + r"\b", re.IGNORECASE)
 """A role's word anywhere (the "vet" of "the vet practice")."""
 _ROLE_NAMED = re.compile(
