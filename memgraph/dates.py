@@ -35,6 +35,7 @@ __all__ = [
     "asked_period",
     "asks_about_now",
     "asks_about_past",
+    "asks_how_things_stood",
     "days_line",
     "days_named",
     "format_day",
@@ -1348,6 +1349,7 @@ def _part_of_month(text: str) -> Period | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def asked_period(text: str) -> Period | None:
     """The stretch of days a question names, if any: a day ("on 9 November 2022"),
     a part of a month ("the first weekend of October 2023", "late May 2023",
@@ -1368,6 +1370,21 @@ def asked_period(text: str) -> Period | None:
         return None
     year, following = _add_months(int(found["year"]), month, 1)
     return Period(date(int(found["year"]), month, 1), date(year, following, 1))
+
+
+_HOW_THINGS_STOOD = re.compile(
+    r"\b(?:as of|as at|by|since|from|until|till|before|after|during|throughout|over)\s+"
+    r"(?:(?:early|mid|late)[\s-]+|the (?:first|last|start|end|beginning|middle) (?:\w+ ){0,2}of\s+)?"
+    r"(?:\d{1,2}\s+)?" + _MONTH + r"(?![\w'’])",
+    re.IGNORECASE,
+)
+
+
+def asks_how_things_stood(text: str) -> bool:
+    """Whether a question asks how things stood by or over a stretch of days ("as
+    of October 2024", "by February 2025", "during April 2022"), not what happened
+    in it: what was said before the stretch tells it too."""
+    return _HOW_THINGS_STOOD.search(text) is not None
 
 
 _NOW = re.compile(

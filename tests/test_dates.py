@@ -16,6 +16,7 @@ from memgraph.dates import (
     asked_period,
     asks_about_now,
     asks_about_past,
+    asks_how_things_stood,
     asks_when,
     asks_when_alone,
     days_named,
@@ -951,3 +952,13 @@ def test_a_thing_done_said_by_its_owner_s_word_alone_is_no_plan() -> None:
 )
 def test_an_event_in_the_simple_present_is_ahead(text: str, said: date, expected: str) -> None:
     assert expected in resolve_relative_dates(text, said)
+
+
+def test_a_question_asking_how_things_stood_by_a_stretch_is_told_from_what_happens_in_one() -> None:
+    assert asks_how_things_stood("Where is Tunde's mum as of mid-September 2024?")
+    assert asks_how_things_stood("How many dogs does Ingrid have by Oct. 2026?")
+    assert asks_how_things_stood("Did James have a girlfriend during April 2022?")
+    assert not asks_how_things_stood("What injury did Dan get in May 2024?")
+    assert not asks_how_things_stood("Which show did Jolene go to on 9 April 2023?")
+    # a month's first letters inside another word are no month
+    assert not asks_how_things_stood("What has Dana done since marrying in June 2023?")

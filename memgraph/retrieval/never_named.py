@@ -646,7 +646,8 @@ def relative_named(
     and a word after "called", "named" or a title is a name in any case ("an old
     guy called jim", "dr wiśniewska"); a person's role or a body no text speaks
     of is left to the texts' other words ("the PT", "she's at Deloitte"), and a
-    place's kind no text speaks of ("the tapas bar in El Born") gives ``False``. ``voices`` says who said each text and to whom, so a
+    place's kind no text speaks of ("the tapas bar in El Born") gives ``False``.
+    ``voices`` says who said each text and to whom, so a
     relative a text says is someone else's ("Rosamma's son", another's "my son") is
     not theirs; ``replies`` reads the turn after each text, where a thing asked by
     name ("the name of the startup Kiran worked at") is often named alone, and
@@ -827,12 +828,14 @@ def _role_named(
 def _only_anothers(head: str, texts: Sequence[str], voices: Sequence[Voice], query: Query) -> bool:
     """Whether the pet ``head`` that ``texts`` speak of is said to be the other
     speaker's ("your cat" said by the person asked about, another's "my cat", or
-    the person asked about asking after it: "and the cat, the mouth is healed?") and never said
-    to be theirs by the word that says whose it is (see :func:`_whose`:
+    the person asked about asking after it: "and the cat, the mouth is healed?")
+    and never said to be theirs by the word that says whose it is (see :func:`_whose`:
     "my cat" in their own turn, "your cat" to them or in a text that names them,
     "Gwen I have bad news and it involves your dog")."""
     anothers = False
     for text, voice in zip(texts, voices, strict=False):
+        if not speaks_of(head, text):
+            continue
         tokens = list(WORD.finditer(text))
         bounds = _sentences(text, tokens)
         for n, token in enumerate(tokens):

@@ -10,11 +10,10 @@ people said in that stretch (or in the days after it, speaking of it).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
-from memgraph.dates import MONTHS, Period, asked_period, periods_spoken_of
+from memgraph.dates import Period, asked_period, asks_how_things_stood, periods_spoken_of
 from memgraph.graph.graph import Doc
 from memgraph.retrieval.episode_index import SAID_WITHIN_BONUS, EpisodeIndex
 from memgraph.retrieval.ranking import Candidate
@@ -156,19 +155,6 @@ def period_shares(
 JUDGED_DAYS_AFTER = 7
 """How many days after the stretch a question names a text may still speak of it
 ("last Saturday"), when judging whose the topic was then."""
-_MONTH_WORD = "|".join(
-    [m.lower() for m in MONTHS]
-    + ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept?", "oct", "nov", "dec"]
-)
-_HOW_THINGS_STOOD = re.compile(
-    r"\b(?:as of|as at|by|since|from|until|till|before|after|during|throughout|over)\s+"
-    r"(?:(?:early|mid|late)[\s-]+|the (?:first|last|start|end|beginning|middle) (?:\w+ ){0,2}of\s+)?"
-    rf"(?:\d{{1,2}}\s+)?(?:{_MONTH_WORD})\b",
-    re.IGNORECASE,
-)
-"""A question asking how things stood by or over a stretch ("as of October 2024",
-"by February 2025", "during April 2022"), not what happened in it: what was said
-before the stretch tells it too."""
 
 
 def _said_on(candidate: Candidate, docs: Mapping[str, Doc]) -> str:
@@ -194,7 +180,7 @@ def someone_else_s_then(
     are the candidates recall found, ``docs`` their texts, and ``judge`` weighs a
     set of them (see :func:`memgraph.retrieval.support.support`)."""
     period = asked_period(query)
-    if period is None or _HOW_THINGS_STOOD.search(query):
+    if period is None or asks_how_things_stood(query):
         return False
     start = period.start.isoformat()
     end = (period.end + timedelta(days=JUDGED_DAYS_AFTER)).isoformat()
