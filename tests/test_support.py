@@ -1801,3 +1801,27 @@ def test_someone_else_s_text_holding_more_does_not_outweigh_a_topic_largely_thei
     assert Support(own=0.4, anyone=1.0).about_someone_else
     # however much is theirs, another's holding all of it outweighs less than half
     assert Support(own=0.4, anyone=1.0, theirs=0.9).about_someone_else
+
+
+def test_the_name_of_what_is_asked_about_is_part_of_the_topic() -> None:
+    # "Dana's plan for Broad Street": of the two names, Dana is whom it asks about
+    # and the street what; Marcus's mum "planning a visit" holds none of the street
+    graph = Graph()
+    for number, name, kind in ((1, "Dana", "person"), (3, "Broad Street", "place")):
+        entity = {"id": f"entity-{number}", "name": name, "type": kind, "source": "main"}
+        graph.apply([{"op": "entity", "entity": {**entity, "createdAt": "2024-01-01T00:00:00Z"}}])
+    text = "What was Dana's plan for Broad Street?"
+    query = Query(
+        text,
+        tuple(dict.fromkeys(index_terms(text))),
+        frozenset({"entity-1", "entity-3"}),
+        frozenset({"dana", *index_terms("Broad Street")}),
+        (frozenset({"dana"}), frozenset(index_terms("Broad Street"))),
+    )
+    ranked, docs = turns(
+        (DANA, "I signed up for Broad Street in May, going under 1:25"),
+        (MARCUS, "my mum's planning a visit in the fall"),
+    )
+    found = support(graph, ranked, query, episode_docs=docs, frequency=lambda _term: 1.0)
+    assert found is not None and not found.about_someone_else
+    assert found.own > 0.5

@@ -259,8 +259,13 @@ def support(
         # a text naming Nike names the company, not them; one naming "Meera's Nani",
         # what the question says is theirs
         kept = named | {e for e in query.named if _said_theirs(graph.entity_name(e), query)}
+        # "Leah's plan for Broad Street": the street is what is asked about
+        naming = {t for e in kept for t in index_terms(graph.entity_name(e) or "")}
+        asked = {t for e in query.named - kept for t in index_terms(graph.entity_name(e) or "")}
         query = dataclasses.replace(
-            query, mentions=mention_groups(graph, sorted(kept), partial=PARTIAL_NAMES)
+            query,
+            name_terms=query.name_terms - (asked - naming),
+            mentions=mention_groups(graph, sorted(kept), partial=PARTIAL_NAMES),
         )
     quiet = silent(next(iter(named)))
     their_words = _asks_their_words(query)
