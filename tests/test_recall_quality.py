@@ -1575,3 +1575,18 @@ def test_a_street_asked_for_is_one_a_text_says(tmp_path: Path) -> None:
     ]
     (josh,) = recalled(tmp_path / "b", said, "What street is Josh's new place on?")
     assert josh.startswith(NOTHING_SAID), josh
+
+
+def test_a_relative_named_as_her_a_few_turns_later(tmp_path: Path) -> None:
+    said = [
+        ("Kasia", "Hi Robert! How are you?"),
+        ("Robert", "Fine. Busy."),
+        ("Kasia", "ok, more details?"),
+        ("Robert", "Daughter got into Edinburgh. Starts September."),
+        ("Kasia", "Congratulations!! What will she study?"),
+        ("Robert", "Marine biology."),
+        ("Kasia", "That's so cool! Maybe because of the sailing?"),
+        ("Robert", "Probably. Her name is Emma, by the way."),
+    ]
+    (robert,) = recalled(tmp_path, said, "What is Robert's daughter called?")
+    assert "Emma" in robert and not robert.startswith(NOTHING_SAID), robert

@@ -1097,6 +1097,25 @@ def test_a_relative_or_role_named_in_the_turn_before_or_after() -> None:
     assert named(cardiologist, cleared, after=long_reply) is False
 
 
+def test_a_relative_or_role_named_as_him_or_her_a_few_turns_later() -> None:
+    def named(question: str, text: str, later: str) -> bool | None:
+        """Whether ``text`` names whom ``question`` asks of, with what the person
+        asked about said in the few turns ``later``."""
+        return relative_named(
+            ask(question), [text], lambda word: word == "Marcus", told_after=lambda: [later]
+        )
+
+    # "Daughter got into Edinburgh." ... "Probably. Her name is Emma, by the way."
+    daughter = "What is Dana's daughter called?"
+    assert named(daughter, "Daughter got into Edinburgh.", "Probably. Her name is Emma") is True
+    assert named(daughter, "Daughter got into Edinburgh.", "Probably. Emma says hi") is False
+    # "I finally saw a physio" ... "shin splints. his name is Marco"
+    physio = "What is the name of the physio who treated Dana?"
+    saw = "ok and the shin thing. I finally saw a physio"
+    assert named(physio, saw, "shin splints. his name is Marco, he's great") is True
+    assert named(physio, saw, "shin splints. no running for two weeks") is False
+
+
 def test_someone_asked_of_by_their_role_is_named_in_the_sentence_that_speaks_of_them() -> None:
     landlord = ask("What is the name of Dana's landlord?")
     # a name in another sentence is not the landlord's; "Mr." ends no sentence

@@ -91,6 +91,9 @@ CONTEXT_CANDIDATES = 20
 question's answer): at most 10 are shown."""
 MESSAGE_CANDIDATES = 60
 """Candidates whose episodes recall reads to show messages (the best ones)."""
+NAMED_AFTER = 4
+"""How many turns after a text speaking of a relative or someone by their role may
+name them as "him" or "her" ("I finally saw a physio" ... "his name is Marco")."""
 BRIEF_QUESTION_WORDS = 8
 """A reply whose last sentence asks something this short ("where??", "Oh no. What new
 dates are you looking at?") asks for what the news left out."""
@@ -446,6 +449,30 @@ class ReadMixin(MemoryCore):
                 found = self._episode_docs(graph, [r for r in answered_by if r is not None])
                 return [spoken_words(found[r]) if r in found else "" for r in answered_by]
 
+            # whom it asks about: the people it names, or a speaker it names whom
+            # memory holds no entity for
+            asked = {name_key(graph.entity_name(e) or "") for e in analyzed.named}
+            asked |= set(words(query)) & indexed.voices
+
+            def told_after() -> list[str]:
+                """The few turns after each text that the person asked about said
+                ("WAIT. whose dog is that" "MINE. ... her name is Chai" is not Dana's)."""
+                after: list[list[str]] = []
+                for episode in theirs:
+                    turns: list[str] = []
+                    step: str | None = episode
+                    for _ in range(NAMED_AFTER):
+                        step = indexed.reply_to(step) if step is not None else None
+                        said_by = indexed.speaker_of(step) if step is not None else None
+                        if step is not None and said_by and name_key(said_by) in asked:
+                            turns.append(step)
+                    after.append(turns)
+                found = self._episode_docs(graph, [e for turns in after for e in turns])
+                return [
+                    "\n".join(spoken_words(found[e]) for e in turns if e in found)
+                    for turns in after
+                ]
+
             their_names = [graph.entity_name(e) or "" for e in analyzed.named]
             named = relative_named(
                 analyzed,
@@ -454,6 +481,7 @@ class ReadMixin(MemoryCore):
                 is_name=lambda word: graph.entity_by_name(word) is not None,
                 voices=[Voice(docs[e].get("speaker"), indexed.addressee(e)) for e in theirs],
                 replies=replies,
+                told_after=told_after,
                 asked_before=lambda: [
                     next((text for _, text in talk.before(e)), "") for e in theirs
                 ],

@@ -620,6 +620,7 @@ def relative_named(
     voices: Sequence[Voice] = (),
     replies: Callable[[], Sequence[str]] = tuple,
     asked_before: Callable[[], Sequence[str]] = tuple,
+    told_after: Callable[[], Sequence[str]] = tuple,
 ) -> bool | None:
     """For a question asking the name of someone's relative or partner ("What is the name of
     Tasha's sister?"), whether any of ``texts`` that speaks of that relative has a
@@ -658,7 +659,10 @@ def relative_named(
     again?" "our contractor"). A relative's name is one in the sentence that
     speaks of them (see :func:`_names_it`), or in the reply to a text asking of
     them ("The baby? Tell me!" "her name is Frida") or in the turn before one that
-    answers who they are ("Who's Alfie?" "My grandson.").
+    answers who they are ("Who's Alfie?" "My grandson."); ``told_after`` reads the
+    few turns after each text together, where a relative or someone asked of by their
+    role may be named as "him" or "her" ("I finally saw a physio" ... "his name is
+    Marco").
     ``None`` when the question asks no relative's name, names the
     relative itself ("her brother Teo"), or leaves it to the texts' other words."""
     if _ABOUT_THE_NAME.search(query.text):
@@ -666,6 +670,7 @@ def relative_named(
     # the turns beside the texts are read at most once, and only when needed
     replies = functools.cache(replies)
     asked_before = functools.cache(asked_before)
+    told_after = functools.cache(told_after)
     _things, head = possessed(query, anyones=True)
     head = PETS.get(head or "", head)
     role = _ROLE_NAMED.search(query.text)
@@ -690,6 +695,8 @@ def relative_named(
             named, spoken_of = _role_named(
                 role_word, texts, query, known, is_name, voices, replies, asked_before
             )
+            if named is False and _named_beside(role_word, texts, told_after, _NAME_OF_THEM, known):
+                named = True  # "I finally saw a physio" ... "his name is Marco"
             if named is not False or spoken_of:
                 return named
         # a person's role is said in other words ("the PT", "our guy") and a body by
@@ -745,6 +752,7 @@ def relative_named(
     if spoken_of and (
         _named_beside(head, texts, replies, _NAME_GIVEN, known, keep=_asks)
         or _named_beside(head, texts, asked_before, _WHO_IS, known)
+        or _named_beside(head, texts, told_after, _NAME_OF_THEM, known)
     ):
         return True  # "The baby? Tell me!" "her name is Frida"; "Who's Alfie?" "My grandson."
     if spoken_of and head in PETS and _only_anothers(head, texts, voices, query):
@@ -957,6 +965,11 @@ _NAME_GIVEN = re.compile(
     rf"\b(?:name is|name's|name’s|called|named)\s+([{_UPPER}][{_LOWER}]{{2,}})"
 )
 """A name given as one ("her name is Frida", "called Declan")."""
+_NAME_OF_THEM = re.compile(
+    rf"\b(?i:(?:his|her) name(?:['’]s| is| was)|(?:he|she)(?:['’]s| is) called)\s+"
+    rf"([{_UPPER}][{_LOWER}]{{2,}})"
+)
+"""A name given as the name of "him" or "her" ("her name is Emma, by the way")."""
 _WHO_IS = re.compile(rf"\b(?i:who(?:['’]s| is| was))\s+([{_UPPER}][{_LOWER}]{{2,}})\b[^.!]*\?")
 """A turn asking who someone is ("who's Rick again?")."""
 
