@@ -21,7 +21,7 @@ from memgraph.retrieval.never_named import (
     relative_named,
 )
 from memgraph.retrieval.possession import possessed
-from memgraph.retrieval.ranking import Candidate, Query
+from memgraph.retrieval.ranking import LONG_QUESTION, Candidate, Query, answers_something
 from memgraph.retrieval.support import (
     Support,
     Talk,
@@ -1844,3 +1844,14 @@ def test_the_name_of_what_is_asked_about_is_part_of_the_topic() -> None:
     found = support(graph, ranked, query, episode_docs=docs, frequency=lambda _term: 1.0)
     assert found is not None and not found.about_someone_else
     assert found.own > 0.5
+
+
+def test_a_long_question_is_not_judged_by_how_much_of_it_one_text_holds() -> None:
+    # the answer to a question of many words is put together from several texts:
+    # one holding a sixth of it still answers it; a short question needs more
+    long = ask("By how much did Dana's final Ledgerline salary exceed the counteroffer?")
+    short = ask("What is the name of Dana's cat?")
+    assert len(long.content_terms) >= LONG_QUESTION > len(short.content_terms)
+    text = Candidate(DANA, None, signals={"name": 1.0, "content": 0.15}, episode="episode-1")
+    assert answers_something([text], long)
+    assert not answers_something([text], short)

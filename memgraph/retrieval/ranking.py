@@ -793,6 +793,10 @@ def fuse(
 
 NAMELESS = 0.85
 """A text that calls nothing by a name, for a question asking a name."""
+LONG_QUESTION = 6
+"""From this many content terms on, a question ("By how much did Kwame's final
+Ledgerline salary exceed Dominic's counteroffer?") is not judged by how much of it
+one text holds: its answer is put together from several."""
 ANSWER_EVIDENCE = 0.2
 STRONG_MEANING = 0.3
 TEXT_EVIDENCE = 0.2
@@ -807,7 +811,7 @@ def answers_something(ranked: Sequence[Candidate], query: Query, *, quiet: bool 
     unrelated lines). Identity queries and queries naming nobody always pass.
     ``quiet``: those named never speak and are told of as "Mom" or "she" ("Which
     blood thinner was Carol prescribed?"), so any candidate may be about them."""
-    if not query.named or query.identity:
+    if not query.named or query.identity or len(query.content_terms) >= LONG_QUESTION:
         return True
     for item in ranked:
         if "name" not in item.signals and not quiet:
