@@ -1114,6 +1114,9 @@ def test_a_relative_or_role_named_as_him_or_her_a_few_turns_later() -> None:
     saw = "ok and the shin thing. I finally saw a physio"
     assert named(physio, saw, "shin splints. his name is Marco, he's great") is True
     assert named(physio, saw, "shin splints. no running for two weeks") is False
+    # a role whose index term is no word of it ("nanny" is "nann")
+    nanny = "What is the name of the nanny who looks after Dana's kids?"
+    assert named(nanny, "we finally hired a nanny!", "she's lovely. her name is Rosa") is True
 
 
 def test_someone_asked_of_by_their_role_is_named_in_the_sentence_that_speaks_of_them() -> None:

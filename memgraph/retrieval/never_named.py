@@ -695,7 +695,12 @@ def relative_named(
             named, spoken_of = _role_named(
                 role_word, texts, query, known, is_name, voices, replies, asked_before
             )
-            if named is False and _named_beside(role_word, texts, told_after, _NAME_OF_THEM, known):
+            role_terms = index_terms(role_word)
+            if (
+                named is False
+                and role_terms
+                and _named_beside(role_terms[0], texts, told_after, _NAME_OF_THEM, known)
+            ):
                 named = True  # "I finally saw a physio" ... "his name is Marco"
             if named is not False or spoken_of:
                 return named
