@@ -94,6 +94,15 @@ def test_a_verb_is_found_in_any_of_its_forms() -> None:
     assert "e-2" in dict(index.search(episode_terms("who made pizza")))
 
 
+def test_the_turns_after_one_stop_where_its_conversation_breaks_off() -> None:
+    index = dialogue()
+    assert index.turns_after("e-1", 2) == ["e-2", "e-3"]
+    assert index.turns_after("e-1", 1) == ["e-2"]
+    # "a new day" begins after a long gap: it answers nothing said before it
+    assert index.turns_after("e-2", 4) == ["e-3"]
+    assert index.turns_after("e-5", 3) == []
+
+
 def test_a_reply_to_a_question_about_the_past_is_marked() -> None:
     index = EpisodeIndex()
     index.add("e-1", "did you have a good birthday?", at_ms=0, speaker="Tariq", conversation="c")

@@ -534,19 +534,9 @@ def test_a_fact_of_theirs_about_someone_else_s_thing_is_not_theirs_for_it() -> N
 
 def test_a_question_naming_what_is_theirs_by_its_own_name_is_not_judged() -> None:
     # "Dana's sister Kavya": what is said of Kavya is said of the sister, whoever says it
-    graph = Graph()
     # Kavya typed a thing, as an extractor that never saw her speak may leave her
-    for number, name, kind in ((1, "Dana", "person"), (3, "Kavya", "thing")):
-        entity = {"id": f"entity-{number}", "name": name, "type": kind, "source": "main"}
-        graph.apply([{"op": "entity", "entity": {**entity, "createdAt": "2024-01-01T00:00:00Z"}}])
-    text = "When was Dana's sister Kavya born?"
-    query = Query(
-        text,
-        tuple(dict.fromkeys(index_terms(text))),
-        frozenset({"entity-1", "entity-3"}),
-        frozenset({"dana", "kavya"}),
-        (frozenset({"dana"}), frozenset({"kavya"})),
-    )
+    graph = _graph((1, "Dana", "person"), (3, "Kavya", "thing"))
+    query = _naming("When was Dana's sister Kavya born?", "Dana", "Kavya")
     ranked, docs = turns((MARCUS, "my sister was born in March, I remember the snow"))
     found = support(graph, ranked, query, episode_docs=docs, frequency=lambda _term: 1.0)
     assert found is None
@@ -609,13 +599,11 @@ def _graph(*entities: tuple[int, str, str]) -> Graph:
 
 
 def _naming(text: str, *names: str) -> Query:
+    """``text`` naming the entities of :func:`_graph` numbered 1 and 3 by ``names``."""
     ids = frozenset(f"entity-{n}" for n in (1, 3)[: len(names)])
+    groups = tuple(frozenset(name.lower().split()) for name in names)
     return Query(
-        text,
-        tuple(dict.fromkeys(index_terms(text))),
-        ids,
-        frozenset(name.lower() for name in names),
-        tuple(frozenset({name.lower()}) for name in names),
+        text, tuple(dict.fromkeys(index_terms(text))), ids, frozenset().union(*groups), groups
     )
 
 
@@ -1828,18 +1816,8 @@ def test_someone_else_s_text_holding_more_does_not_outweigh_a_topic_largely_thei
 def test_the_name_of_what_is_asked_about_is_part_of_the_topic() -> None:
     # "Dana's plan for Broad Street": of the two names, Dana is whom it asks about
     # and the street what; Marcus's mum "planning a visit" holds none of the street
-    graph = Graph()
-    for number, name, kind in ((1, "Dana", "person"), (3, "Broad Street", "place")):
-        entity = {"id": f"entity-{number}", "name": name, "type": kind, "source": "main"}
-        graph.apply([{"op": "entity", "entity": {**entity, "createdAt": "2024-01-01T00:00:00Z"}}])
-    text = "What was Dana's plan for Broad Street?"
-    query = Query(
-        text,
-        tuple(dict.fromkeys(index_terms(text))),
-        frozenset({"entity-1", "entity-3"}),
-        frozenset({"dana", *index_terms("Broad Street")}),
-        (frozenset({"dana"}), frozenset(index_terms("Broad Street"))),
-    )
+    graph = _graph((1, "Dana", "person"), (3, "Broad Street", "place"))
+    query = _naming("What was Dana's plan for Broad Street?", "Dana", "Broad Street")
     ranked, docs = turns(
         (DANA, "I signed up for Broad Street in May, going under 1:25"),
         (MARCUS, "my mum's planning a visit in the fall"),

@@ -449,24 +449,20 @@ class ReadMixin(MemoryCore):
                 found = self._episode_docs(graph, [r for r in answered_by if r is not None])
                 return [spoken_words(found[r]) if r in found else "" for r in answered_by]
 
-            # whom it asks about: the people it names, or a speaker it names whom
-            # memory holds no entity for
-            asked = {name_key(graph.entity_name(e) or "") for e in analyzed.named}
-            asked |= set(words(query)) & indexed.voices
-
             def told_after() -> list[str]:
                 """The few turns after each text that the person asked about said
                 ("WAIT. whose dog is that" "MINE. ... her name is Chai" is not Dana's)."""
-                after: list[list[str]] = []
-                for episode in theirs:
-                    turns: list[str] = []
-                    step: str | None = episode
-                    for _ in range(NAMED_AFTER):
-                        step = indexed.reply_to(step) if step is not None else None
-                        said_by = indexed.speaker_of(step) if step is not None else None
-                        if step is not None and said_by and name_key(said_by) in asked:
-                            turns.append(step)
-                    after.append(turns)
+                # the people it names, or a speaker it names memory holds no entity for
+                asked = {name_key(graph.entity_name(e) or "") for e in analyzed.named}
+                asked = (asked | (set(words(query)) & indexed.voices)) - {""}
+                after = [
+                    [
+                        turn
+                        for turn in indexed.turns_after(episode, NAMED_AFTER)
+                        if name_key(indexed.speaker_of(turn) or "") in asked
+                    ]
+                    for episode in theirs
+                ]
                 found = self._episode_docs(graph, [e for turns in after for e in turns])
                 return [
                     "\n".join(spoken_words(found[e]) for e in turns if e in found)

@@ -58,11 +58,7 @@ def amount_shares(
     found = index.search(list(topic), k=AMOUNT_READ, at_ms=at_ms, source=source)
     following: dict[str, float] = {}
     for episode_id, share in found:
-        step: str | None = episode_id
-        for _ in range(AMOUNT_REACH):
-            step = index.reply_to(step) if step is not None else None
-            if step is None:
-                break
+        for step in index.turns_after(episode_id, AMOUNT_REACH):
             following[step] = max(following.get(step, 0.0), AMOUNT_SHARE * share)
     if not following:
         return {}

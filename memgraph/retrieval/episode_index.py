@@ -954,6 +954,16 @@ class EpisodeIndex:
             return None
         return self.ids[ordinal + 1]
 
+    def turns_after(self, episode_id: str, count: int) -> list[str]:
+        """The (at most ``count``) turns said after this one in its conversation, in
+        order, each answering the one before (see :meth:`reply_to`)."""
+        found: list[str] = []
+        step = self.reply_to(episode_id)
+        while step is not None and len(found) < count:
+            found.append(step)
+            step = self.reply_to(step)
+        return found
+
     def recency(self, episode_id: str) -> float:
         """Where the episode falls between the first (0) and the latest (1) said."""
         ordinal = self.ids.position(episode_id)

@@ -260,11 +260,9 @@ def support(
         # what the question says is theirs
         kept = named | {e for e in query.named if _said_theirs(graph.entity_name(e), query)}
         # "Leah's plan for Broad Street": the street is what is asked about
-        naming = {t for e in kept for t in index_terms(graph.entity_name(e) or "")}
-        asked = {t for e in query.named - kept for t in index_terms(graph.entity_name(e) or "")}
         query = dataclasses.replace(
             query,
-            name_terms=query.name_terms - (asked - naming),
+            name_terms=_names_left(graph, query, kept),
             mentions=mention_groups(graph, sorted(kept), partial=PARTIAL_NAMES),
         )
     quiet = silent(next(iter(named)))
@@ -1201,16 +1199,22 @@ def _as_written(graph: Graph, query: Query) -> Query:
     written = {e for e in query.named if _capitalised_in(graph.entity_name(e), query.text)}
     if not written or written == query.named:
         return query
-    kept = {t for e in written for t in index_terms(graph.entity_name(e) or "")}
-    dropped = {
-        t for e in query.named - written for t in index_terms(graph.entity_name(e) or "")
-    } - kept
     return dataclasses.replace(
         query,
         named=frozenset(written),
-        name_terms=query.name_terms - dropped,
+        name_terms=_names_left(graph, query, written),
         mentions=mention_groups(graph, sorted(written), partial=PARTIAL_NAMES),
     )
+
+
+def _names_left(graph: Graph, query: Query, kept: Iterable[str]) -> frozenset[str]:
+    """The query's name terms once only the entities ``kept`` count as named: the
+    words of the others go back to what is asked about (a word of a name kept stays
+    a name)."""
+    kept = set(kept)
+    naming = {t for e in kept for t in index_terms(graph.entity_name(e) or "")}
+    others = {t for e in query.named - kept for t in index_terms(graph.entity_name(e) or "")}
+    return query.name_terms - (others - naming)
 
 
 def _capitalised_in(name: str | None, text: str) -> bool:
